@@ -1,0 +1,539 @@
+// Package file is the append-only text file store: one record per line,
+// fields separated by tabs, the way a small PHP or Node message board keeps
+// its posts.
+//
+// Lines from many clients never interleave: each session owns a descriptor
+// opened with O_APPEND and writes a whole line with one write(2), which the
+// kernel applies atomically for regular files. No lock is taken, as a
+// hand-written board would not take one either. A row's key is the byte
+// offset of its line plus one, so keys grow in insertion order without any
+// coordination between writers.
+//
+// Reading the latest N rows reads backwards from the end of the file in
+// growing chunks and never scans the whole file.
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"kurabe/store"
+)
+
+const (
+	markerSuffix = ".kurabe"
+	chunk        = 64 << 10
+)
+
+type syncMode int
+
+const (
+	syncNone syncMode = iota
+	syncWrite
+	syncInterval
+)
+
+var syncNames = []string{"none", "write", "interval"}
+
+// Store is an append-only text file store.
+type Store struct {
+	target   string // as given: a file, a directory, or empty
+	dir      string // where tables live when target is not a file
+	sync     syncMode
+	interval time.Duration
+
+	mu    sync.Mutex
+	paths map[string]string // table name -> file
+	first string            // first table set up, which takes the target path
+
+	stopSync chan struct{}
+	syncDone chan struct{}
+}
+
+// Open opens a file store. Options: sync=none|write|interval and
+// sync_interval (a duration, default 1s).
+func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
+	o := store.NewOptions(spec)
+	mode := o.Get("sync", "none")
+	ivs := o.Get("sync_interval", "1s")
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	s := &Store{target: spec.Target, paths: map[string]string{}}
+	switch i := indexOf(syncNames, mode); i {
+	case -1:
+		return nil, &store.OptionError{Driver: "file", Name: "sync", Value: mode, Want: strings.Join(syncNames, ", ")}
+	default:
+		s.sync = syncMode(i)
+	}
+	iv, err := time.ParseDuration(ivs)
+	if err != nil || iv <= 0 {
+		return nil, &store.OptionError{Driver: "file", Name: "sync_interval", Value: ivs, Want: "a positive duration such as 1s or 200ms"}
+	}
+	s.interval = iv
+	switch {
+	case spec.Target == "":
+		if env.Dir == "" {
+			return nil, errors.New("file: no path given and no data directory; give file:/path/to/posts.txt")
+		}
+		s.dir = env.Dir
+	case strings.HasSuffix(spec.Target, "/") || isDir(spec.Target):
+		s.dir = spec.Target
+	}
+	return s, nil
+}
+
+func indexOf(list []string, v string) int {
+	for i, x := range list {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// path returns the file that holds table t: the target itself for the first
+// table when the target names a file, and name.txt in the directory (or
+// beside the target) otherwise.
+func (s *Store) path(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.paths[name]; ok {
+		return p
+	}
+	var p string
+	switch {
+	case s.dir != "":
+		p = filepath.Join(s.dir, name+".txt")
+	case s.first == "":
+		s.first = name
+		p = s.target
+	default:
+		p = s.target + "." + name + ".txt"
+	}
+	s.paths[name] = p
+	return p
+}
+
+// Setup creates each table's file empty. An existing file is emptied only
+// if kurabe created it (a marker file sits beside it); a non-empty file
+// without the marker is left alone and reported.
+func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
+	for _, t := range tables {
+		p := s.path(t.Name)
+		if dir := filepath.Dir(p); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("file: cannot create directory for %s: %v; choose a writable path", p, err)
+			}
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return fmt.Errorf("file: %s is a directory; give a file path or end it with / to use it as a directory", p)
+		case err == nil && fi.Size() > 0:
+			if _, merr := os.Stat(p + markerSuffix); merr != nil {
+				return fmt.Errorf("file: %s already holds data and was %w (no %s beside it); choose another path or remove it", p, store.ErrNotOwned, filepath.Base(p)+markerSuffix)
+			}
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("file: %v", err)
+		}
+		if err := os.WriteFile(p+markerSuffix, []byte("created by kurabe; the file beside it may be emptied by kurabe\n"), 0o644); err != nil {
+			return fmt.Errorf("file: cannot write %s: %v; choose a writable path", p+markerSuffix, err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			return fmt.Errorf("file: cannot create %s: %v; choose a writable path", p, err)
+		}
+	}
+	if s.sync == syncInterval && s.stopSync == nil {
+		s.startSyncer(tables)
+	}
+	return nil
+}
+
+// startSyncer flushes the files to disk every interval, as a board that
+// relies on a periodic flush would.
+func (s *Store) startSyncer(tables []*store.Table) {
+	var files []*os.File
+	for _, t := range tables {
+		if f, err := os.Open(s.path(t.Name)); err == nil {
+			files = append(files, f)
+		}
+	}
+	s.stopSync, s.syncDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.syncDone)
+		tick := time.NewTicker(s.interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				for _, f := range files {
+					f.Sync()
+				}
+			case <-s.stopSync:
+				for _, f := range files {
+					f.Sync()
+					f.Close()
+				}
+				return
+			}
+		}
+	}()
+}
+
+// Truncate empties a table's file.
+func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
+	return os.Truncate(s.path(t.Name), 0)
+}
+
+// Open returns a session with its own descriptors.
+func (s *Store) Open(ctx context.Context) (store.Session, error) {
+	return &session{st: s, rbuf: make([]byte, chunk)}, nil
+}
+
+// Count counts the lines of t's file.
+func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
+	f, err := os.Open(s.path(t.Name))
+	if err != nil {
+		return 0, fmt.Errorf("file: %v", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("file: %v", err)
+		}
+	}
+}
+
+// Info describes the store.
+func (s *Store) Info(ctx context.Context) store.Info {
+	target := s.target
+	if s.dir != "" {
+		target = s.dir
+	}
+	opts := map[string]string{"sync": syncNames[s.sync]}
+	if s.sync == syncInterval {
+		opts["sync_interval"] = s.interval.String()
+	}
+	return store.Info{Driver: "file", Target: target, Options: opts}
+}
+
+// Close stops the interval syncer, flushing once more.
+func (s *Store) Close() error {
+	if s.stopSync != nil {
+		close(s.stopSync)
+		<-s.syncDone
+		s.stopSync = nil
+	}
+	return nil
+}
+
+type session struct {
+	st    *Store
+	files []*os.File // by table ID
+	wbuf  []byte     // the line being written
+	rbuf  []byte     // read buffer, grows for read-latest
+	ubuf  []byte     // unescaped text of the current row
+	row   store.Row
+	spans [][2]int // where each escaped text field lies in ubuf
+	ends  []int    // line ends found while reading backwards
+}
+
+func (s *session) file(t *store.Table) (*os.File, error) {
+	for len(s.files) <= t.ID {
+		s.files = append(s.files, nil)
+	}
+	if f := s.files[t.ID]; f != nil {
+		return f, nil
+	}
+	f, err := os.OpenFile(s.st.path(t.Name), os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("file: %v", err)
+	}
+	s.files[t.ID] = f
+	return f, nil
+}
+
+func (s *session) Close() error {
+	var first error
+	for _, f := range s.files {
+		if f != nil {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	f, err := s.file(t)
+	if err != nil {
+		return err
+	}
+	s.wbuf = appendLine(s.wbuf[:0], t, row)
+	return s.write(f)
+}
+
+// InsertBatch writes all rows with one write(2).
+func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
+	f, err := s.file(t)
+	if err != nil {
+		return err
+	}
+	s.wbuf = s.wbuf[:0]
+	for _, r := range rows {
+		s.wbuf = appendLine(s.wbuf, t, r)
+	}
+	return s.write(f)
+}
+
+func (s *session) write(f *os.File) error {
+	n, err := f.Write(s.wbuf)
+	if err == nil && n != len(s.wbuf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("file: write: %w", err)
+	}
+	if s.st.sync == syncWrite {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("file: fsync: %w", err)
+		}
+	}
+	return nil
+}
+
+// appendLine encodes a row: fields joined by tabs, the key left out when the
+// store assigns it, and backslash, tab, CR and LF escaped in text.
+func appendLine(b []byte, t *store.Table, row store.Row) []byte {
+	first := 0
+	if t.AutoKey {
+		first = 1
+	}
+	for i := first; i < len(t.Columns); i++ {
+		if i > first {
+			b = append(b, '\t')
+		}
+		if t.Columns[i].Kind == store.Int {
+			b = strconv.AppendInt(b, row[i].Int, 10)
+			continue
+		}
+		for _, c := range row[i].Text {
+			switch c {
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			default:
+				b = append(b, c)
+			}
+		}
+	}
+	return append(b, '\n')
+}
+
+// parseLine decodes one line (without its newline) into s.row. key is the
+// line's offset plus one, used for AutoKey tables. Text without escapes
+// points into the line; escaped text is decoded into s.ubuf, and attached
+// only once all fields are decoded, since ubuf may move while it grows.
+func (s *session) parseLine(t *store.Table, line []byte, key int64) error {
+	ncol := len(t.Columns)
+	if cap(s.row) < ncol {
+		s.row = make(store.Row, ncol)
+		s.spans = make([][2]int, ncol)
+	}
+	s.row = s.row[:ncol]
+	first := 0
+	if t.AutoKey {
+		first = 1
+		s.row[0] = store.Value{Int: key}
+	}
+	s.ubuf = s.ubuf[:0]
+	for i := first; i < ncol; i++ {
+		field := line
+		if j := bytes.IndexByte(line, '\t'); j >= 0 && i < ncol-1 {
+			field, line = line[:j], line[j+1:]
+		} else if i < ncol-1 {
+			return fmt.Errorf("file: %s: line at byte %d has %d fields, want %d; the file is corrupt", t.Name, key-1, i-first+1, ncol-first)
+		} else if j >= 0 {
+			return fmt.Errorf("file: %s: line at byte %d has more than %d fields; the file is corrupt", t.Name, key-1, ncol-first)
+		}
+		s.spans[i] = [2]int{-1, 0}
+		if t.Columns[i].Kind == store.Int {
+			v, err := strconv.ParseInt(string(field), 10, 64)
+			if err != nil {
+				return fmt.Errorf("file: %s: line at byte %d: column %s is not an integer: %q; the file is corrupt", t.Name, key-1, t.Columns[i].Name, field)
+			}
+			s.row[i] = store.Value{Int: v}
+			continue
+		}
+		if bytes.IndexByte(field, '\\') < 0 {
+			s.row[i] = store.Value{Text: field}
+			continue
+		}
+		start := len(s.ubuf)
+		for k := 0; k < len(field); k++ {
+			c := field[k]
+			if c == '\\' && k+1 < len(field) {
+				k++
+				switch field[k] {
+				case 't':
+					c = '\t'
+				case 'n':
+					c = '\n'
+				case 'r':
+					c = '\r'
+				default:
+					c = field[k]
+				}
+			}
+			s.ubuf = append(s.ubuf, c)
+		}
+		s.spans[i] = [2]int{start, len(s.ubuf)}
+	}
+	for i := first; i < ncol; i++ {
+		if sp := s.spans[i]; sp[0] >= 0 {
+			s.row[i] = store.Value{Text: s.ubuf[sp[0]:sp[1]]}
+		}
+	}
+	return nil
+}
+
+func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	f, err := s.file(t)
+	if err != nil {
+		return 0, err
+	}
+	if q.Desc {
+		return s.scanDesc(f, t, q.Limit, fn)
+	}
+	return s.scanAsc(f, t, q.Limit, fn)
+}
+
+// scanAsc streams the file from the start with one buffer.
+func (s *session) scanAsc(f *os.File, t *store.Table, limit int, fn func(store.Row) error) (int, error) {
+	var off int64 // file offset of rbuf[0]
+	have := 0     // bytes in rbuf
+	n := 0
+	for {
+		k, err := f.ReadAt(s.rbuf[have:], off+int64(have))
+		have += k
+		start := 0
+		for {
+			j := bytes.IndexByte(s.rbuf[start:have], '\n')
+			if j < 0 {
+				break
+			}
+			if perr := s.parseLine(t, s.rbuf[start:start+j], off+int64(start)+1); perr != nil {
+				return n, perr
+			}
+			if ferr := fn(s.row); ferr != nil {
+				return n, ferr
+			}
+			n++
+			if limit > 0 && n >= limit {
+				return n, nil
+			}
+			start += j + 1
+		}
+		if err == io.EOF || (err == nil && k == 0) {
+			return n, nil // a partial last line (a write in flight) is not a row yet
+		}
+		if err != nil {
+			return n, fmt.Errorf("file: read: %w", err)
+		}
+		// Keep the partial line; grow the buffer if one line fills it.
+		copy(s.rbuf, s.rbuf[start:have])
+		off += int64(start)
+		have -= start
+		if have == len(s.rbuf) {
+			s.rbuf = append(s.rbuf, make([]byte, len(s.rbuf))...)
+		}
+	}
+}
+
+// scanDesc reads the tail of the file, doubling the amount read until it
+// holds limit+1 line ends or reaches the start, then yields newest first.
+func (s *session) scanDesc(f *os.File, t *store.Table, limit int, fn func(store.Row) error) (int, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("file: %v", err)
+	}
+	size := fi.Size()
+	want := int64(4096)
+	if limit > 0 {
+		want = int64(limit) * 128
+	}
+	for {
+		if want > size {
+			want = size
+		}
+		if int64(cap(s.rbuf)) < want {
+			s.rbuf = make([]byte, want)
+		}
+		buf := s.rbuf[:want]
+		start := size - want
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return 0, fmt.Errorf("file: read: %w", err)
+		}
+		// Drop a partial last line (a write in flight).
+		end := bytes.LastIndexByte(buf, '\n') + 1
+		s.ends = s.ends[:0]
+		for i := end - 1; i >= 0; i-- {
+			if buf[i] == '\n' {
+				s.ends = append(s.ends, i)
+			}
+		}
+		complete := len(s.ends) - 1 // lines whose start is known
+		if start == 0 {
+			complete = len(s.ends)
+		}
+		if (limit > 0 && complete >= limit) || start == 0 {
+			if limit > 0 && complete > limit {
+				complete = limit
+			}
+			n := 0
+			for i := 0; i < complete; i++ {
+				lineStart := 0
+				if i+1 < len(s.ends) {
+					lineStart = s.ends[i+1] + 1
+				}
+				if perr := s.parseLine(t, buf[lineStart:s.ends[i]], start+int64(lineStart)+1); perr != nil {
+					return n, perr
+				}
+				if ferr := fn(s.row); ferr != nil {
+					return n, ferr
+				}
+				n++
+			}
+			return n, nil
+		}
+		want *= 2
+	}
+}

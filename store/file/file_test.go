@@ -1,0 +1,162 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"kurabe/store"
+	"kurabe/store/storetest"
+)
+
+func open(t *testing.T, spec string) store.Store {
+	t.Helper()
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	for _, spec := range []string{"file:", "file:?sync=write", "file:?sync=interval&sync_interval=10ms"} {
+		t.Run(spec, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store { return open(t, spec) })
+		})
+	}
+}
+
+func TestManyWritersNeverInterleaveLines(t *testing.T) {
+	// 100 concurrent writers of long lines: every line in the file must be
+	// one whole record, as a reader of the raw file would see it.
+	path := filepath.Join(t.TempDir(), "posts.txt")
+	st := open(t, "file:"+path)
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	const clients, each = 100, 50
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			body := bytes.Repeat([]byte{byte('A' + c%26)}, 3000+c)
+			for i := range each {
+				if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(c)}, {Text: body}}); err != nil {
+					t.Error(err)
+					return
+				}
+				_ = i
+			}
+		}()
+	}
+	wg.Wait()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if len(lines) != clients*each {
+		t.Fatalf("%d lines, want %d", len(lines), clients*each)
+	}
+	for i, l := range lines {
+		n, body, ok := strings.Cut(l, "\t")
+		if !ok {
+			t.Fatalf("line %d has no tab: corrupt", i)
+		}
+		c := 0
+		for _, d := range n {
+			c = c*10 + int(d-'0')
+		}
+		want := strings.Repeat(string(rune('A'+c%26)), 3000+c)
+		if body != want {
+			t.Fatalf("line %d (client %d) is not one whole record", i, c)
+		}
+	}
+}
+
+func TestRefusesFileItDidNotCreate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.txt")
+	if err := os.WriteFile(path, []byte("someone's data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := open(t, "file:"+path)
+	err := st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if !errors.Is(err, store.ErrNotOwned) {
+		t.Fatalf("Setup on a foreign file: err = %v, want ErrNotOwned", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "someone's data\n" {
+		t.Fatalf("foreign file was changed: %q", b)
+	}
+}
+
+func TestLatestReadsOnlyTheTail(t *testing.T) {
+	// read-latest must not scan the whole file: corrupt the head of a large
+	// file and the newest rows still read back.
+	path := filepath.Join(t.TempDir(), "posts.txt")
+	st := open(t, "file:"+path)
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Open(ctx)
+	defer s.Close()
+	var rows []store.Row
+	for i := range 20000 {
+		rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte("some post text of moderate length")}})
+	}
+	if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY, 0)
+	f.WriteAt([]byte("garbage without tabs"), 0)
+	f.Close()
+	var got []int64
+	if _, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: 100}, func(r store.Row) error {
+		got = append(got, r[1].Int)
+		return nil
+	}); err != nil {
+		t.Fatalf("latest(100): %v", err)
+	}
+	if len(got) != 100 || got[0] != 19999 || got[99] != 19900 {
+		t.Fatalf("latest(100) = %d rows from %v", len(got), got[:min(3, len(got))])
+	}
+	// A full scan does reach the corrupt line and says so.
+	if _, err := s.Scan(ctx, tb, store.Query{}, func(store.Row) error { return nil }); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("full scan of corrupt file: err = %v, want a corruption error", err)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	cases := []struct{ spec, want string }{
+		{"file:?sync=sometimes", "sync"},             // unknown mode
+		{"file:?sync_interval=-1s", "sync_interval"}, // not positive
+		{"file:?fsync=1", "unknown option"},          // misspelt option
+	}
+	for _, c := range cases {
+		sp, _ := store.ParseSpec(c.spec)
+		_, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want mention of %q", c.spec, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Spec is a parsed --store argument: "driver:target?opt=value&...".
+// Target is a path for file stores, empty for a temporary one, and a URL
+// for servers ("postgres://user@host/db" keeps its "//").
+type Spec struct {
+	Driver  string
+	Target  string
+	Options url.Values
+	Raw     string
+}
+
+// ParseSpec parses a --store argument.
+func ParseSpec(s string) (Spec, error) {
+	driver, rest, ok := strings.Cut(s, ":")
+	if !ok || driver == "" {
+		return Spec{}, fmt.Errorf("store %q: want DRIVER:[TARGET][?OPTION=VALUE&...], e.g. sqlite:/tmp/bbs.db?journal_mode=wal or file:", s)
+	}
+	target, query, _ := strings.Cut(rest, "?")
+	opts, err := url.ParseQuery(query)
+	if err != nil {
+		return Spec{}, fmt.Errorf("store %q: bad options %q: %v", s, query, err)
+	}
+	for k, v := range opts {
+		if len(v) > 1 {
+			return Spec{}, fmt.Errorf("store %q: option %s given %d times; give it once", s, k, len(v))
+		}
+	}
+	return Spec{Driver: strings.ToLower(driver), Target: target, Options: opts, Raw: s}, nil
+}
+
+// String returns the spec with any password in a URL target replaced by
+// "xxxxx", safe to print and record.
+func (s Spec) String() string {
+	out := s.Driver + ":" + RedactTarget(s.Target)
+	if len(s.Options) > 0 {
+		out += "?" + s.Options.Encode()
+	}
+	return out
+}
+
+// RedactTarget hides the password of a URL-shaped target.
+func RedactTarget(target string) string {
+	if !strings.HasPrefix(target, "//") {
+		return target
+	}
+	u, err := url.Parse("x:" + target)
+	if err != nil {
+		return "//(unparseable address)"
+	}
+	return strings.TrimPrefix(u.Redacted(), "x:")
+}
+
+// Options is a helper for drivers reading their options: it records which
+// ones were used, so unknown ones can be reported.
+type Options struct {
+	driver string
+	vals   url.Values
+	known  []string
+}
+
+// NewOptions wraps a spec's options for a driver.
+func NewOptions(s Spec) *Options { return &Options{driver: s.Driver, vals: s.Options} }
+
+// Get returns the option's value, or def when not given.
+func (o *Options) Get(name, def string) string {
+	o.known = append(o.known, name)
+	if v, ok := o.vals[name]; ok {
+		return v[0]
+	}
+	return def
+}
+
+// Check returns an error naming the first option the driver did not ask for.
+func (o *Options) Check() error {
+	for k := range o.vals {
+		found := false
+		for _, n := range o.known {
+			found = found || n == k
+		}
+		if !found {
+			return &OptionError{Driver: o.driver, Name: k, Want: strings.Join(o.known, ", ")}
+		}
+	}
+	return nil
+}

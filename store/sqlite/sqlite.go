@@ -1,0 +1,435 @@
+// Package sqlite is the SQLite store, on github.com/ncruces/go-sqlite3's
+// direct API (no cgo, no database/sql: one less layer of allocation per
+// query). Each session owns its own connection and prepared statements, as
+// separate processes of a web application would.
+//
+// Options are SQLite's own pragmas, given as DSN query parameters and read
+// back after they are applied: page_size, journal_mode, synchronous,
+// cache_size, busy_timeout. busy_timeout defaults to 5000 ms so concurrent
+// writers wait for the lock instead of failing; a real SQLITE_BUSY after the
+// timeout is counted as an error of class "busy".
+//
+// Tables are named kurabe_<table>, and kurabe_meta lists the ones kurabe
+// created; a kurabe_ table missing from it is never dropped.
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"kurabe/store"
+)
+
+const prefix = "kurabe_"
+
+// Store is an SQLite database file.
+type Store struct {
+	path   string
+	pragma []pragma // applied in order on every connection
+}
+
+type pragma struct {
+	name, value string
+	perDB       bool // stored in the database file: set at setup only
+}
+
+// Options the driver accepts, in the order they are applied. busy_timeout
+// comes first so the others wait for a lock too; page_size must come before
+// journal_mode=wal, which fixes the page size.
+var known = []struct {
+	name  string
+	perDB bool
+	valid func(string) bool
+	want  string
+}{
+	{"busy_timeout", false, isNonNegInt, "milliseconds, 0 or more"},
+	{"page_size", true, isPow2Between(512, 65536), "a power of two from 512 to 65536"},
+	{"journal_mode", true, oneOf("delete", "truncate", "persist", "memory", "wal", "off"), "delete, truncate, persist, memory, wal or off"},
+	{"synchronous", false, oneOf("off", "normal", "full", "extra", "0", "1", "2", "3"), "off, normal, full or extra"},
+	{"cache_size", false, isInt, "an integer (pages, or KiB when negative)"},
+}
+
+func oneOf(vs ...string) func(string) bool {
+	return func(v string) bool {
+		for _, x := range vs {
+			if strings.EqualFold(v, x) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func isInt(v string) bool { _, err := strconv.Atoi(v); return err == nil }
+
+func isNonNegInt(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 }
+
+func isPow2Between(lo, hi int) func(string) bool {
+	return func(v string) bool {
+		n, err := strconv.Atoi(v)
+		return err == nil && n >= lo && n <= hi && n&(n-1) == 0
+	}
+}
+
+// Open opens an SQLite store. The target is the database file; without one
+// the database is bbs.db in the store's data directory.
+func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
+	o := store.NewOptions(spec)
+	s := &Store{path: spec.Target}
+	for _, k := range known {
+		def := ""
+		if k.name == "busy_timeout" {
+			def = "5000"
+		}
+		v := o.Get(k.name, def)
+		if v == "" {
+			continue
+		}
+		if !k.valid(v) {
+			return nil, &store.OptionError{Driver: "sqlite", Name: k.name, Value: v, Want: k.want}
+		}
+		s.pragma = append(s.pragma, pragma{k.name, strings.ToLower(v), k.perDB})
+	}
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if s.path == "" {
+		if env.Dir == "" {
+			return nil, errors.New("sqlite: no database path given and no data directory; give sqlite:/path/to/bbs.db")
+		}
+		s.path = filepath.Join(env.Dir, "kurabe.db")
+	}
+	if dir := filepath.Dir(s.path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: cannot create directory %s: %v; choose a writable path", dir, err)
+		}
+	}
+	return s, nil
+}
+
+// conn opens a connection with the per-connection pragmas applied (and the
+// per-database ones too when setup is true).
+func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
+	c, err := sqlite3.Open(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: cannot open %s: %w; check the path is a writable file", s.path, err)
+	}
+	for _, p := range s.pragma {
+		if p.perDB && !setup {
+			continue
+		}
+		if err := c.Exec("PRAGMA " + p.name + " = " + p.value); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("sqlite: PRAGMA %s=%s: %w", p.name, p.value, classify(err))
+		}
+	}
+	return c, nil
+}
+
+// Setup creates kurabe's tables empty, dropping earlier ones kurabe made.
+func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
+	c, err := s.conn(true)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Exec("CREATE TABLE IF NOT EXISTS kurabe_meta (name TEXT PRIMARY KEY, created INTEGER NOT NULL)"); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", s.path, classify(err))
+	}
+	for _, t := range tables {
+		name := prefix + t.Name
+		exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
+		if err != nil {
+			return err
+		}
+		owned, err := queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'")
+		if err != nil {
+			return err
+		}
+		if exists > 0 && owned == 0 {
+			return fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
+		}
+		stmts := []string{
+			"DROP TABLE IF EXISTS " + name,
+			createSQL(t),
+			"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
+		}
+		for _, q := range stmts {
+			if err := c.Exec(q); err != nil {
+				return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+			}
+		}
+	}
+	return nil
+}
+
+func createSQL(t *store.Table) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + prefix + t.Name + " (")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name)
+		if c.Kind == store.Int {
+			b.WriteString(" INTEGER")
+		} else {
+			b.WriteString(" TEXT")
+		}
+		if i == 0 {
+			b.WriteString(" PRIMARY KEY")
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Truncate deletes every row of a kurabe table.
+func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
+	c, err := s.conn(false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return classify(c.Exec("DELETE FROM " + prefix + t.Name))
+}
+
+func queryInt(c *sqlite3.Conn, q string) (int64, error) {
+	st, _, err := c.Prepare(q)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", q, classify(err))
+	}
+	defer st.Close()
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", q, classify(err))
+		}
+		return 0, fmt.Errorf("sqlite: %s returned no row", q)
+	}
+	return st.ColumnInt64(0), nil
+}
+
+func queryText(c *sqlite3.Conn, q string) string {
+	st, _, err := c.Prepare(q)
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	if !st.Step() {
+		return ""
+	}
+	return st.ColumnText(0)
+}
+
+// Count counts a table's rows from a fresh connection.
+func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
+	c, err := s.conn(false)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	return queryInt(c, "SELECT count(*) FROM "+prefix+t.Name)
+}
+
+// Info reads the effective settings back from a fresh connection.
+func (s *Store) Info(ctx context.Context) store.Info {
+	info := store.Info{Driver: "sqlite", Target: s.path, Options: map[string]string{}}
+	c, err := s.conn(false)
+	if err != nil {
+		info.Facts = map[string]string{"error": err.Error()}
+		return info
+	}
+	defer c.Close()
+	info.Version = queryText(c, "SELECT sqlite_version()")
+	for _, k := range known {
+		info.Options[k.name] = queryText(c, "PRAGMA "+k.name)
+	}
+	if v, ok := info.Options["synchronous"]; ok {
+		info.Options["synchronous"] = map[string]string{"0": "off", "1": "normal", "2": "full", "3": "extra"}[v]
+	}
+	info.Facts = map[string]string{"driver": "github.com/ncruces/go-sqlite3 (no cgo)"}
+	return info
+}
+
+// Close has nothing to release: connections belong to sessions.
+func (s *Store) Close() error { return nil }
+
+// Open returns a session with its own connection.
+func (s *Store) Open(ctx context.Context) (store.Session, error) {
+	c, err := s.conn(false)
+	if err != nil {
+		return nil, err
+	}
+	return &session{c: c}, nil
+}
+
+type stmts struct {
+	insert *sqlite3.Stmt
+	asc    *sqlite3.Stmt
+	desc   *sqlite3.Stmt
+}
+
+type session struct {
+	c      *sqlite3.Conn
+	tables []*stmts // by table ID
+	row    store.Row
+}
+
+func (s *session) prepared(t *store.Table) (*stmts, error) {
+	for len(s.tables) <= t.ID {
+		s.tables = append(s.tables, nil)
+	}
+	if p := s.tables[t.ID]; p != nil {
+		return p, nil
+	}
+	name := prefix + t.Name
+	var cols, marks []string
+	for i, c := range t.Columns {
+		cols = append(cols, c.Name)
+		if i == 0 && t.AutoKey {
+			marks = append(marks, "NULL")
+		} else {
+			marks = append(marks, "?"+strconv.Itoa(i+1))
+		}
+	}
+	list := strings.Join(cols, ", ")
+	p := &stmts{}
+	for _, x := range []struct {
+		dst **sqlite3.Stmt
+		sql string
+	}{
+		{&p.insert, "INSERT INTO " + name + " (" + list + ") VALUES (" + strings.Join(marks, ", ") + ")"},
+		{&p.asc, "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " LIMIT ?1"},
+		{&p.desc, "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " DESC LIMIT ?1"},
+	} {
+		st, _, err := s.c.Prepare(x.sql)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: prepare %s: %w", x.sql, classify(err))
+		}
+		*x.dst = st
+	}
+	s.tables[t.ID] = p
+	return p, nil
+}
+
+func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	p, err := s.prepared(t)
+	if err != nil {
+		return err
+	}
+	if err := bind(p.insert, t, row); err != nil {
+		return err
+	}
+	return classify(p.insert.Exec())
+}
+
+// InsertBatch inserts all rows in one transaction.
+func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
+	p, err := s.prepared(t)
+	if err != nil {
+		return err
+	}
+	if err := s.c.Exec("BEGIN IMMEDIATE"); err != nil {
+		return classify(err)
+	}
+	for _, r := range rows {
+		if err := bind(p.insert, t, r); err == nil {
+			err = p.insert.Exec()
+		}
+		if err != nil {
+			s.c.Exec("ROLLBACK")
+			return classify(err)
+		}
+	}
+	return classify(s.c.Exec("COMMIT"))
+}
+
+func bind(st *sqlite3.Stmt, t *store.Table, row store.Row) error {
+	for i, c := range t.Columns {
+		if i == 0 && t.AutoKey {
+			continue
+		}
+		var err error
+		if c.Kind == store.Int {
+			err = st.BindInt64(i+1, row[i].Int)
+		} else {
+			err = st.BindRawText(i+1, row[i].Text)
+		}
+		if err != nil {
+			return classify(err)
+		}
+	}
+	return nil
+}
+
+func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	p, err := s.prepared(t)
+	if err != nil {
+		return 0, err
+	}
+	st := p.asc
+	if q.Desc {
+		st = p.desc
+	}
+	limit := int64(-1)
+	if q.Limit > 0 {
+		limit = int64(q.Limit)
+	}
+	if err := st.BindInt64(1, limit); err != nil {
+		return 0, classify(err)
+	}
+	defer st.Reset()
+	if cap(s.row) < len(t.Columns) {
+		s.row = make(store.Row, len(t.Columns))
+	}
+	row := s.row[:len(t.Columns)]
+	n := 0
+	for st.Step() {
+		for i, c := range t.Columns {
+			if c.Kind == store.Int {
+				row[i] = store.Value{Int: st.ColumnInt64(i)}
+			} else {
+				row[i] = store.Value{Text: st.ColumnRawText(i)}
+			}
+		}
+		if err := fn(row); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, classify(st.Err())
+}
+
+func (s *session) Close() error {
+	for _, p := range s.tables {
+		if p != nil {
+			p.insert.Close()
+			p.asc.Close()
+			p.desc.Close()
+		}
+	}
+	return s.c.Close()
+}
+
+// classify gives SQLite's lock errors the class "busy", so they are
+// counted apart from other failures.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED) {
+		return &store.ClassError{Class: "busy", Err: err}
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		return &store.ClassError{Class: "sqlite:" + strings.ToLower(strings.TrimPrefix(se.Code().Error(), "sqlite3: ")), Err: err}
+	}
+	return err
+}

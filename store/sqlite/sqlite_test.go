@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"kurabe/store"
+	"kurabe/store/storetest"
+)
+
+func open(t *testing.T, spec string) store.Store {
+	t.Helper()
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	for _, spec := range []string{"sqlite:", "sqlite:?journal_mode=wal&synchronous=normal", "sqlite:?page_size=1024&cache_size=-512"} {
+		t.Run(spec, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store { return open(t, spec) })
+		})
+	}
+}
+
+func TestOptionsAppliedAndReadBack(t *testing.T) {
+	st := open(t, "sqlite:?page_size=8192&journal_mode=wal&synchronous=off&cache_size=-4096&busy_timeout=1234")
+	ctx := context.Background()
+	if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
+		t.Fatal(err)
+	}
+	info := st.Info(ctx)
+	want := map[string]string{"page_size": "8192", "journal_mode": "wal", "synchronous": "off", "cache_size": "-4096", "busy_timeout": "1234"}
+	for k, v := range want {
+		if info.Options[k] != v {
+			t.Errorf("%s read back as %q, want %q", k, info.Options[k], v)
+		}
+	}
+	if !strings.HasPrefix(info.Version, "3.") {
+		t.Errorf("version = %q", info.Version)
+	}
+}
+
+func TestRefusesTableItDidNotCreate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Exec("CREATE TABLE kurabe_conformance (x); INSERT INTO kurabe_conformance VALUES (42)")
+	c.Close()
+	st := open(t, "sqlite:"+path)
+	err = st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if !errors.Is(err, store.ErrNotOwned) {
+		t.Fatalf("err = %v, want ErrNotOwned", err)
+	}
+	c, _ = sqlite3.Open(path)
+	defer c.Close()
+	if n, _ := queryInt(c, "SELECT x FROM kurabe_conformance"); n != 42 {
+		t.Fatal("foreign table was changed")
+	}
+}
+
+func TestBusyIsClassified(t *testing.T) {
+	// With no busy timeout, a writer blocked by another's open write
+	// transaction fails with SQLITE_BUSY, classified as "busy".
+	st := open(t, "sqlite:?busy_timeout=0")
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := st.Open(ctx)
+	defer a.Close()
+	b, _ := st.Open(ctx)
+	defer b.Close()
+	if err := a.(*session).c.Exec("BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Insert(ctx, tb, store.Row{{}, {Int: 1}, {Text: []byte("x")}})
+	if got := store.Classify(err); got != "busy" {
+		t.Fatalf("class = %q (err %v), want busy", got, err)
+	}
+	a.(*session).c.Exec("ROLLBACK")
+}
+
+func TestWritersWaitWithBusyTimeout(t *testing.T) {
+	// With the default busy timeout, 20 concurrent writers in the default
+	// rollback-journal mode all succeed.
+	st := open(t, "sqlite:")
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []error
+	for c := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			for i := range 20 {
+				if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(c*20 + i)}, {Text: []byte("w")}}); err != nil {
+					mu.Lock()
+					failures = append(failures, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d writes failed, first: %v", len(failures), failures[0])
+	}
+	if n, _ := st.Count(ctx, tb); n != 400 {
+		t.Fatalf("count = %d, want 400", n)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	cases := []struct{ spec, want string }{
+		{"sqlite:?page_size=1000", "power of two"},    // not a power of two
+		{"sqlite:?journal_mode=fast", "journal_mode"}, // unknown mode
+		{"sqlite:?busy_timeout=-1", "busy_timeout"},   // negative
+		{"sqlite:?pagesize=4096", "unknown option"},   // misspelt
+	}
+	for _, c := range cases {
+		sp, _ := store.ParseSpec(c.spec)
+		_, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want mention of %q", c.spec, err, c.want)
+		}
+	}
+}

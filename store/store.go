@@ -1,0 +1,182 @@
+// Package store defines what kurabe asks of a data store.
+//
+// A Store is one store in one configuration (a file, an SQLite database, a
+// server). It creates the tables a workload needs in a namespace kurabe owns
+// and opens Sessions: one per simulated client, each owning its connection,
+// file handle, prepared statements and buffers, so that clients never share
+// state and need no locks. Sessions speak in rows of simple tables, so a
+// workload is written once and runs on every store.
+//
+// Stores never time themselves: the engine wraps every call.
+// Optional capabilities (batch insert, truncate) are separate small
+// interfaces found by type assertion, each with a fallback in this package.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Kind is a column's type.
+type Kind uint8
+
+const (
+	Int  Kind = iota // a 64-bit integer
+	Text             // UTF-8 text
+)
+
+// Column is one column of a table.
+type Column struct {
+	Name string
+	Kind Kind
+}
+
+// Table describes a table a workload uses. Columns[0] is the key, an Int;
+// rows are ordered by it. With AutoKey the store assigns the key on insert
+// (in increasing order of insertion) and ignores the value given.
+type Table struct {
+	ID      int // position in the workload's table list, for per-session caches
+	Name    string
+	Columns []Column
+	AutoKey bool
+}
+
+// Value is one column value. Int columns use Int, Text columns use Text.
+type Value struct {
+	Int  int64
+	Text []byte
+}
+
+// Row is one row: a value per column, in column order.
+type Row []Value
+
+// Query selects rows by key order.
+type Query struct {
+	Desc  bool // newest (highest key) first
+	Limit int  // at most this many rows; 0 means all
+}
+
+// Store is one data store in one configuration.
+type Store interface {
+	// Setup creates the tables in kurabe's namespace, empty. A table of the
+	// same name that kurabe did not create is an error, never touched.
+	Setup(ctx context.Context, tables []*Table) error
+	// Open returns a new session for one client.
+	Open(ctx context.Context) (Session, error)
+	// Count returns how many rows the table holds, as the store sees them
+	// from a fresh connection (for verification).
+	Count(ctx context.Context, t *Table) (int64, error)
+	// Info describes the store: driver, target and effective options.
+	Info(ctx context.Context) Info
+	// Close releases the store's own resources. It does not remove data.
+	Close() error
+}
+
+// Session is one client's handle on a store. It is used by one goroutine.
+type Session interface {
+	// Insert adds one row; it returns only once the store has accepted it
+	// as its durability settings define.
+	Insert(ctx context.Context, t *Table, row Row) error
+	// Scan calls fn for each selected row in order. The row and its bytes
+	// are valid only during the call. It returns the number of rows seen.
+	Scan(ctx context.Context, t *Table, q Query, fn func(Row) error) (int, error)
+	Close() error
+}
+
+// Info is what a result records about a store.
+type Info struct {
+	Driver  string            `json:"driver"`
+	Target  string            `json:"target"`            // path or address, never credentials
+	Version string            `json:"version,omitempty"` // server or library version
+	Options map[string]string `json:"options"`           // effective settings, read back where possible
+	Facts   map[string]string `json:"facts,omitempty"`   // anything else worth reporting
+}
+
+// BatchInserter is implemented by stores that insert many rows in one call
+// (one statement or one transaction) rather than one by one.
+type BatchInserter interface {
+	InsertBatch(ctx context.Context, t *Table, rows []Row) error
+}
+
+// InsertBatch inserts rows through the session's batch path when it has one,
+// and one by one otherwise.
+func InsertBatch(ctx context.Context, s Session, t *Table, rows []Row) error {
+	if b, ok := s.(BatchInserter); ok {
+		return b.InsertBatch(ctx, t, rows)
+	}
+	for _, r := range rows {
+		if err := s.Insert(ctx, t, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Truncater is implemented by stores that empty a table faster than
+// creating it anew.
+type Truncater interface {
+	Truncate(ctx context.Context, t *Table) error
+}
+
+// Truncate empties t, with the store's own path when it has one and by
+// setting the table up again otherwise.
+func Truncate(ctx context.Context, st Store, t *Table) error {
+	if tr, ok := st.(Truncater); ok {
+		return tr.Truncate(ctx, t)
+	}
+	return st.Setup(ctx, []*Table{t})
+}
+
+// ErrNotOwned reports an object kurabe would have to change but did not
+// create.
+var ErrNotOwned = errors.New("not created by kurabe")
+
+// ClassError gives an error a class for the error breakdown, such as
+// "busy" for SQLITE_BUSY or "timeout".
+type ClassError struct {
+	Class string
+	Err   error
+}
+
+func (e *ClassError) Error() string { return e.Err.Error() }
+func (e *ClassError) Unwrap() error { return e.Err }
+
+// Classify returns the class of err: the one a store gave it, "timeout" or
+// "canceled" for context errors, and "error" otherwise.
+func Classify(err error) string {
+	var ce *ClassError
+	if errors.As(err, &ce) {
+		return ce.Class
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "error"
+}
+
+// OptionError reports a bad store option; its message says what is allowed.
+type OptionError struct {
+	Driver, Name, Value, Want string
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: unknown option %q (known: %s)", e.Driver, e.Name, e.Want)
+	}
+	return fmt.Sprintf("%s: option %s=%q is not valid: want %s", e.Driver, e.Name, e.Value, e.Want)
+}
+
+// Env is what kurabe hands a driver when it opens a store.
+type Env struct {
+	// Dir is a directory the store may use for its data when the spec names
+	// no target. kurabe removes it afterwards unless asked to keep it.
+	Dir string
+}
+
+// Opener opens a store from its spec. It validates the options and fails
+// with a message that says what to change.
+type Opener func(ctx context.Context, spec Spec, env Env) (Store, error)

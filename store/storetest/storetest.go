@@ -1,0 +1,249 @@
+// Package storetest is the conformance suite every kurabe store must pass.
+// It runs against real stores only: a real file, a real SQLite database, a
+// real server. A store's own test calls Run with a function that opens a
+// fresh store.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"kurabe/store"
+)
+
+// Table is the table the suite writes: an auto-assigned key, an integer and
+// a text column.
+func Table() *store.Table {
+	return &store.Table{Name: "conformance", AutoKey: true, Columns: []store.Column{
+		{Name: "id", Kind: store.Int}, {Name: "n", Kind: store.Int}, {Name: "body", Kind: store.Text},
+	}}
+}
+
+// awkward texts that every store must keep byte for byte.
+var awkward = []string{
+	"hogehoge",
+	"",
+	"tab\there",
+	"line\nbreak and \r\n crlf",
+	"back\\slash \\t not a tab",
+	"日本語の投稿です。郵便番号〒100-0001",
+	"'quotes' \"double\" ; -- not sql",
+}
+
+func text(i int) []byte {
+	return []byte(awkward[i%len(awkward)] + "#" + strconv.Itoa(i))
+}
+
+func row(i int) store.Row {
+	return store.Row{{}, {Int: int64(i)}, {Text: text(i)}}
+}
+
+// Run runs the suite. open must return a new, empty store each call.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	setup := func(t *testing.T) (store.Store, *store.Table, store.Session) {
+		st := open(t)
+		t.Cleanup(func() { st.Close() })
+		tb := Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("Setup: %v", err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return st, tb, s
+	}
+	count := func(t *testing.T, st store.Store, tb *store.Table) int64 {
+		t.Helper()
+		n, err := st.Count(ctx, tb)
+		if err != nil {
+			t.Fatalf("Count: %v", err)
+		}
+		return n
+	}
+	collect := func(t *testing.T, s store.Session, tb *store.Table, q store.Query) []store.Row {
+		t.Helper()
+		var rows []store.Row
+		n, err := s.Scan(ctx, tb, q, func(r store.Row) error {
+			c := make(store.Row, len(r))
+			for i, v := range r {
+				c[i] = store.Value{Int: v.Int, Text: bytes.Clone(v.Text)}
+			}
+			rows = append(rows, c)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Scan(%+v): %v", q, err)
+		}
+		if n != len(rows) {
+			t.Fatalf("Scan returned %d, called fn %d times", n, len(rows))
+		}
+		return rows
+	}
+
+	t.Run("EmptyAfterSetup", func(t *testing.T) {
+		st, tb, s := setup(t)
+		if n := count(t, st, tb); n != 0 {
+			t.Fatalf("Count after Setup = %d, want 0", n)
+		}
+		if rows := collect(t, s, tb, store.Query{Desc: true, Limit: 100}); len(rows) != 0 {
+			t.Fatalf("latest of empty table returned %d rows", len(rows))
+		}
+	})
+
+	t.Run("InsertedRowsReadBackInOrder", func(t *testing.T) {
+		st, tb, s := setup(t)
+		const n = 500
+		for i := range n {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatalf("Insert %d: %v", i, err)
+			}
+		}
+		if got := count(t, st, tb); got != n {
+			t.Fatalf("Count = %d after %d acknowledged inserts", got, n)
+		}
+		all := collect(t, s, tb, store.Query{})
+		if len(all) != n {
+			t.Fatalf("read-all returned %d rows, want %d", len(all), n)
+		}
+		for i, r := range all {
+			if r[1].Int != int64(i) || !bytes.Equal(r[2].Text, text(i)) {
+				t.Fatalf("row %d = (%d, %q), want (%d, %q)", i, r[1].Int, r[2].Text, i, text(i))
+			}
+			if i > 0 && r[0].Int <= all[i-1][0].Int {
+				t.Fatalf("keys not increasing in insert order: %d after %d", r[0].Int, all[i-1][0].Int)
+			}
+		}
+		latest := collect(t, s, tb, store.Query{Desc: true, Limit: 100})
+		if len(latest) != 100 {
+			t.Fatalf("latest(100) returned %d rows", len(latest))
+		}
+		for k, r := range latest {
+			if want := n - 1 - k; r[1].Int != int64(want) || !bytes.Equal(r[2].Text, text(want)) {
+				t.Fatalf("latest[%d] = row %d, want row %d, newest first", k, r[1].Int, want)
+			}
+		}
+		first := collect(t, s, tb, store.Query{Limit: 7})
+		if len(first) != 7 || first[6][1].Int != 6 {
+			t.Fatalf("first 7 rows wrong: %d rows", len(first))
+		}
+		if more := collect(t, s, tb, store.Query{Desc: true, Limit: 10 * n}); len(more) != n {
+			t.Fatalf("latest(%d) on %d rows returned %d", 10*n, n, len(more))
+		}
+	})
+
+	t.Run("ConcurrentWritersLoseNothing", func(t *testing.T) {
+		st, tb, _ := setup(t)
+		const clients, each = 16, 60
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := st.Open(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				for i := range each {
+					if err := s.Insert(ctx, tb, row(c*each+i)); err != nil {
+						errs <- fmt.Errorf("client %d insert %d: %w", c, i, err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if got := count(t, st, tb); got != clients*each {
+			t.Fatalf("Count = %d, want %d", got, clients*each)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		seen := map[int64]bool{}
+		for _, r := range collect(t, s, tb, store.Query{}) {
+			if !bytes.Equal(r[2].Text, text(int(r[1].Int))) || seen[r[1].Int] {
+				t.Fatalf("row %d corrupt or duplicated: %q", r[1].Int, r[2].Text)
+			}
+			seen[r[1].Int] = true
+		}
+		if len(seen) != clients*each {
+			t.Fatalf("%d distinct rows, want %d", len(seen), clients*each)
+		}
+	})
+
+	t.Run("BatchInsert", func(t *testing.T) {
+		st, tb, s := setup(t)
+		var rows []store.Row
+		for i := range 300 {
+			rows = append(rows, row(i))
+		}
+		if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+			t.Fatalf("InsertBatch: %v", err)
+		}
+		if got := count(t, st, tb); got != 300 {
+			t.Fatalf("Count = %d after a batch of 300", got)
+		}
+		fp1, err := store.TakeFingerprint(ctx, s, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same rows one by one give the same fingerprint.
+		if err := store.Truncate(ctx, st, tb); err != nil {
+			t.Fatalf("Truncate: %v", err)
+		}
+		if got := count(t, st, tb); got != 0 {
+			t.Fatalf("Count = %d after Truncate", got)
+		}
+		for _, r := range rows {
+			if err := s.Insert(ctx, tb, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fp2, err := store.TakeFingerprint(ctx, s, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp1 != fp2 || fp1.Rows != 300 {
+			t.Fatalf("fingerprints differ: batch %+v, singles %+v", fp1, fp2)
+		}
+	})
+
+	t.Run("SetupAgainStartsEmpty", func(t *testing.T) {
+		st, tb, s := setup(t)
+		for i := range 10 {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("second Setup: %v", err)
+		}
+		if got := count(t, st, tb); got != 0 {
+			t.Fatalf("Count after second Setup = %d, want 0", got)
+		}
+	})
+
+	t.Run("InfoNamesDriver", func(t *testing.T) {
+		st, _, _ := setup(t)
+		info := st.Info(ctx)
+		if info.Driver == "" || info.Target == "" || info.Options == nil {
+			t.Fatalf("Info incomplete: %+v", info)
+		}
+	})
+}
