@@ -1,0 +1,490 @@
+// Package engine runs a workload's phases against a store and measures them.
+//
+// The load model is a closed loop: C clients, each with its own session,
+// RNG and histograms, perform one operation after another (with optional
+// think time), either a fixed total of operations spread exactly over the
+// clients or for a fixed duration. Timing happens here, in one place that
+// wraps every operation; stores and workloads never time themselves.
+//
+// The hot path is one worker's loop: draw a kind, read the clock, call the
+// client, read the clock, record into the worker's own histogram. It takes
+// no lock, looks nothing up in a map, formats nothing and allocates nothing.
+// A ticker reads all workers' histograms once a second (atomically, without
+// stopping them) to build the per-second series and the live progress line.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"kurabe/hist"
+	"kurabe/result"
+	"kurabe/store"
+	"kurabe/workload"
+)
+
+// Config says how to drive a phase.
+type Config struct {
+	Clients  int
+	Count    int64         // total operations per phase, spread over the clients
+	Duration time.Duration // or: run each phase this long (Count must be 0)
+	Warmup   time.Duration // run this long first, outside the results
+	ThinkMin time.Duration // delay between one client's operations:
+	ThinkMax time.Duration // uniform in [ThinkMin, ThinkMax]
+	Seed     uint64
+	// Tick, if set, is called about once a second with the phase's progress,
+	// from a goroutine of its own.
+	Tick func(Progress)
+}
+
+// Validate checks the configuration and says what to change.
+func (c Config) Validate() error {
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("clients: %d; want 1 or more", c.Clients)
+	case c.Count < 0 || c.Duration < 0 || c.Warmup < 0:
+		return errors.New("count, duration and warm-up must not be negative")
+	case c.Count == 0 && c.Duration == 0:
+		return errors.New("give a number of operations (-n) or a duration (-d)")
+	case c.Count > 0 && c.Duration > 0:
+		return errors.New("give either -n or -d, not both")
+	case c.ThinkMin < 0 || c.ThinkMax < c.ThinkMin:
+		return fmt.Errorf("think time %v-%v: want 0 <= min <= max", c.ThinkMin, c.ThinkMax)
+	}
+	return nil
+}
+
+// Progress is a phase's state, for a live view.
+type Progress struct {
+	Op        string
+	Elapsed   time.Duration // since the phase started, warm-up included
+	Warmup    bool
+	Ops       int64 // measured successful operations so far
+	Target    int64 // Count, or 0 for a timed phase
+	Errors    int64
+	OpsPerSec float64 // in the last second
+	P99       time.Duration
+}
+
+// worker is one client's state. Only its own goroutine writes to it until
+// the phase ends, except for the atomics read by the ticker.
+type worker struct {
+	client   workload.Client
+	epoch    time.Time // the phase's start; clocks are read as time since it
+	rng      *rand.Rand
+	cum      []uint64 // cumulative kind weights
+	total    uint64
+	only     int // the kind when the phase has one, else -1
+	rec      []*hist.Recorder
+	warm     *hist.Recorder // warm-up latencies, for the series only
+	errs     atomic.Int64
+	kinds    []kindStats
+	warmOps  int64
+	finish   time.Duration
+	openTime time.Duration
+	thinkMin time.Duration
+	thinkMax time.Duration
+}
+
+type kindStats struct {
+	acks    int64 // successful operations, warm-up included
+	errors  int64
+	bytes   int64
+	classes []result.ErrorClass
+}
+
+func newWorker(kinds int, weights []int) *worker {
+	w := &worker{only: -1, warm: hist.NewRecorder(), kinds: make([]kindStats, kinds)}
+	nonzero := 0
+	for i, x := range weights {
+		w.total += uint64(max(x, 0))
+		w.cum = append(w.cum, w.total)
+		w.rec = append(w.rec, hist.NewRecorder())
+		if x > 0 {
+			nonzero++
+			w.only = i
+		}
+	}
+	if nonzero != 1 {
+		w.only = -1
+	}
+	return w
+}
+
+func (w *worker) pick() int {
+	if w.only >= 0 {
+		return w.only
+	}
+	x := w.rng.Uint64N(w.total)
+	for i, c := range w.cum {
+		if x < c {
+			return i
+		}
+	}
+	return len(w.cum) - 1
+}
+
+// do performs and measures one operation and returns when it ended, as
+// time since epoch. time.Since reads only the monotonic clock, half the
+// cost of time.Now.
+func (w *worker) do(ctx context.Context, measure bool) time.Duration {
+	k := w.pick()
+	t0 := time.Since(w.epoch)
+	n, err := w.client.Do(ctx, k)
+	t1 := time.Since(w.epoch)
+	if err != nil {
+		w.fail(k, err, measure)
+		return t1
+	}
+	ks := &w.kinds[k]
+	ks.acks++
+	if measure {
+		w.rec[k].Record(int64(t1 - t0))
+		ks.bytes += n
+	} else {
+		w.warm.Record(int64(t1 - t0))
+		w.warmOps++
+	}
+	return t1
+}
+
+// fail counts an error by class, keeping the first message. It is off the
+// hot path: errors may allocate.
+func (w *worker) fail(k int, err error, measure bool) {
+	w.errs.Add(1)
+	if !measure {
+		return
+	}
+	ks := &w.kinds[k]
+	ks.errors++
+	class := store.Classify(err)
+	for i := range ks.classes {
+		if ks.classes[i].Class == class {
+			ks.classes[i].Count++
+			return
+		}
+	}
+	ks.classes = append(ks.classes, result.ErrorClass{Class: class, Count: 1, First: err.Error()})
+}
+
+func (w *worker) think() {
+	if w.thinkMax <= 0 {
+		return
+	}
+	d := w.thinkMin
+	if w.thinkMax > w.thinkMin {
+		d += time.Duration(w.rng.Int64N(int64(w.thinkMax - w.thinkMin + 1)))
+	}
+	time.Sleep(d)
+}
+
+// RunPhase runs one phase of w against st and returns its measurements.
+// Cancelling ctx stops the clients after their current operation (which
+// completes, so verification stays exact); the phase is then marked
+// interrupted. An error means the phase could not run at all.
+func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Workload, phase int) (result.Phase, error) {
+	if err := cfg.Validate(); err != nil {
+		return result.Phase{}, err
+	}
+	ph := w.Phases()[phase]
+	kinds := w.Kinds()
+	res := result.Phase{Op: ph.Name, Clients: cfg.Clients}
+
+	// Count what the written tables hold before the phase.
+	var verify []result.Verify
+	var written []*store.Table
+	for i, k := range kinds {
+		if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
+			n, err := st.Count(ctx, k.Writes)
+			if err != nil {
+				return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
+			}
+			written = append(written, k.Writes)
+			verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
+		}
+	}
+
+	// Open every client's session, timed, before anyone starts.
+	workers := make([]*worker, cfg.Clients)
+	sessions := make([]store.Session, cfg.Clients)
+	defer func() {
+		for _, s := range sessions {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	openErrs := make([]error, cfg.Clients)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wk := newWorker(len(kinds), ph.Weights)
+		wk.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(phase)<<32|uint64(i)))
+		wk.thinkMin, wk.thinkMax = cfg.ThinkMin, cfg.ThinkMax
+		workers[i] = wk
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			s, err := st.Open(ctx)
+			wk.openTime = time.Since(t0)
+			if err != nil {
+				openErrs[i] = err
+				return
+			}
+			sessions[i] = s
+			wk.client = w.NewClient(s, wk.rng)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(openErrs...); err != nil {
+		return res, fmt.Errorf("opening %d sessions: %w", cfg.Clients, firstErr(openErrs))
+	}
+	openRec := hist.NewRecorder()
+	for _, wk := range workers {
+		openRec.Record(int64(wk.openTime))
+	}
+	var open hist.Snapshot
+	openRec.AddTo(&open)
+	res.SessionOpen = result.Summarize(&open)
+	res.SessionOpen.Buckets = nil
+
+	// Operations run with a context that is never cancelled: an interrupt
+	// lets each in-flight operation finish, so every write is either
+	// acknowledged or not started.
+	opCtx := context.WithoutCancel(ctx)
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop.Store(true)
+		case <-done:
+		}
+	}()
+
+	start := time.Now()
+	measureStart := start.Add(cfg.Warmup)
+	for _, wk := range workers {
+		wk.epoch = start
+	}
+	tickDone := make(chan []result.Second)
+	go func() { tickDone <- ticker(cfg, ph.Name, workers, start, measureStart, done) }()
+
+	for i, wk := range workers {
+		n := int64(0)
+		if cfg.Count > 0 {
+			n = cfg.Count / int64(cfg.Clients)
+			if int64(i) < cfg.Count%int64(cfg.Clients) {
+				n++
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.run(opCtx, &stop, n, cfg.Warmup, cfg.Warmup+cfg.Duration)
+		}()
+	}
+	wg.Wait()
+	end := time.Now()
+	close(done)
+	res.Series = <-tickDone
+
+	res.Interrupted = ctx.Err() != nil
+	res.Elapsed = max(end.Sub(measureStart), 0).Seconds()
+	var all hist.Snapshot
+	for k, kd := range kinds {
+		if ph.Weights[k] <= 0 {
+			continue
+		}
+		var s hist.Snapshot
+		kr := result.Kind{Name: kd.Name}
+		for _, wk := range workers {
+			wk.rec[k].AddTo(&s)
+			ks := wk.kinds[k]
+			kr.Errors += ks.errors
+			if kd.Writes != nil {
+				kr.BytesWritten += ks.bytes
+			} else {
+				kr.BytesRead += ks.bytes
+			}
+			kr.ErrorClasses = mergeClasses(kr.ErrorClasses, ks.classes)
+		}
+		kr.Ops = int64(s.Count)
+		kr.Latency = result.Summarize(&s)
+		all.Merge(&s)
+		res.Kinds = append(res.Kinds, kr)
+		res.Errors += kr.Errors
+		res.BytesRead += kr.BytesRead
+		res.BytesWritten += kr.BytesWritten
+		res.ErrorClasses = mergeClasses(res.ErrorClasses, kr.ErrorClasses)
+	}
+	res.Ops = int64(all.Count)
+	res.Latency = result.Summarize(&all)
+	if res.Elapsed > 0 {
+		res.OpsPerSec = float64(res.Ops) / res.Elapsed
+	}
+	first, last := time.Duration(0), time.Duration(0)
+	for i, wk := range workers {
+		res.ClientFinish = append(res.ClientFinish, wk.finish.Seconds())
+		res.WarmupOps += wk.warmOps
+		if i == 0 || wk.finish < first {
+			first = wk.finish
+		}
+		last = max(last, wk.finish)
+	}
+	if first > 0 {
+		res.FinishRatio = float64(last) / float64(first)
+	}
+
+	// Every acknowledged write must be in the store.
+	vctx := context.WithoutCancel(ctx)
+	for i := range verify {
+		v := &verify[i]
+		for k, kd := range kinds {
+			if kd.Writes != nil && kd.Writes.Name == v.Table {
+				for _, wk := range workers {
+					v.Acked += wk.kinds[k].acks
+				}
+			}
+		}
+		n, err := st.Count(vctx, written[i])
+		if err != nil {
+			v.Error = err.Error()
+			continue
+		}
+		v.After = n
+		if d := v.After - v.Before; d < v.Acked {
+			v.Lost = v.Acked - d
+		} else {
+			v.Extra = d - v.Acked
+		}
+	}
+	res.Verify = verify
+	return res, nil
+}
+
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func mergeClasses(into, from []result.ErrorClass) []result.ErrorClass {
+	for _, c := range from {
+		found := false
+		for i := range into {
+			if into[i].Class == c.Class {
+				into[i].Count += c.Count
+				found = true
+			}
+		}
+		if !found {
+			into = append(into, c)
+		}
+	}
+	return into
+}
+
+// run is one client's loop: warm-up until measureStart, then n operations
+// (or until deadline when n is 0). Times are since the worker's epoch.
+func (w *worker) run(ctx context.Context, stop *atomic.Bool, n int64, measureStart, deadline time.Duration) {
+	t := time.Since(w.epoch)
+	for t < measureStart && !stop.Load() {
+		t = w.do(ctx, false)
+		w.think()
+	}
+	if n > 0 {
+		for i := int64(0); i < n && !stop.Load(); i++ {
+			t = w.do(ctx, true)
+			if i+1 < n {
+				w.think()
+			}
+		}
+	} else {
+		for t < deadline && !stop.Load() {
+			t = w.do(ctx, true)
+			w.think()
+		}
+	}
+	w.finish = max(time.Since(w.epoch)-measureStart, 0)
+}
+
+// ticker builds the per-second series and reports progress until done is
+// closed, then adds the last partial interval. Its ticks fall on whole
+// seconds from measureStart, so the warm-up forms intervals of its own.
+func ticker(cfg Config, op string, workers []*worker, start, measureStart time.Time, done <-chan struct{}) []result.Second {
+	var series []result.Second
+	var cur, prev, delta hist.Snapshot
+	var prevErrs int64
+	last := start
+	sample := func(now, due time.Time, final bool) {
+		cur.Reset()
+		var errs, measured int64
+		for _, w := range workers {
+			w.warm.AddTo(&cur)
+			for _, r := range w.rec {
+				r.AddTo(&cur)
+				measured += int64(r.Count())
+			}
+			errs += w.errs.Load()
+		}
+		delta.Delta(&cur, &prev)
+		if final && delta.Count == 0 && errs == prevErrs {
+			return
+		}
+		span := now.Sub(last).Seconds()
+		sec := result.Second{
+			T: round3(now.Sub(start).Seconds()), Warmup: !due.After(measureStart),
+			Ops: int64(delta.Count), Errors: errs - prevErrs,
+			P50: float64(int64(delta.Quantile(0.5))) / 1e3, P99: float64(int64(delta.Quantile(0.99))) / 1e3,
+			Max: float64(delta.Max) / 1e3,
+		}
+		if span > 0 {
+			sec.OpsPerSec = math.Round(float64(delta.Count) / span)
+		}
+		series = append(series, sec)
+		cur, prev = prev, cur
+		prevErrs, last = errs, now
+		if cfg.Tick != nil && !final {
+			cfg.Tick(Progress{
+				Op: op, Elapsed: now.Sub(start), Warmup: sec.Warmup,
+				Ops: measured, Target: cfg.Count, Errors: errs,
+				OpsPerSec: sec.OpsPerSec, P99: time.Duration(delta.Quantile(0.99)),
+			})
+		}
+	}
+	next := start.Add(cfg.Warmup % time.Second)
+	if !next.After(start) {
+		next = start.Add(time.Second)
+	}
+	tm := time.NewTimer(time.Until(next))
+	defer tm.Stop()
+	for {
+		select {
+		case <-tm.C:
+			sample(time.Now(), next, false)
+			for !next.After(time.Now()) {
+				next = next.Add(time.Second)
+			}
+			tm.Reset(time.Until(next))
+		case <-done:
+			now := time.Now()
+			sample(now, now, true)
+			return series
+		}
+	}
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }

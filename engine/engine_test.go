@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kurabe/store"
+	"kurabe/store/file"
+	"kurabe/store/sqlite"
+	"kurabe/store/storefault"
+	"kurabe/workload"
+	"kurabe/workload/bbs"
+)
+
+func openStore(t *testing.T, spec string) store.Store {
+	t.Helper()
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]store.Opener{"file": file.Open, "sqlite": sqlite.Open}[sp.Driver]
+	st, err := open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func bbsWorkload(t *testing.T, ops ...string) workload.Workload {
+	t.Helper()
+	w, err := bbs.New().Build(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func setup(t *testing.T, st store.Store, w workload.Workload) {
+	t.Helper()
+	if err := st.Setup(context.Background(), w.Tables()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExactCountSpreadOverClients(t *testing.T) {
+	// -n 10001 -c 100: exactly 10001 operations, none of the remainder
+	// dropped, and exactly 10001 rows in the store.
+	for _, spec := range []string{"file:", "sqlite:?journal_mode=wal&synchronous=off"} {
+		t.Run(spec, func(t *testing.T) {
+			st := openStore(t, spec)
+			w := bbsWorkload(t, "write")
+			setup(t, st, w)
+			res, err := RunPhase(context.Background(), Config{Clients: 100, Count: 10001, Seed: 1}, st, w, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ops != 10001 || res.Errors != 0 {
+				t.Fatalf("ops = %d, errors = %d; want 10001, 0", res.Ops, res.Errors)
+			}
+			if len(res.Verify) != 1 || res.Verify[0].After != 10001 || res.Verify[0].Acked != 10001 || res.Verify[0].Lost != 0 {
+				t.Fatalf("verify = %+v", res.Verify)
+			}
+			if len(res.ClientFinish) != 100 || res.Latency.Count != 10001 {
+				t.Fatalf("finish times %d, latency count %d", len(res.ClientFinish), res.Latency.Count)
+			}
+		})
+	}
+}
+
+func TestDroppedWritesAreReportedLost(t *testing.T) {
+	st := &storefault.DropWrites{Store: openStore(t, "sqlite:"), Every: 100}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 4, Count: 1000, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verify[0]; v.Lost != 10 || v.Acked != 1000 || v.After != 990 {
+		t.Fatalf("verify = %+v, want 10 lost of 1000 acknowledged", v)
+	}
+}
+
+func TestDurationAndWarmup(t *testing.T) {
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	t0 := time.Now()
+	res, err := RunPhase(context.Background(), Config{Clients: 2, Duration: 1200 * time.Millisecond, Warmup: 500 * time.Millisecond, Seed: 3}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took < 1700*time.Millisecond || took > 5*time.Second {
+		t.Fatalf("phase took %v, want about 1.7s", took)
+	}
+	if res.Elapsed < 1.2 || res.Elapsed > 2 {
+		t.Fatalf("measured elapsed %.2fs, want about 1.2s (warm-up excluded)", res.Elapsed)
+	}
+	if res.WarmupOps == 0 {
+		t.Fatal("no warm-up operations recorded")
+	}
+	v := res.Verify[0]
+	// Warm-up writes are excluded from the figures but are still writes:
+	// verification counts them.
+	if v.Acked != res.Ops+res.WarmupOps || v.Lost != 0 || v.Extra != 0 {
+		t.Fatalf("verify %+v with %d measured and %d warm-up ops", v, res.Ops, res.WarmupOps)
+	}
+	if len(res.Series) < 2 || !res.Series[0].Warmup {
+		t.Fatalf("series %+v: want a first second marked warm-up", res.Series)
+	}
+}
+
+func TestInterruptStopsCleanlyAndVerifies(t *testing.T) {
+	st := openStore(t, "sqlite:?journal_mode=wal")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	res, err := RunPhase(ctx, Config{Clients: 8, Count: 100_000_000, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Ops == 0 || res.Ops >= 100_000_000 {
+		t.Fatalf("interrupted=%v ops=%d", res.Interrupted, res.Ops)
+	}
+	if v := res.Verify[0]; v.Lost != 0 || v.Extra != 0 || v.Acked != res.Ops {
+		t.Fatalf("verify after interrupt = %+v, ops %d", v, res.Ops)
+	}
+}
+
+func TestMixFollowsWeights(t *testing.T) {
+	st := openStore(t, "file:")
+	def := bbs.New()
+	w, err := def.Build([]string{"mix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 4, Count: 4000, Seed: 9}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, k := range res.Kinds {
+		got[k.Name] = k.Ops
+	}
+	if got["write"]+got["read-all"] != 4000 || math.Abs(float64(got["write"])-2000) > 200 {
+		t.Fatalf("mix 50/50 gave %v", got)
+	}
+	if res.Verify[0].Acked != got["write"] || res.Verify[0].Lost != 0 {
+		t.Fatalf("verify %+v", res.Verify[0])
+	}
+}
+
+func TestSeedMakesMixRepeatable(t *testing.T) {
+	kinds := func() map[string]int64 {
+		st := openStore(t, "file:")
+		w, _ := bbs.New().Build([]string{"mix"})
+		setup(t, st, w)
+		res, err := RunPhase(context.Background(), Config{Clients: 3, Count: 999, Seed: 42}, st, w, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int64{}
+		for _, k := range res.Kinds {
+			m[k.Name] = k.Ops
+		}
+		return m
+	}
+	a, b := kinds(), kinds()
+	if a["write"] != b["write"] || a["read-all"] != b["read-all"] {
+		t.Fatalf("same seed, different mix: %v vs %v", a, b)
+	}
+}
+
+// failingClient is a fake client that fails every third operation, for the
+// error accounting.
+type failingClient struct{ n int }
+
+var errFake = &store.ClassError{Class: "busy", Err: errors.New("database is locked (fake)")}
+
+func (c *failingClient) Do(ctx context.Context, kind int) (int64, error) {
+	c.n++
+	if c.n%3 == 0 {
+		return 0, errFake
+	}
+	return 10, nil
+}
+
+func TestErrorsCountedByClass(t *testing.T) {
+	wk := newWorker(1, []int{1})
+	wk.client = &failingClient{}
+	var stop atomic.Bool
+	wk.epoch = time.Now()
+	wk.run(context.Background(), &stop, 30, 0, 0)
+	if wk.kinds[0].errors != 10 || len(wk.kinds[0].classes) != 1 || wk.kinds[0].classes[0].Class != "busy" || wk.kinds[0].classes[0].Count != 10 {
+		t.Fatalf("errors %+v", wk.kinds[0])
+	}
+	if wk.rec[0].Count() != 20 || wk.kinds[0].bytes != 200 {
+		t.Fatalf("successes recorded %d, bytes %d", wk.rec[0].Count(), wk.kinds[0].bytes)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  Config
+	}{
+		{"no clients", Config{Count: 1}},
+		{"neither n nor d", Config{Clients: 1}},
+		{"both n and d", Config{Clients: 1, Count: 1, Duration: time.Second}},
+		{"think max below min", Config{Clients: 1, Count: 1, ThinkMin: 2, ThinkMax: 1}},
+	}
+	for _, c := range cases {
+		if err := c.cfg.Validate(); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+}
+
+type nopClient struct{}
+
+func (nopClient) Do(context.Context, int) (int64, error) { return 1, nil }
+
+// BenchmarkMeasure is the cost kurabe adds to every operation: drawing the
+// kind, two clock reads and recording into the histogram. Goal: < 200 ns,
+// 0 allocations.
+func BenchmarkMeasure(b *testing.B) {
+	for _, weights := range [][]int{{1}, {50, 50, 0}} {
+		name := "single"
+		if len(weights) > 1 {
+			name = "mix"
+		}
+		b.Run(name, func(b *testing.B) {
+			wk := newWorker(len(weights), weights)
+			wk.client = nopClient{}
+			wk.rng = newRand(1)
+			wk.epoch = time.Now()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				wk.do(ctx, true)
+			}
+		})
+	}
+}

@@ -1,0 +1,237 @@
+// Package result is kurabe's result document: everything a run measured,
+// with enough detail (histograms, per-second series, settings, environment)
+// to render any report again later without re-running.
+//
+// Latencies are stored in microseconds with fractions, plus the histogram's
+// buckets in nanoseconds so percentiles can be recomputed and runs merged.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"kurabe/hist"
+	"kurabe/store"
+)
+
+// Schema is the version of the document's layout. A reader refuses newer
+// versions rather than misreading them.
+const Schema = 1
+
+// Document is one run.
+type Document struct {
+	Schema      int         `json:"schema"`
+	Kurabe      string      `json:"kurabe"`
+	Command     []string    `json:"command"`
+	Started     time.Time   `json:"started"`
+	Finished    time.Time   `json:"finished"`
+	Interrupted bool        `json:"interrupted"`
+	Seed        uint64      `json:"seed"`
+	Run         RunConfig   `json:"run"`
+	Env         Environment `json:"environment"`
+	Stores      []Store     `json:"stores"`
+}
+
+// RunConfig is what the user asked for.
+type RunConfig struct {
+	Workload string            `json:"workload"`
+	Params   map[string]string `json:"params"`
+	Ops      []string          `json:"ops"`
+	Clients  int               `json:"clients"`
+	Count    int64             `json:"n,omitempty"`        // operations per phase
+	Duration Duration          `json:"duration,omitempty"` // or time per phase
+	Warmup   Duration          `json:"warmup"`             // excluded from results
+	Think    string            `json:"think,omitempty"`    // delay between a client's operations
+	Dir      string            `json:"data_dir"`           // where stores without a path lived
+	DirKept  bool              `json:"data_dir_kept"`      // false: removed after the run
+}
+
+// Store is one store's results.
+type Store struct {
+	Label  string     `json:"label"`
+	Spec   string     `json:"spec"` // as given, credentials removed
+	Info   store.Info `json:"info"`
+	Phases []Phase    `json:"phases"`
+	Error  string     `json:"error,omitempty"` // why the store could not run
+}
+
+// Phase is one measured operation (or mix) on one store.
+type Phase struct {
+	Op           string       `json:"op"`
+	Interrupted  bool         `json:"interrupted,omitempty"`
+	Clients      int          `json:"clients"`
+	Elapsed      float64      `json:"elapsed_s"` // measured wall time, warm-up excluded
+	Ops          int64        `json:"ops"`       // successful operations
+	OpsPerSec    float64      `json:"ops_per_s"`
+	Errors       int64        `json:"errors"`
+	ErrorClasses []ErrorClass `json:"error_classes,omitempty"`
+	Latency      Latency      `json:"latency"` // of successful operations
+	Kinds        []Kind       `json:"kinds"`
+	BytesRead    int64        `json:"bytes_read"`
+	BytesWritten int64        `json:"bytes_written"`
+	// ClientFinish is when each client finished, in seconds from the start;
+	// FinishRatio is last over first. A ratio far above 1 means the store
+	// served clients one after another rather than side by side.
+	ClientFinish []float64 `json:"client_finish_s"`
+	FinishRatio  float64   `json:"finish_ratio"`
+	SessionOpen  Latency   `json:"session_open"` // time to open each client's session
+	WarmupOps    int64     `json:"warmup_ops,omitempty"`
+	Series       []Second  `json:"series"`
+	Verify       []Verify  `json:"verify,omitempty"`
+}
+
+// Kind is the share of one kind of operation in a phase (several in a mix).
+type Kind struct {
+	Name         string       `json:"name"`
+	Ops          int64        `json:"ops"`
+	Errors       int64        `json:"errors"`
+	ErrorClasses []ErrorClass `json:"error_classes,omitempty"`
+	Latency      Latency      `json:"latency"`
+	BytesRead    int64        `json:"bytes_read"`
+	BytesWritten int64        `json:"bytes_written"`
+}
+
+// ErrorClass counts errors of one class and keeps the first message.
+type ErrorClass struct {
+	Class string `json:"class"`
+	Count int64  `json:"count"`
+	First string `json:"first"`
+}
+
+// Second is one interval of a phase's timeline, normally a second; the
+// intervals' ends fall on whole seconds from the end of the warm-up.
+type Second struct {
+	T         float64 `json:"t_s"` // end of the interval, seconds since the phase started (warm-up included)
+	Warmup    bool    `json:"warmup,omitempty"`
+	Ops       int64   `json:"ops"`
+	OpsPerSec float64 `json:"ops_per_s"`
+	Errors    int64   `json:"errors"`
+	P50       float64 `json:"p50_us"`
+	P99       float64 `json:"p99_us"`
+	Max       float64 `json:"max_us"`
+}
+
+// Verify compares acknowledged writes with what a table holds.
+type Verify struct {
+	Table  string `json:"table"`
+	Before int64  `json:"before"`
+	After  int64  `json:"after"`
+	Acked  int64  `json:"acked"` // successful writes, warm-up included
+	Lost   int64  `json:"lost"`
+	Extra  int64  `json:"extra"`
+	Error  string `json:"error,omitempty"` // counting failed
+}
+
+// Latency summarises a histogram, in microseconds.
+type Latency struct {
+	Count   uint64        `json:"count"`
+	Mean    float64       `json:"mean_us"`
+	StdDev  float64       `json:"stddev_us"`
+	Min     float64       `json:"min_us"`
+	P50     float64       `json:"p50_us"`
+	P90     float64       `json:"p90_us"`
+	P95     float64       `json:"p95_us"`
+	P99     float64       `json:"p99_us"`
+	P999    float64       `json:"p99_9_us"`
+	Max     float64       `json:"max_us"`
+	SumNs   uint64        `json:"sum_ns"`
+	Buckets []hist.Bucket `json:"buckets_ns,omitempty"` // [lowest value, count]
+}
+
+func us(ns float64) float64 { return float64(int64(ns)) / 1e3 }
+
+// Summarize turns a histogram into a Latency.
+func Summarize(s *hist.Snapshot) Latency {
+	if s.Count == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Count: s.Count, Mean: us(s.Mean()), StdDev: us(s.StdDev()), Min: us(float64(s.Min)),
+		P50: us(s.Quantile(0.5)), P90: us(s.Quantile(0.9)), P95: us(s.Quantile(0.95)),
+		P99: us(s.Quantile(0.99)), P999: us(s.Quantile(0.999)), Max: us(float64(s.Max)),
+		SumNs: s.Sum, Buckets: s.Buckets(),
+	}
+}
+
+// Histogram rebuilds the histogram behind a Latency.
+func (l Latency) Histogram() *hist.Snapshot {
+	return hist.FromBuckets(l.Buckets, l.SumNs, int64(l.Min*1e3), int64(l.Max*1e3))
+}
+
+// Lost sums lost writes over all stores and phases.
+func (d *Document) Lost() (lost, extra int64) {
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			for _, v := range p.Verify {
+				lost += v.Lost
+				extra += v.Extra
+			}
+		}
+	}
+	return lost, extra
+}
+
+// Duration is a time.Duration written as a string such as "30s".
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// WriteFile writes the document atomically: to a temporary file in the same
+// directory, synced, then renamed over path. A reader never sees half a file.
+func WriteFile(path string, d *Document) error {
+	b, err := json.MarshalIndent(d, "", " ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".kurabe-result-*")
+	if err != nil {
+		return fmt.Errorf("cannot write result %s: %v; choose a writable directory", path, err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot write result %s: %v", path, err)
+	}
+	return nil
+}
+
+// ReadFile reads a result document.
+func ReadFile(path string) (*Document, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d Document
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s is not a kurabe result: %v", path, err)
+	}
+	if d.Schema < 1 || d.Schema > Schema {
+		return nil, fmt.Errorf("%s has result schema %d; this kurabe reads 1 to %d, upgrade kurabe", path, d.Schema, Schema)
+	}
+	return &d, nil
+}

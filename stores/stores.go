@@ -1,0 +1,23 @@
+// Package stores is the table of built-in stores. Adding a store means
+// adding its folder under store/ and one line here.
+package stores
+
+import (
+	"kurabe/store"
+	"kurabe/store/file"
+	"kurabe/store/sqlite"
+)
+
+// Entry is one store driver.
+type Entry struct {
+	Driver  string
+	Open    store.Opener
+	Summary string
+	Example string
+}
+
+// Builtin lists the drivers kurabe ships.
+var Builtin = []Entry{
+	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write"},
+	{"sqlite", sqlite.Open, "SQLite database file; options page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal"},
+}

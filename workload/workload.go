@@ -1,0 +1,61 @@
+// Package workload defines what the engine asks of a workload: the tables
+// it needs, the kinds of operation it performs, the phases a run measures,
+// and a per-client object that performs one operation at a time.
+//
+// A workload speaks to stores only through store.Session, so it runs on
+// every store without knowing which one it is.
+package workload
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+
+	"kurabe/store"
+)
+
+// Kind is one kind of operation, such as "write" or "read-latest".
+type Kind struct {
+	Name string
+	// Writes is the table a successful operation of this kind adds exactly
+	// one row to, or nil for operations that add nothing. The engine counts
+	// these acknowledgements and checks them against the store afterwards.
+	Writes *store.Table
+}
+
+// Phase is one measured step of a run: one kind of operation, or a mix.
+type Phase struct {
+	Name    string
+	Weights []int // per kind, in Kinds order; an operation's kind is drawn by weight
+}
+
+// Workload is a configured workload.
+type Workload interface {
+	Name() string
+	Tables() []*store.Table
+	Kinds() []Kind
+	Phases() []Phase
+	// Params returns the workload's settings, for the result document.
+	Params() map[string]string
+	// NewClient returns the state of one client. rng is the client's own,
+	// seeded from the run's seed.
+	NewClient(s store.Session, rng *rand.Rand) Client
+}
+
+// Client performs operations for one simulated client. It is used by one
+// goroutine and must not allocate per operation.
+type Client interface {
+	// Do performs one operation of the given kind (an index into Kinds)
+	// and returns the bytes it read or wrote.
+	Do(ctx context.Context, kind int) (bytes int64, err error)
+}
+
+// Definition is a workload before it is configured: it registers its own
+// flags and builds the workload from them.
+type Definition interface {
+	Summary() string
+	// Ops lists the phase names the workload knows, defaults first.
+	Ops() (all, defaults []string)
+	Flags(fs *flag.FlagSet)
+	Build(ops []string) (Workload, error)
+}

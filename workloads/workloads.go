@@ -1,0 +1,28 @@
+// Package workloads is the table of built-in workloads. Adding a workload
+// means adding its folder under workload/ and one line here.
+package workloads
+
+import (
+	"kurabe/workload"
+	"kurabe/workload/bbs"
+)
+
+// Entry is one built-in workload.
+type Entry struct {
+	Name string
+	New  func() workload.Definition
+}
+
+// Builtin lists the workloads kurabe ships, in the order help shows them.
+var Builtin = []Entry{
+	{"bbs", bbs.New},
+}
+
+// Names returns the workload names.
+func Names() []string {
+	var out []string
+	for _, e := range Builtin {
+		out = append(out, e.Name)
+	}
+	return out
+}
