@@ -1,0 +1,130 @@
+// Package cli is kurabe's command line: one file per subcommand, each a
+// function of (context, arguments, output) that returns an error, so the
+// whole program runs in tests without a process of its own.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"kurabe/stores"
+	"kurabe/workloads"
+)
+
+// Version is kurabe's version, recorded in every result.
+var Version = "0.1.0"
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1   // the run found a problem: lost writes, a store that failed
+	ExitUsage       = 2   // bad input: flags, store specs, paths
+	ExitInterrupted = 130 // stopped by Ctrl-C; the result was still written
+)
+
+// ExitError carries an exit status with an error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func usageErr(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// App is kurabe with its tables of stores and workloads; tests build one
+// with extra entries (fault-injecting stores) and a fake terminal check.
+type App struct {
+	Stores    []stores.Entry
+	Workloads []workloads.Entry
+	// Terminal reports whether w is a terminal, for the progress line.
+	Terminal func(w io.Writer) bool
+}
+
+// Default returns kurabe as shipped.
+func Default() *App {
+	return &App{Stores: stores.Builtin, Workloads: workloads.Builtin, Terminal: isTerminal}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Main runs kurabe and returns its exit status, printing any error as one
+// line on stderr.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := Default().Run(ctx, args, stdout, stderr)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	code := ExitFailed
+	if errors.As(err, &ee) {
+		code = ee.Code
+	}
+	if !errors.Is(err, errHelpShown) {
+		fmt.Fprintln(stderr, "kurabe: "+err.Error())
+	}
+	return code
+}
+
+var errHelpShown = errors.New("help shown")
+
+// Run runs one kurabe command.
+func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		a.usage(stderr)
+		return &ExitError{Code: ExitUsage, Err: errHelpShown}
+	}
+	switch args[0] {
+	case "run":
+		return a.run(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return a.version(stdout)
+	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[1] == "run" {
+			return a.run(ctx, []string{"-h"}, stdout, stdout)
+		}
+		a.usage(stdout)
+		return nil
+	}
+	return usageErr("unknown command %q; commands are: run, version, help", args[0])
+}
+
+func (a *App) usage(w io.Writer) {
+	var ws, ss []string
+	for _, e := range a.Workloads {
+		ws = append(ws, fmt.Sprintf("  %-8s %s", e.Name, e.New().Summary()))
+	}
+	for _, e := range a.Stores {
+		ss = append(ss, fmt.Sprintf("  %-8s %s\n           e.g. --store %s", e.Driver, e.Summary, e.Example))
+	}
+	fmt.Fprintf(w, `kurabe compares data stores under the same workload.
+
+Usage:
+  kurabe run [flags]      run a workload against one or more stores
+  kurabe version          print the version
+  kurabe help run         list every flag of run
+
+Without flags, kurabe run compares an append-only file and SQLite on the
+bbs workload (write, read-all, read-latest, mix) in a temporary directory.
+
+Workloads:
+%s
+
+Stores (--store DRIVER:[PATH][?OPTION=VALUE&...]; no path: a temporary one):
+%s
+`, strings.Join(ws, "\n"), strings.Join(ss, "\n"))
+}

@@ -1,0 +1,385 @@
+package cli
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kurabe/engine"
+	"kurabe/report"
+	"kurabe/result"
+	"kurabe/store"
+	"kurabe/stores"
+	"kurabe/workload"
+)
+
+// defaultStores is what kurabe run compares when given no --store.
+var defaultStores = []string{"file:", "sqlite:"}
+
+type runFlags struct {
+	stores   multiFlag
+	workload string
+	ops      string
+	clients  int
+	count    int64
+	duration time.Duration
+	warmup   time.Duration
+	think    string
+	seed     uint64
+	jsonOut  string
+	format   string
+	dir      string
+	keep     bool
+	quiet    bool
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	fs := flag.NewFlagSet("kurabe run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&f.stores, "store", "a store to compare, DRIVER:[PATH][?OPTION=VALUE&...]; repeat for more (default: "+strings.Join(defaultStores, " ")+")")
+	fs.StringVar(&f.workload, "workload", "bbs", "the workload to run")
+	fs.StringVar(&f.workload, "w", "bbs", "short for --workload")
+	fs.StringVar(&f.ops, "ops", "", "operations to measure, in order, comma-separated (default: the workload's own list)")
+	fs.IntVar(&f.clients, "c", 10, "concurrent clients, each with its own session")
+	fs.Int64Var(&f.count, "n", 2000, "operations per phase in total, spread exactly over the clients")
+	fs.DurationVar(&f.duration, "d", 0, "run each phase for this long instead of -n operations, e.g. 30s")
+	fs.DurationVar(&f.warmup, "warmup", 0, "run each phase this long before measuring; excluded from the figures")
+	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms) or a uniform range (5ms-20ms)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
+	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
+	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
+	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
+	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	defs := map[string]workload.Definition{}
+	for _, e := range a.Workloads {
+		d := e.New()
+		d.Flags(fs)
+		defs[e.Name] = d
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe help run")}
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q; stores are given with --store", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+
+	// Validate everything before touching any store.
+	def, ok := defs[f.workload]
+	if !ok {
+		return usageErr("unknown workload %q; choose from %s", f.workload, strings.Join(slices.Sorted(maps.Keys(defs)), ", "))
+	}
+	all, defOps := def.Ops()
+	ops := defOps
+	if f.ops != "" {
+		ops = nil
+		for _, o := range strings.Split(f.ops, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				ops = append(ops, o)
+			}
+		}
+		if len(ops) == 0 {
+			return usageErr("--ops is empty; choose from %s", strings.Join(all, ", "))
+		}
+	}
+	w, err := def.Build(ops)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	for i, t := range w.Tables() {
+		t.ID = i
+	}
+	cfg := engine.Config{Clients: f.clients, Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed}
+	if set["d"] {
+		if set["n"] {
+			return usageErr("give either -n or -d, not both")
+		}
+		cfg.Count = 0
+		if f.duration <= 0 {
+			return usageErr("-d %v: want a positive duration such as 30s", f.duration)
+		}
+	} else if f.count < 1 {
+		return usageErr("-n %d: want 1 or more operations", f.count)
+	}
+	if f.clients < 1 {
+		return usageErr("-c %d: want 1 or more clients", f.clients)
+	}
+	if f.warmup < 0 {
+		return usageErr("--warmup %v: want 0 or more", f.warmup)
+	}
+	if cfg.ThinkMin, cfg.ThinkMax, err = parseThink(f.think); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	render, ok := report.Formats[f.format]
+	if !ok {
+		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.FormatNames(), ", "))
+	}
+	if cfg.Seed == 0 {
+		var b [8]byte
+		crand.Read(b[:])
+		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
+	}
+	if f.jsonOut != "" {
+		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
+			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
+		}
+	}
+	specArgs := f.stores
+	if len(specArgs) == 0 {
+		specArgs = defaultStores
+	}
+	var specs []store.Spec
+	for _, s := range specArgs {
+		sp, err := store.ParseSpec(s)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		if a.driver(sp.Driver) == nil {
+			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		}
+		specs = append(specs, sp)
+	}
+
+	// The data directory for stores given without a path.
+	dir, kept := f.dir, f.keep || f.dir != ""
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
+		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+	}
+	if err := checkWritableDir(dir); err != nil {
+		return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+	}
+	if !kept {
+		defer os.RemoveAll(dir)
+	}
+
+	// Open every store before running any, so a bad option fails at once.
+	type opened struct {
+		spec  store.Spec
+		label string
+		st    store.Store
+	}
+	var sts []opened
+	defer func() {
+		for _, o := range sts {
+			o.st.Close()
+		}
+	}()
+	labels := labelStores(specs)
+	dirs := []string{dir}
+	for i, sp := range specs {
+		sdir := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return usageErr("cannot create %s: %v", sdir, err)
+		}
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		}
+		sts = append(sts, opened{sp, labels[i], st})
+		if sp.Target != "" && !strings.HasPrefix(sp.Target, "//") {
+			dirs = append(dirs, filepath.Dir(sp.Target))
+		}
+	}
+
+	doc := &result.Document{
+		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Run: result.RunConfig{
+			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Count: cfg.Count,
+			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think,
+			Dir: dir, DirKept: kept,
+		},
+		Env: result.CollectEnv(dirs...),
+	}
+
+	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
+	for _, o := range sts {
+		sr := result.Store{Label: o.label, Spec: o.spec.String()}
+		if ctx.Err() == nil {
+			sr.Phases, err = runStore(ctx, cfg, o.st, w, o.label, prog)
+			if err != nil {
+				sr.Error = err.Error()
+			}
+		}
+		sr.Info = o.st.Info(context.WithoutCancel(ctx))
+		doc.Stores = append(doc.Stores, sr)
+	}
+	doc.Finished = time.Now().UTC()
+	doc.Interrupted = ctx.Err() != nil
+
+	var jsonErr error
+	if f.jsonOut != "" {
+		jsonErr = result.WriteFile(f.jsonOut, doc)
+	}
+	if err := render(stdout, doc); err != nil {
+		return err
+	}
+	if jsonErr != nil {
+		return jsonErr
+	}
+	return outcome(doc)
+}
+
+// runStore sets up the workload's tables and runs each phase in turn.
+func runStore(ctx context.Context, cfg engine.Config, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, error) {
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		return nil, err
+	}
+	var phases []result.Phase
+	for i := range w.Phases() {
+		if ctx.Err() != nil {
+			break
+		}
+		c := cfg
+		c.Tick = prog.tick(label)
+		p, err := engine.RunPhase(ctx, c, st, w, i)
+		prog.clear()
+		if err != nil {
+			return phases, err
+		}
+		phases = append(phases, p)
+	}
+	return phases, nil
+}
+
+// outcome turns what the run found into an exit status.
+func outcome(d *result.Document) error {
+	lost, extra := d.Lost()
+	var failed []string
+	for _, s := range d.Stores {
+		if s.Error != "" {
+			failed = append(failed, s.Label)
+		}
+	}
+	switch {
+	case lost > 0 || extra > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", lost, extra)}
+	case d.Interrupted:
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
+	case len(failed) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
+	}
+	return nil
+}
+
+func (a *App) driver(name string) *stores.Entry {
+	for i := range a.Stores {
+		if a.Stores[i].Driver == name {
+			return &a.Stores[i]
+		}
+	}
+	return nil
+}
+
+func (a *App) driverNames() []string {
+	var out []string
+	for _, e := range a.Stores {
+		out = append(out, e.Driver)
+	}
+	return out
+}
+
+// labelStores names each store for the table: its driver, with its options
+// when several stores share a driver, and a number when even those agree.
+func labelStores(specs []store.Spec) []string {
+	count := map[string]int{}
+	for _, s := range specs {
+		count[s.Driver]++
+	}
+	labels := make([]string, len(specs))
+	seen := map[string]int{}
+	for i, s := range specs {
+		l := s.Driver
+		if count[s.Driver] > 1 && len(s.Options) > 0 {
+			l += "?" + s.Options.Encode()
+		}
+		seen[l]++
+		labels[i] = l
+	}
+	n := map[string]int{}
+	for i, l := range labels {
+		if seen[l] > 1 {
+			n[l]++
+			labels[i] = l + "#" + strconv.Itoa(n[l])
+		}
+	}
+	return labels
+}
+
+// parseThink reads "10ms" or "5ms-20ms".
+func parseThink(s string) (lo, hi time.Duration, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	lo, err = time.ParseDuration(a)
+	hi = lo
+	if err == nil && isRange {
+		hi, err = time.ParseDuration(b)
+	}
+	if err != nil || lo < 0 || hi < lo {
+		return 0, 0, fmt.Errorf("--think %q: want a duration such as 10ms, or a range such as 5ms-20ms", s)
+	}
+	return lo, hi, nil
+}
+
+func checkWritableDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".kurabe-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// redactArgs returns the command line with passwords in store specs hidden.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if prev := i > 0 && strings.TrimLeft(args[i-1], "-") == "store"; prev || strings.HasPrefix(strings.TrimLeft(a, "-"), "store=") {
+			name, val, hasEq := strings.Cut(a, "=")
+			if !prev && hasEq {
+				if sp, err := store.ParseSpec(val); err == nil {
+					out[i] = name + "=" + sp.String()
+				}
+			} else if sp, err := store.ParseSpec(a); err == nil {
+				out[i] = sp.String()
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kurabe/result"
+	"kurabe/store"
+	"kurabe/store/sqlite"
+	"kurabe/store/storefault"
+	"kurabe/stores"
+	"kurabe/workloads"
+)
+
+func testApp() *App {
+	return &App{Stores: stores.Builtin, Workloads: workloads.Builtin, Terminal: func(io.Writer) bool { return false }}
+}
+
+func runCLI(t *testing.T, app *App, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := app.Run(context.Background(), args, &out, &errb)
+	code = ExitOK
+	if err != nil {
+		code = ExitFailed
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		errb.WriteString("kurabe: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestRunComparesFileAndSQLite(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "-c", "4", "-n", "200", "--seed", "7", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"file ", "sqlite ", "write", "read-all", "read-latest", "mix", "seed 7", "4 clients", "journal_mode=delete"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Stores) != 2 || doc.Seed != 7 || doc.Interrupted {
+		t.Fatalf("doc: %d stores, seed %d, interrupted %v", len(doc.Stores), doc.Seed, doc.Interrupted)
+	}
+	for _, s := range doc.Stores {
+		if len(s.Phases) != 4 {
+			t.Fatalf("%s: %d phases", s.Label, len(s.Phases))
+		}
+		for _, p := range s.Phases {
+			if p.Ops+p.Errors != 200 {
+				t.Errorf("%s %s: %d ops + %d errors, want 200", s.Label, p.Op, p.Ops, p.Errors)
+			}
+			for _, v := range p.Verify {
+				if v.Lost != 0 || v.Extra != 0 || v.Acked == 0 {
+					t.Errorf("%s %s: verify %+v", s.Label, p.Op, v)
+				}
+			}
+		}
+		// The histogram in the document reproduces the summary.
+		l := s.Phases[0].Latency
+		if h := l.Histogram(); h.Count != l.Count || math.Abs(h.Quantile(0.99)/1e3-l.P99) > 0.002 {
+			t.Errorf("%s: histogram round trip: count %d/%d, p99 %f/%f", s.Label, h.Count, l.Count, h.Quantile(0.99)/1e3, l.P99)
+		}
+	}
+	if doc.Env.Cores == 0 || doc.Env.GoVersion == "" || doc.Stores[1].Info.Version == "" {
+		t.Errorf("environment or store version missing: %+v", doc.Env)
+	}
+	// The temporary data directory is gone.
+	if _, err := os.Stat(doc.Run.Dir); !os.IsNotExist(err) {
+		t.Errorf("data dir %s still exists", doc.Run.Dir)
+	}
+}
+
+func TestRunExactCountOverManyClients(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	_, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--ops", "write", "-n", "10001", "-c", "100", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Stores[0].Phases[0]
+	if p.Ops != 10001 || p.Verify[0].After != 10001 || len(p.ClientFinish) != 100 {
+		t.Fatalf("ops %d, stored %d, clients %d", p.Ops, p.Verify[0].After, len(p.ClientFinish))
+	}
+}
+
+func TestLostWritesFailTheRun(t *testing.T) {
+	app := testApp()
+	// A fault-injecting store: SQLite that acknowledges and drops 1 write in 100.
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "dropping",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			if err != nil {
+				return nil, err
+			}
+			return &storefault.DropWrites{Store: st, Every: 100}, nil
+		},
+	})
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, app, "run", "--store", "dropping:", "--store", "file:", "--ops", "write", "-n", "1000", "-c", "5", "--json", js)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFailed, errs)
+	}
+	if !strings.Contains(out, "LOST 10") || !strings.Contains(errs, "10 writes lost") {
+		t.Fatalf("LOST not reported:\n%s\n%s", out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost, _ := doc.Lost(); lost != 10 {
+		t.Fatalf("document records %d lost", lost)
+	}
+}
+
+func TestBadInputIsOneLineExit2(t *testing.T) {
+	ro := t.TempDir()
+	os.Chmod(ro, 0o500)
+	defer os.Chmod(ro, 0o700)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown driver", []string{"run", "--store", "oracle:"}, "unknown driver"},
+		{"spec without colon", []string{"run", "--store", "sqlite"}, "DRIVER:"},
+		{"bad store option", []string{"run", "--store", "sqlite:?journal_mode=fast"}, "journal_mode"},
+		{"unknown option", []string{"run", "--store", "file:?fsync=1"}, "unknown option"},
+		{"unknown workload", []string{"run", "-w", "tpcz"}, "unknown workload"},
+		{"unknown op", []string{"run", "--ops", "write,delete"}, "no operation"},
+		{"zero count", []string{"run", "-n", "0"}, "-n 0"},
+		{"n and d", []string{"run", "-n", "5", "-d", "1s"}, "either -n or -d"},
+		{"zero clients", []string{"run", "-c", "0"}, "-c 0"},
+		{"bad think", []string{"run", "--think", "soon"}, "--think"},
+		{"bad mix", []string{"run", "--mix", "write=x"}, "--mix"},
+		{"bad format", []string{"run", "--format", "pdf"}, "--format"},
+		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
+		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
+		{"unknown command", []string{"walk"}, "unknown command"},
+		{"unwritable dir", []string{"run", "--dir", filepath.Join(ro, "sub")}, "writable"},
+		{"unwritable json", []string{"run", "--json", filepath.Join(ro, "x.json")}, "writable"},
+	}
+	if os.Geteuid() == 0 {
+		cases = cases[:len(cases)-2] // root writes anywhere
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, testApp(), c.args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want 2; stderr %s", code, errs)
+			}
+			last := strings.TrimSpace(errs[strings.LastIndex(strings.TrimSuffix(errs, "\n"), "\n")+1:])
+			if !strings.Contains(last, c.want) || strings.Contains(errs, "goroutine") {
+				t.Fatalf("error line %q lacks %q", last, c.want)
+			}
+			if out != "" {
+				t.Fatalf("printed a table on bad input: %s", out)
+			}
+		})
+	}
+}
+
+func TestDirKeepsData(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	_, errs, code := runCLI(t, testApp(), "run", "--dir", dir, "--ops", "write", "-n", "50", "-c", "2")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "1-file", "posts.txt"))
+	if err != nil || bytes.Count(b, []byte("\n")) != 50 {
+		t.Fatalf("kept file store: %v, %d lines", err, bytes.Count(b, []byte("\n")))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2-sqlite", "kurabe.db")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStorePathAndMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	posts := filepath.Join(dir, "k", "posts.txt")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "file:"+posts, "--store", "sqlite:"+filepath.Join(dir, "k", "bbs.db")+"?journal_mode=wal",
+		"--ops", "write,read-latest", "-n", "30", "-c", "3", "--format", "markdown")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	if b, _ := os.ReadFile(posts); bytes.Count(b, []byte("\n")) != 30 {
+		t.Fatalf("%s holds %d lines, want 30", posts, bytes.Count(b, []byte("\n")))
+	}
+	if !strings.Contains(out, "| store | op | ops/s |") || !strings.Contains(out, "|---|---|---:|") || !strings.Contains(out, "journal_mode=wal") {
+		t.Fatalf("not a markdown table:\n%s", out)
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	got := strings.Join(redactArgs([]string{"run", "--store", "postgres://u:hunter2@db/app", "--store=mysql://root:pw@db/x", "-n", "5"}), " ")
+	if strings.Contains(got, "hunter2") || strings.Contains(got, ":pw@") {
+		t.Fatalf("password survived: %s", got)
+	}
+	if !strings.Contains(got, "postgres://u:xxxxx@db/app") {
+		t.Fatalf("spec mangled: %s", got)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	out, _, code := runCLI(t, testApp(), "help")
+	if code != 0 || !strings.Contains(out, "kurabe run") || !strings.Contains(out, "sqlite") {
+		t.Fatalf("help: %d %s", code, out)
+	}
+	out, _, code = runCLI(t, testApp(), "help", "run")
+	if code != 0 || !strings.Contains(out, "-store") || !strings.Contains(out, "-latest") {
+		t.Fatalf("help run: %d %s", code, out)
+	}
+	out, _, _ = runCLI(t, testApp(), "version")
+	if !strings.HasPrefix(out, "kurabe "+Version) {
+		t.Fatalf("version: %s", out)
+	}
+}
+
+// TestInterruptWritesResult runs the real binary, sends SIGINT mid-run and
+// checks that a valid result marked interrupted was written.
+func TestInterruptWritesResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kurabe")
+	build := exec.Command("go", "build", "-o", bin, "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	js := filepath.Join(dir, "out.json")
+	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kurabe did not stop within 20s of SIGINT")
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatalf("no valid result after SIGINT: %v", err)
+	}
+	if !doc.Interrupted || len(doc.Stores) != 1 || len(doc.Stores[0].Phases) != 1 || !doc.Stores[0].Phases[0].Interrupted {
+		t.Fatalf("result not marked interrupted: %+v", doc.Stores)
+	}
+	p := doc.Stores[0].Phases[0]
+	if p.Ops == 0 || p.Verify[0].Lost != 0 || p.Verify[0].Extra != 0 {
+		t.Fatalf("interrupted phase: ops %d verify %+v", p.Ops, p.Verify)
+	}
+	if !strings.Contains(out.String(), "INTERRUPTED") {
+		t.Fatalf("table does not say interrupted:\n%s", out.String())
+	}
+}
