@@ -104,9 +104,9 @@ func dur(us float64) string {
 	switch {
 	case us == 0:
 		return "0"
-	case us < 1000:
+	case us < 999.5:
 		return num(us) + "µs"
-	case us < 1_000_000:
+	case us < 999_500:
 		return num(us/1e3) + "ms"
 	}
 	return num(us/1e6) + "s"
@@ -117,11 +117,11 @@ func num(v float64) string {
 	switch {
 	case v == 0:
 		return "0"
-	case v >= 1000:
+	case v >= 999.5:
 		return group(strconv.FormatFloat(v, 'f', 0, 64))
-	case v >= 100:
+	case v >= 99.95:
 		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 10:
+	case v >= 9.995:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kurabe/hist"
+	"kurabe/result"
+	"kurabe/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// seeded builds a document from seeded random latencies: two stores, a
+// failed verification, an error class and an interrupted phase.
+func seeded() *result.Document {
+	rng := rand.New(rand.NewPCG(1, 1))
+	lat := func(scale float64) result.Latency {
+		r := hist.NewRecorder()
+		for range 5000 {
+			r.Record(int64(rng.ExpFloat64() * scale))
+		}
+		var s hist.Snapshot
+		r.AddTo(&s)
+		return result.Summarize(&s)
+	}
+	return &result.Document{
+		Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 42,
+		Run: result.RunConfig{Workload: "bbs", Ops: []string{"write", "read-latest"}, Clients: 4, Count: 5000,
+			Warmup: result.Duration(2 * time.Second), Params: map[string]string{"latest": "100"}, Dir: "/tmp/kurabe-x"},
+		Stores: []result.Store{
+			{Label: "file", Info: store.Info{Driver: "file", Target: "/tmp/kurabe-x/1-file", Options: map[string]string{"sync": "none"}},
+				Phases: []result.Phase{
+					{Op: "write", OpsPerSec: 152345.6, Latency: lat(3000), FinishRatio: 1.04, Verify: []result.Verify{{Table: "posts", Acked: 5000, After: 5000}}},
+					{Op: "read-latest", OpsPerSec: 48123, Latency: lat(40000), FinishRatio: 1.5},
+				}},
+			{Label: "sqlite", Info: store.Info{Driver: "sqlite", Version: "3.53.4", Target: "/tmp/kurabe-x/2-sqlite/kurabe.db", Options: map[string]string{"journal_mode": "wal"}},
+				Phases: []result.Phase{
+					{Op: "write", OpsPerSec: 950.25, Latency: lat(4e6), Errors: 3, FinishRatio: 7.25,
+						ErrorClasses: []result.ErrorClass{{Class: "busy", Count: 3, First: "database is locked"}},
+						Verify:       []result.Verify{{Table: "posts", Acked: 4997, Before: 0, After: 4990, Lost: 7}}},
+					{Op: "read-latest", Interrupted: true, OpsPerSec: 12000, Latency: lat(2e5), FinishRatio: 1.1},
+				}},
+		},
+		Interrupted: true,
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for name, render := range Formats {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := render(&b, seeded()); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", name+".golden")
+			if *update {
+				os.WriteFile(path, b.Bytes(), 0o644)
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./report -update to create it)", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Fatalf("%s output differs from %s:\n%s", name, path, b.String())
+			}
+		})
+	}
+}
+
+func TestDurAndNum(t *testing.T) {
+	cases := []struct {
+		us   float64
+		want string
+	}{
+		{0, "0"},
+		{0.93, "0.93µs"},
+		{12.345, "12.3µs"},
+		{298, "298µs"},
+		{1250, "1.25ms"},
+		{99_999, "100ms"},  // rounds up into the next digit, not "100.0"
+		{999_999, "1.00s"}, // and into the next unit
+		{1_180_000, "1.18s"},
+		{12_345_678, "12.3s"},
+	}
+	for _, c := range cases {
+		if got := dur(c.us); got != c.want {
+			t.Errorf("dur(%v) = %q, want %q", c.us, got, c.want)
+		}
+	}
+	if got := num(1234567.8); got != "1,234,568" {
+		t.Errorf("num = %q", got)
+	}
+}

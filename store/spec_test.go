@@ -1,0 +1,78 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSpec(t *testing.T) {
+	cases := []struct {
+		in             string
+		driver, target string
+		opts           string
+		err            string
+	}{
+		{in: "sqlite:", driver: "sqlite"},                                        // temporary database
+		{in: "file:/tmp/k/posts.txt", driver: "file", target: "/tmp/k/posts.txt"}, // plain path
+		{in: "sqlite:/tmp/k/bbs.db?journal_mode=wal&synchronous=normal", driver: "sqlite", target: "/tmp/k/bbs.db", opts: "journal_mode=wal&synchronous=normal"},
+		{in: "SQLite:?page_size=8192", driver: "sqlite", opts: "page_size=8192"},                              // driver case folded
+		{in: "postgres://u:pw@db:5432/app?connect=pool", driver: "postgres", target: "//u:pw@db:5432/app", opts: "connect=pool"}, // URL kept whole
+		{in: "sqlite", err: "DRIVER:"},                        // no colon
+		{in: ":x", err: "DRIVER:"},                            // no driver
+		{in: "sqlite:?a=1&a=2", err: "given 2 times"},         // repeated option
+		{in: "sqlite:?page_size=%zz", err: "bad options"},     // bad escape
+	}
+	for _, c := range cases {
+		sp, err := ParseSpec(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if sp.Driver != c.driver || sp.Target != c.target || sp.Options.Encode() != c.opts {
+			t.Errorf("%q = %q %q %q", c.in, sp.Driver, sp.Target, sp.Options.Encode())
+		}
+	}
+}
+
+func TestSpecStringHidesPassword(t *testing.T) {
+	sp, err := ParseSpec("postgres://kurabe:s3cret@127.0.0.1:5432/app?connect=pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sp.String(); strings.Contains(s, "s3cret") || !strings.Contains(s, "kurabe:xxxxx@127.0.0.1:5432/app") {
+		t.Fatalf("String() = %q", s)
+	}
+}
+
+func TestOptionsReportsUnknown(t *testing.T) {
+	sp, _ := ParseSpec("x:?good=1&typo=2")
+	o := NewOptions(sp)
+	if o.Get("good", "") != "1" || o.Get("other", "d") != "d" {
+		t.Fatal("Get")
+	}
+	err := o.Check()
+	if err == nil || !strings.Contains(err.Error(), `"typo"`) || !strings.Contains(err.Error(), "good, other") {
+		t.Fatalf("Check = %v", err)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&ClassError{Class: "busy", Err: ErrNotOwned}, "busy"},
+		{ErrNotOwned, "error"},
+	}
+	for _, c := range cases {
+		if got := Classify(c.err); got != c.want {
+			t.Errorf("Classify(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package bbs
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"kurabe/store"
+	"kurabe/store/sqlite"
+)
+
+func TestParseMix(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []int
+		err  string
+	}{
+		{in: "write=50,read-all=50", want: []int{50, 0, 50}[:0]}, // checked below by sum
+		{in: "write=20, read-latest=80", want: []int{20, 0, 80}},
+		{in: "write=1,write=2", want: []int{3, 0, 0}}, // repeated kinds add up
+		{in: "write=0", err: "add up to 0"},           // nothing to do
+		{in: "delete=5", err: "want KIND=WEIGHT"},     // unknown kind
+		{in: "write=-1", err: "want KIND=WEIGHT"},     // negative
+		{in: "write", err: "want KIND=WEIGHT"},        // no weight
+	}
+	for _, c := range cases {
+		got, err := parseMix(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if len(c.want) > 0 && (got[0] != c.want[0] || got[1] != c.want[1] || got[2] != c.want[2]) {
+			t.Errorf("%q = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func build(t *testing.T, args ...string) *bbs {
+	t.Helper()
+	d := New()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	d.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Build([]string{"write", "read-all", "read-latest", "mix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.(*bbs)
+}
+
+func TestClientOnRealStore(t *testing.T) {
+	// Posts written by the client read back as the newest N, with the text
+	// size asked for, on a real SQLite database.
+	w := build(t, "--latest", "25", "--text-size", "40", "--category", "news")
+	sp, _ := store.ParseSpec("sqlite:")
+	st, err := sqlite.Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := w.NewClient(s, rand.New(rand.NewPCG(1, 1)))
+	for range 60 {
+		if n, err := c.Do(ctx, kWrite); err != nil || n != int64(len("news")+40+16) {
+			t.Fatalf("write: %d bytes, %v", n, err)
+		}
+	}
+	var rows int
+	var last int64 = 1 << 62
+	if _, err := s.Scan(ctx, w.posts, store.Query{Desc: true, Limit: 25}, func(r store.Row) error {
+		rows++
+		if string(r[1].Text) != "news" || len(r[2].Text) != 40 || r[0].Int >= last || r[3].Int == 0 {
+			t.Fatalf("row %d: %q %d bytes, id %d after %d", rows, r[1].Text, len(r[2].Text), r[0].Int, last)
+		}
+		last = r[0].Int
+		return nil
+	}); err != nil || rows != 25 {
+		t.Fatalf("latest: %d rows, %v", rows, err)
+	}
+	nAll, err := c.Do(ctx, kReadAll)
+	nLatest, err2 := c.Do(ctx, kReadLatest)
+	if err != nil || err2 != nil || nAll != 60*(4+40+16) || nLatest != 25*(4+40+16) {
+		t.Fatalf("bytes read: all %d (%v), latest %d (%v)", nAll, err, nLatest, err2)
+	}
+}
+
+func TestDefaultPostIsTheFormPost(t *testing.T) {
+	w := build(t)
+	c := w.NewClient(nil, rand.New(rand.NewPCG(1, 1))).(*client)
+	if string(c.row[1].Text) != "test" || string(c.row[2].Text) != "hogehoge" {
+		t.Fatalf("default post %q/%q, want test/hogehoge", c.row[1].Text, c.row[2].Text)
+	}
+}
+
+func TestBuildRejects(t *testing.T) {
+	cases := []struct {
+		args []string
+		ops  []string
+		want string
+	}{
+		{nil, []string{"delete"}, "no operation"},
+		{[]string{"--latest", "0"}, []string{"read-latest"}, "--latest"},
+		{[]string{"--text-size", "-1"}, []string{"write"}, "--text-size"},
+	}
+	for _, c := range cases {
+		d := New()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		d.Flags(fs)
+		fs.Parse(c.args)
+		if _, err := d.Build(c.ops); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v: err = %v, want %q", c.args, c.ops, err, c.want)
+		}
+	}
+}
+
+// BenchmarkReadLatest is read-latest(100) through the workload's client on
+// a real SQLite database in WAL mode: the client adds no allocation of its
+// own (what allocations show come from the driver's file checks).
+func BenchmarkReadLatest(b *testing.B) {
+	d := New()
+	wl, _ := d.Build([]string{"write", "read-latest"})
+	w := wl.(*bbs)
+	sp, _ := store.ParseSpec("sqlite:?journal_mode=wal&synchronous=off")
+	st, _ := sqlite.Open(context.Background(), sp, store.Env{Dir: b.TempDir()})
+	ctx := context.Background()
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		b.Fatal(err)
+	}
+	s, _ := st.Open(ctx)
+	defer s.Close()
+	c := w.NewClient(s, rand.New(rand.NewPCG(1, 1)))
+	for range 200 {
+		c.Do(ctx, kWrite)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Do(ctx, kReadLatest)
+	}
+}
