@@ -12,15 +12,15 @@ func TestParseSpec(t *testing.T) {
 		opts           string
 		err            string
 	}{
-		{in: "sqlite:", driver: "sqlite"},                                        // temporary database
+		{in: "sqlite:", driver: "sqlite"},                                         // temporary database
 		{in: "file:/tmp/k/posts.txt", driver: "file", target: "/tmp/k/posts.txt"}, // plain path
 		{in: "sqlite:/tmp/k/bbs.db?journal_mode=wal&synchronous=normal", driver: "sqlite", target: "/tmp/k/bbs.db", opts: "journal_mode=wal&synchronous=normal"},
-		{in: "SQLite:?page_size=8192", driver: "sqlite", opts: "page_size=8192"},                              // driver case folded
+		{in: "SQLite:?page_size=8192", driver: "sqlite", opts: "page_size=8192"},                                                 // driver case folded
 		{in: "postgres://u:pw@db:5432/app?connect=pool", driver: "postgres", target: "//u:pw@db:5432/app", opts: "connect=pool"}, // URL kept whole
-		{in: "sqlite", err: "DRIVER:"},                        // no colon
-		{in: ":x", err: "DRIVER:"},                            // no driver
-		{in: "sqlite:?a=1&a=2", err: "given 2 times"},         // repeated option
-		{in: "sqlite:?page_size=%zz", err: "bad options"},     // bad escape
+		{in: "sqlite", err: "DRIVER:"},                    // no colon
+		{in: ":x", err: "DRIVER:"},                        // no driver
+		{in: "sqlite:?a=1&a=2", err: "given 2 times"},     // repeated option
+		{in: "sqlite:?page_size=%zz", err: "bad options"}, // bad escape
 	}
 	for _, c := range cases {
 		sp, err := ParseSpec(c.in)
