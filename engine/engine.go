@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,7 @@ type worker struct {
 	openTime time.Duration
 	thinkMin time.Duration
 	thinkMax time.Duration
+	yield    bool // more clients than processors: yield between operations
 }
 
 type kindStats struct {
@@ -174,8 +176,17 @@ func (w *worker) fail(k int, err error, measure bool) {
 	ks.classes = append(ks.classes, result.ErrorClass{Class: class, Count: 1, First: err.Error()})
 }
 
+// think waits between operations. Without think time it still yields the
+// processor when there are more clients than processors: Go's scheduler
+// would otherwise let one client run many operations back to back until it
+// is preempted mid-operation, and the client's wait for kurabe's own CPU
+// would show up as store latency. Yielding between operations makes clients
+// take turns at operation boundaries, as separate processes would.
 func (w *worker) think() {
 	if w.thinkMax <= 0 {
+		if w.yield {
+			runtime.Gosched()
+		}
 		return
 	}
 	d := w.thinkMin
@@ -227,6 +238,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		wk := newWorker(len(kinds), ph.Weights)
 		wk.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(phase)<<32|uint64(i)))
 		wk.thinkMin, wk.thinkMax = cfg.ThinkMin, cfg.ThinkMax
+		wk.yield = cfg.Clients > runtime.GOMAXPROCS(0)
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
