@@ -287,3 +287,13 @@ func TestInterruptWritesResult(t *testing.T) {
 		t.Fatalf("table does not say interrupted:\n%s", out.String())
 	}
 }
+
+func TestReadOnlyRunOnEmptyTableSaysSo(t *testing.T) {
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--ops", "read-latest", "-n", "10", "-c", "1")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	if !strings.Contains(out, "read nothing") || !strings.Contains(out, "--ops write,read-latest") {
+		t.Fatalf("no hint about the empty table:\n%s", out)
+	}
+}

@@ -236,6 +236,9 @@ func Notes(d *result.Document) []string {
 			if p.Interrupted {
 				out = append(out, fmt.Sprintf("%s %s*: interrupted", s.Label, p.Op))
 			}
+			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
+				out = append(out, fmt.Sprintf("%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", s.Label, p.Op, p.Op))
+			}
 		}
 	}
 	return out
