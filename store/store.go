@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind is a column's type.
@@ -111,6 +112,15 @@ func InsertBatch(ctx context.Context, s Session, t *Table, rows []Row) error {
 		}
 	}
 	return nil
+}
+
+// ConnectTimer is implemented by sessions that open a new connection for
+// every operation (connect=per-op). The engine reads it after each
+// operation and reports the operation's latency both with and without the
+// connection, like pgbench's tps with and without connection time.
+type ConnectTimer interface {
+	// ConnectTime is the time the last operation spent connecting.
+	ConnectTime() time.Duration
 }
 
 // Truncater is implemented by stores that empty a table faster than
