@@ -84,7 +84,10 @@ type worker struct {
 	total    uint64
 	only     int // the kind when the phase has one, else -1
 	rec      []*hist.Recorder
-	warm     *hist.Recorder // warm-up latencies, for the series only
+	warm     *hist.Recorder     // warm-up latencies, for the series only
+	ct       store.ConnectTimer // set when the session connects per operation
+	connRec  *hist.Recorder     // time spent connecting, per operation
+	exclRec  *hist.Recorder     // latency without the connection
 	errs     atomic.Int64
 	kinds    []kindStats
 	warmOps  int64
@@ -150,6 +153,11 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	if measure {
 		w.rec[k].Record(int64(t1 - t0))
 		ks.bytes += n
+		if w.ct != nil {
+			c := w.ct.ConnectTime()
+			w.connRec.Record(int64(c))
+			w.exclRec.Record(int64(t1 - t0 - c))
+		}
 	} else {
 		w.warm.Record(int64(t1 - t0))
 		w.warmOps++
@@ -252,6 +260,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			}
 			sessions[i] = s
 			wk.client = w.NewClient(s, wk.rng)
+			if ct, ok := s.(store.ConnectTimer); ok {
+				wk.ct, wk.connRec, wk.exclRec = ct, hist.NewRecorder(), hist.NewRecorder()
+			}
 		}()
 	}
 	wg.Wait()
@@ -341,6 +352,20 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	res.Latency = result.Summarize(&all)
 	if res.Elapsed > 0 {
 		res.OpsPerSec = float64(res.Ops) / res.Elapsed
+	}
+	if workers[0].ct != nil {
+		var conn, excl hist.Snapshot
+		for _, wk := range workers {
+			wk.connRec.AddTo(&conn)
+			wk.exclRec.AddTo(&excl)
+		}
+		c, e := result.Summarize(&conn), result.Summarize(&excl)
+		res.Connect, res.LatencyExclConnect = &c, &e
+		// As pgbench does: the clients' time spent connecting, shared
+		// out over the clients, is taken off the elapsed time.
+		if busy := res.Elapsed - float64(conn.Sum)/1e9/float64(cfg.Clients); busy > 0 {
+			res.OpsPerSecExclConnect = float64(res.Ops) / busy
+		}
 	}
 	first, last := time.Duration(0), time.Duration(0)
 	for i, wk := range workers {

@@ -248,3 +248,28 @@ func BenchmarkMeasure(b *testing.B) {
 		})
 	}
 }
+
+func TestPerOpConnectReportedApart(t *testing.T) {
+	// SQLite with connect=per-op opens the database for every operation:
+	// the phase reports connect time, latency without it, and a higher
+	// ops/s without it.
+	st := openStore(t, "sqlite:?connect=per-op&journal_mode=wal&synchronous=off")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 2, Count: 300, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Connect == nil || res.LatencyExclConnect == nil || res.Connect.Count != 300 {
+		t.Fatalf("connect figures missing: %+v", res.Connect)
+	}
+	if res.LatencyExclConnect.Mean >= res.Latency.Mean || res.Connect.Mean <= 0 {
+		t.Fatalf("mean with connect %.1fµs, without %.1fµs, connect %.1fµs", res.Latency.Mean, res.LatencyExclConnect.Mean, res.Connect.Mean)
+	}
+	if res.OpsPerSecExclConnect <= res.OpsPerSec {
+		t.Fatalf("ops/s without connect %.0f not above %.0f", res.OpsPerSecExclConnect, res.OpsPerSec)
+	}
+	if res.Verify[0].Lost != 0 || res.Verify[0].After != 300 {
+		t.Fatalf("verify %+v", res.Verify[0])
+	}
+}

@@ -236,6 +236,10 @@ func Notes(d *result.Document) []string {
 			if p.Interrupted {
 				out = append(out, fmt.Sprintf("%s %s*: interrupted", s.Label, p.Op))
 			}
+			if p.Connect != nil && p.LatencyExclConnect != nil {
+				out = append(out, fmt.Sprintf("%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it",
+					s.Label, p.Op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
+			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
 				out = append(out, fmt.Sprintf("%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", s.Label, p.Op, p.Op))
 			}

@@ -78,9 +78,15 @@ type Phase struct {
 	ClientFinish []float64 `json:"client_finish_s"`
 	FinishRatio  float64   `json:"finish_ratio"`
 	SessionOpen  Latency   `json:"session_open"` // time to open each client's session
-	WarmupOps    int64     `json:"warmup_ops,omitempty"`
-	Series       []Second  `json:"series"`
-	Verify       []Verify  `json:"verify,omitempty"`
+	// With a connection per operation (connect=per-op): the time spent
+	// connecting, the latency without it, and ops/s without it, like
+	// pgbench's tps "without initial connection time".
+	Connect              *Latency `json:"connect,omitempty"`
+	LatencyExclConnect   *Latency `json:"latency_excl_connect,omitempty"`
+	OpsPerSecExclConnect float64  `json:"ops_per_s_excl_connect,omitempty"`
+	WarmupOps            int64    `json:"warmup_ops,omitempty"`
+	Series               []Second `json:"series"`
+	Verify               []Verify `json:"verify,omitempty"`
 }
 
 // Kind is the share of one kind of operation in a phase (several in a mix).

@@ -3,6 +3,10 @@
 // query). Each session owns its own connection and prepared statements, as
 // separate processes of a web application would.
 //
+// connect=per-op opens the database for every operation, as a PHP page
+// without persistent connections does; the time spent opening is reported
+// apart.
+//
 // Options are SQLite's own pragmas, given as DSN query parameters and read
 // back after they are applied: page_size, journal_mode, synchronous,
 // cache_size, busy_timeout. busy_timeout defaults to 5000 ms so concurrent
@@ -21,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -33,6 +38,7 @@ const prefix = "kurabe_"
 type Store struct {
 	path   string
 	pragma []pragma // applied in order on every connection
+	perOp  bool     // connect=per-op: open the database for every operation
 }
 
 type pragma struct {
@@ -96,6 +102,13 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			return nil, &store.OptionError{Driver: "sqlite", Name: k.name, Value: v, Want: k.want}
 		}
 		s.pragma = append(s.pragma, pragma{k.name, strings.ToLower(v), k.perDB})
+	}
+	switch c := o.Get("connect", "session"); c {
+	case "session":
+	case "per-op":
+		s.perOp = true
+	default:
+		return nil, &store.OptionError{Driver: "sqlite", Name: "connect", Value: c, Want: "session (one connection per client) or per-op (open the database for every operation, as a PHP page does)"}
 	}
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -254,6 +267,10 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	if v, ok := info.Options["synchronous"]; ok {
 		info.Options["synchronous"] = map[string]string{"0": "off", "1": "normal", "2": "full", "3": "extra"}[v]
 	}
+	info.Options["connect"] = "session"
+	if s.perOp {
+		info.Options["connect"] = "per-op"
+	}
 	info.Facts = map[string]string{"driver": "github.com/ncruces/go-sqlite3 (no cgo)"}
 	return info
 }
@@ -261,14 +278,53 @@ func (s *Store) Info(ctx context.Context) store.Info {
 // Close has nothing to release: connections belong to sessions.
 func (s *Store) Close() error { return nil }
 
-// Open returns a session with its own connection.
+// Open returns a session with its own connection, or, with connect=per-op,
+// one that opens the database for every operation.
 func (s *Store) Open(ctx context.Context) (store.Session, error) {
+	if s.perOp {
+		return &perOpSession{st: s}, nil
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		return nil, err
 	}
 	return &session{c: c}, nil
 }
+
+// perOpSession opens a connection, prepares, runs one operation and closes
+// again, every time: the "no persistent connection" case.
+type perOpSession struct {
+	st      *Store
+	connect time.Duration
+}
+
+func (p *perOpSession) with(fn func(s *session) error) error {
+	t0 := time.Now()
+	c, err := p.st.conn(false)
+	p.connect = time.Since(t0)
+	if err != nil {
+		return &store.ClassError{Class: "connect", Err: err}
+	}
+	s := &session{c: c}
+	err = fn(s)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (p *perOpSession) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	return p.with(func(s *session) error { return s.Insert(ctx, t, row) })
+}
+
+func (p *perOpSession) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (n int, err error) {
+	err = p.with(func(s *session) error { n, err = s.Scan(ctx, t, q, fn); return err })
+	return n, err
+}
+
+func (p *perOpSession) ConnectTime() time.Duration { return p.connect }
+
+func (p *perOpSession) Close() error { return nil }
 
 type stmts struct {
 	insert *sqlite3.Stmt

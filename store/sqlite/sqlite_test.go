@@ -28,7 +28,7 @@ func open(t *testing.T, spec string) store.Store {
 }
 
 func TestConformance(t *testing.T) {
-	for _, spec := range []string{"sqlite:", "sqlite:?journal_mode=wal&synchronous=normal", "sqlite:?page_size=1024&cache_size=-512"} {
+	for _, spec := range []string{"sqlite:", "sqlite:?journal_mode=wal&synchronous=normal", "sqlite:?page_size=1024&cache_size=-512", "sqlite:?connect=per-op"} {
 		t.Run(spec, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) store.Store { return open(t, spec) })
 		})
