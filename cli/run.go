@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,7 @@ var defaultStores = []string{"file:", "sqlite:"}
 
 type runFlags struct {
 	stores   multiFlag
+	vary     multiFlag
 	workload string
 	ops      string
 	clients  int
@@ -54,6 +56,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("kurabe run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var(&f.stores, "store", "a store to compare, DRIVER:[PATH][?OPTION=VALUE&...]; repeat for more (default: "+strings.Join(defaultStores, " ")+")")
+	fs.Var(&f.vary, "vary", "run every store once per value of a store or server option, NAME=V1,V2,...; repeat to vary several (every combination runs)")
 	fs.StringVar(&f.workload, "workload", "bbs", "the workload to run")
 	fs.StringVar(&f.workload, "w", "bbs", "short for --workload")
 	fs.StringVar(&f.ops, "ops", "", "operations to measure, in order, comma-separated (default: the workload's own list)")
@@ -165,6 +168,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		specs = append(specs, sp)
 	}
+	axes, err := parseVary(f.vary)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	specs, variants := expand(specs, axes)
 
 	// The data directory for stores given without a path.
 	dir, kept := f.dir, f.keep || f.dir != ""
@@ -174,6 +182,10 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
 		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+	} else {
+		// Managed servers run as an unprivileged user when kurabe is root;
+		// they must be able to enter the directory.
+		os.Chmod(dir, 0o755)
 	}
 	if err := checkWritableDir(dir); err != nil {
 		return usageErr("--dir %s: %v; choose a writable directory", dir, err)
@@ -184,14 +196,18 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	// Open every store before running any, so a bad option fails at once.
 	type opened struct {
-		spec  store.Spec
-		label string
-		st    store.Store
+		spec    store.Spec
+		label   string
+		variant []result.Setting
+		st      store.Store
+		closed  bool
 	}
-	var sts []opened
+	var sts []*opened
 	defer func() {
 		for _, o := range sts {
-			o.st.Close()
+			if !o.closed {
+				o.st.Close()
+			}
 		}
 	}()
 	labels := labelStores(specs)
@@ -205,7 +221,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
-		sts = append(sts, opened{sp, labels[i], st})
+		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
 		if sp.Target != "" && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
@@ -216,14 +232,16 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think,
-			Dir: dir, DirKept: kept,
+			Dir: dir, DirKept: kept, Vary: axes,
 		},
 		Env: result.CollectEnv(dirs...),
 	}
 
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
+	// Stores run one after another, each closed (a managed server
+	// stopped) before the next starts, so they never compete.
 	for _, o := range sts {
-		sr := result.Store{Label: o.label, Spec: o.spec.String()}
+		sr := result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant}
 		if ctx.Err() == nil {
 			sr.Phases, err = runStore(ctx, cfg, o.st, w, o.label, prog)
 			if err != nil {
@@ -231,6 +249,10 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		}
 		sr.Info = o.st.Info(context.WithoutCancel(ctx))
+		if err := o.st.Close(); err != nil && sr.Error == "" {
+			sr.Error = "closing: " + err.Error()
+		}
+		o.closed = true
 		doc.Stores = append(doc.Stores, sr)
 	}
 	doc.Finished = time.Now().UTC()
@@ -306,6 +328,63 @@ func (a *App) driverNames() []string {
 		out = append(out, e.Driver)
 	}
 	return out
+}
+
+// parseVary reads --vary NAME=V1,V2,... flags.
+func parseVary(flags []string) ([]result.Axis, error) {
+	var axes []result.Axis
+	for _, f := range flags {
+		name, vals, ok := strings.Cut(f, "=")
+		name = strings.TrimSpace(name)
+		var values []string
+		for _, v := range strings.Split(vals, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				values = append(values, v)
+			}
+		}
+		if !ok || name == "" || len(values) == 0 {
+			return nil, fmt.Errorf("--vary %q: want NAME=V1,V2,..., e.g. --vary journal_mode=delete,wal", f)
+		}
+		for _, a := range axes {
+			if a.Name == name {
+				return nil, fmt.Errorf("--vary %s given twice; list all its values in one flag", name)
+			}
+		}
+		axes = append(axes, result.Axis{Name: name, Values: values})
+	}
+	return axes, nil
+}
+
+// expand turns each store into one store per combination of the varied
+// options, in the order given, the last option varying fastest.
+func expand(specs []store.Spec, axes []result.Axis) ([]store.Spec, [][]result.Setting) {
+	combos := [][]result.Setting{nil}
+	for _, a := range axes {
+		var next [][]result.Setting
+		for _, c := range combos {
+			for _, v := range a.Values {
+				next = append(next, append(slices.Clone(c), result.Setting{Name: a.Name, Value: v}))
+			}
+		}
+		combos = next
+	}
+	var out []store.Spec
+	var variants [][]result.Setting
+	for _, sp := range specs {
+		for _, c := range combos {
+			v := sp
+			v.Options = url.Values{}
+			for k, vals := range sp.Options {
+				v.Options[k] = slices.Clone(vals)
+			}
+			for _, set := range c {
+				v.Options.Set(set.Name, set.Value)
+			}
+			out = append(out, v)
+			variants = append(variants, c)
+		}
+	}
+	return out, variants
 }
 
 // labelStores names each store for the table: its driver, with its options

@@ -297,3 +297,33 @@ func TestReadOnlyRunOnEmptyTableSaysSo(t *testing.T) {
 		t.Fatalf("no hint about the empty table:\n%s", out)
 	}
 }
+
+func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "page_size=1024,8192", "--vary", "journal_mode=delete,wal",
+		"--ops", "write", "-n", "40", "-c", "2", "--json", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Stores) != 4 || len(doc.Run.Vary) != 2 {
+		t.Fatalf("%d stores, %d axes", len(doc.Stores), len(doc.Run.Vary))
+	}
+	want := [][2]string{{"1024", "delete"}, {"1024", "wal"}, {"8192", "delete"}, {"8192", "wal"}}
+	for i, s := range doc.Stores {
+		if s.Info.Options["page_size"] != want[i][0] || s.Info.Options["journal_mode"] != want[i][1] {
+			t.Errorf("variant %d %v read back page_size=%s journal_mode=%s", i, s.Variant, s.Info.Options["page_size"], s.Info.Options["journal_mode"])
+		}
+	}
+	if !strings.Contains(out, "page_size (read back)") || strings.Contains(out, "≠") {
+		t.Fatalf("matrix table wrong:\n%s", out)
+	}
+	for _, bad := range []string{"page_size", "page_size=", "=1,2"} {
+		if _, _, code := runCLI(t, testApp(), "run", "--vary", bad); code != ExitUsage {
+			t.Errorf("--vary %q: exit %d", bad, code)
+		}
+	}
+}

@@ -147,6 +147,9 @@ func group(s string) string {
 
 // table builds the header and rows: one row per store and operation.
 func table(d *result.Document) (row, []row, []bool) {
+	if len(d.Run.Vary) > 0 {
+		return matrix(d)
+	}
 	header := row{"store", "op", "ops/s"}
 	type pr struct {
 		s result.Store

@@ -97,3 +97,29 @@ func TestDurAndNum(t *testing.T) {
 		t.Errorf("num = %q", got)
 	}
 }
+
+func TestMatrixMarksSettingsThatDidNotApply(t *testing.T) {
+	d := &result.Document{Run: result.RunConfig{Ops: []string{"write"}, Vary: []result.Axis{{Name: "innodb_page_size", Values: []string{"4k", "16k"}}}},
+		Stores: []result.Store{
+			{Label: "a", Variant: []result.Setting{{Name: "innodb_page_size", Value: "4k"}}, Info: store.Info{Driver: "mariadb", Options: map[string]string{"innodb_page_size": "4096"}},
+				Phases: []result.Phase{{Op: "write", OpsPerSec: 100}}},
+			{Label: "b", Variant: []result.Setting{{Name: "innodb_page_size", Value: "16k"}}, Info: store.Info{Driver: "mariadb", Options: map[string]string{"innodb_page_size": "4096"}},
+				Phases: []result.Phase{{Op: "write", OpsPerSec: 90}}},
+		}}
+	_, rows, _ := table(d)
+	if rows[0][3] != "4096" || rows[1][3] != "≠ 4096" {
+		t.Fatalf("read-back cells %q and %q", rows[0][3], rows[1][3])
+	}
+	cases := []struct {
+		asked, got string
+		same       bool
+	}{
+		{"4k", "4096", true}, {"ON", "1", true}, {"wal", "WAL", true}, {"128M", "134217728", true},
+		{"16k", "4096", false}, {"off", "1", false},
+	}
+	for _, c := range cases {
+		if sameSetting(c.asked, c.got) != c.same {
+			t.Errorf("sameSetting(%q, %q) != %v", c.asked, c.got, c.same)
+		}
+	}
+}

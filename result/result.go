@@ -47,15 +47,29 @@ type RunConfig struct {
 	Think    string            `json:"think,omitempty"`    // delay between a client's operations
 	Dir      string            `json:"data_dir"`           // where stores without a path lived
 	DirKept  bool              `json:"data_dir_kept"`      // false: removed after the run
+	Vary     []Axis            `json:"vary,omitempty"`     // options varied over every store
+}
+
+// Axis is one varied option and its values (--vary NAME=V1,V2).
+type Axis struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+// Setting is one option's value in a variant.
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Store is one store's results.
 type Store struct {
-	Label  string     `json:"label"`
-	Spec   string     `json:"spec"` // as given, credentials removed
-	Info   store.Info `json:"info"`
-	Phases []Phase    `json:"phases"`
-	Error  string     `json:"error,omitempty"` // why the store could not run
+	Label   string     `json:"label"`
+	Spec    string     `json:"spec"`              // as given, credentials removed
+	Variant []Setting  `json:"variant,omitempty"` // the varied options' values for this store
+	Info    store.Info `json:"info"`
+	Phases  []Phase    `json:"phases"`
+	Error   string     `json:"error,omitempty"` // why the store could not run
 }
 
 // Phase is one measured operation (or mix) on one store.

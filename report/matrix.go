@@ -1,0 +1,112 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"kurabe/result"
+)
+
+// matrix builds the table of a run with --vary, in the shape of a tuning
+// study: one row per store variant, the requested settings, ops/s per
+// operation, then each varied setting as the store reported it back. A
+// read-back value that differs from the request is marked with "≠", so a
+// setting that silently did not apply is visible.
+func matrix(d *result.Document) (row, []row, []bool) {
+	header := row{"store"}
+	numeric := []bool{false}
+	for _, a := range d.Run.Vary {
+		header = append(header, a.Name)
+		numeric = append(numeric, false)
+	}
+	for _, op := range d.Run.Ops {
+		header = append(header, op+" ops/s")
+		numeric = append(numeric, true)
+	}
+	for _, a := range d.Run.Vary {
+		header = append(header, a.Name+" (read back)")
+		numeric = append(numeric, false)
+	}
+	header = append(header, "errors", "lost")
+	numeric = append(numeric, true, true)
+
+	var rows []row
+	for _, s := range d.Stores {
+		r := row{s.Info.Driver}
+		if r[0] == "" {
+			r[0] = s.Label
+		}
+		asked := map[string]string{}
+		for _, v := range s.Variant {
+			asked[v.Name] = v.Value
+		}
+		for _, a := range d.Run.Vary {
+			r = append(r, asked[a.Name])
+		}
+		var errs int64
+		lost := "0"
+		for _, op := range d.Run.Ops {
+			cell := "-"
+			if s.Error != "" {
+				cell = "FAILED"
+			}
+			for _, p := range s.Phases {
+				if p.Op == op {
+					cell = num(p.OpsPerSec)
+					if p.Interrupted {
+						cell += "*"
+					}
+					errs += p.Errors
+					if l := lostCell(p); l != "0" && l != "-" {
+						lost = l
+					}
+				}
+			}
+			r = append(r, cell)
+		}
+		for _, a := range d.Run.Vary {
+			got, ok := s.Info.Options[a.Name]
+			switch {
+			case !ok:
+				got = "?"
+			case !sameSetting(asked[a.Name], got):
+				got = "≠ " + got
+			}
+			r = append(r, got)
+		}
+		r = append(r, strconv.FormatInt(errs, 10), lost)
+		rows = append(rows, r)
+	}
+	return header, rows, numeric
+}
+
+// sameSetting compares a requested setting with the value a store reports,
+// allowing for the spellings servers use: 4k and 4096, ON and 1, wal and WAL.
+func sameSetting(asked, got string) bool {
+	a, g := normSetting(asked), normSetting(got)
+	return a == g
+}
+
+func normSetting(v string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "on", "yes", "true":
+		return "1"
+	case "off", "no", "false":
+		return "0"
+	}
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "kb"), strings.HasSuffix(v, "k"):
+		mult = 1 << 10
+	case strings.HasSuffix(v, "mb"), strings.HasSuffix(v, "m"):
+		mult = 1 << 20
+	case strings.HasSuffix(v, "gb"), strings.HasSuffix(v, "g"):
+		mult = 1 << 30
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(v, "kmgb"), 10, 64)
+	if err != nil {
+		return v
+	}
+	return strconv.FormatInt(n*mult, 10)
+}
