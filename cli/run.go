@@ -44,6 +44,7 @@ type runFlags struct {
 	dir      string
 	keep     bool
 	quiet    bool
+	repeat   int
 }
 
 type multiFlag []string
@@ -71,6 +72,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
 		d := e.New()
@@ -132,6 +134,9 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if f.clients < 1 {
 		return usageErr("-c %d: want 1 or more clients", f.clients)
+	}
+	if f.repeat < 1 {
+		return usageErr("--repeat %d: want 1 or more", f.repeat)
 	}
 	if f.warmup < 0 {
 		return usageErr("--warmup %v: want 0 or more", f.warmup)
@@ -232,28 +237,51 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think,
-			Dir: dir, DirKept: kept, Vary: axes,
+			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat,
 		},
 		Env: result.CollectEnv(dirs...),
 	}
 
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
 	// Stores run one after another, each closed (a managed server
-	// stopped) before the next starts, so they never compete.
+	// stopped) before the next starts, so they never compete. With
+	// --repeat, the whole comparison runs again, stores taking turns, each
+	// repeat on a freshly opened store.
 	for _, o := range sts {
-		sr := result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant}
-		if ctx.Err() == nil {
-			sr.Phases, err = runStore(ctx, cfg, o.st, w, o.label, prog)
+		doc.Stores = append(doc.Stores, result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant})
+	}
+	for rep := 0; rep < f.repeat && ctx.Err() == nil; rep++ {
+		for i, o := range sts {
+			sr := &doc.Stores[i]
+			if ctx.Err() != nil || sr.Error != "" {
+				continue
+			}
+			if rep > 0 {
+				sdir := filepath.Join(dir, fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver))
+				if err := os.MkdirAll(sdir, 0o755); err != nil {
+					sr.Error = err.Error()
+					continue
+				}
+				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir}); err != nil {
+					sr.Error = err.Error()
+					continue
+				}
+				o.closed = false
+			}
+			phases, err := runStore(ctx, cfg, o.st, w, o.label, prog)
+			for j := range phases {
+				phases[j].Repeat = rep
+			}
+			sr.Phases = append(sr.Phases, phases...)
 			if err != nil {
 				sr.Error = err.Error()
 			}
+			sr.Info = o.st.Info(context.WithoutCancel(ctx))
+			if err := o.st.Close(); err != nil && sr.Error == "" {
+				sr.Error = "closing: " + err.Error()
+			}
+			o.closed = true
 		}
-		sr.Info = o.st.Info(context.WithoutCancel(ctx))
-		if err := o.st.Close(); err != nil && sr.Error == "" {
-			sr.Error = "closing: " + err.Error()
-		}
-		o.closed = true
-		doc.Stores = append(doc.Stores, sr)
 	}
 	doc.Finished = time.Now().UTC()
 	doc.Interrupted = ctx.Err() != nil

@@ -327,3 +327,32 @@ func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeatKeepsEachRun(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	_, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--store", "sqlite:", "--ops", "write,read-latest", "--repeat", "3", "-n", "60", "-c", "2", "--json", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Run.Repeat != 3 || len(doc.Stores) != 2 {
+		t.Fatalf("repeat %d, %d stores", doc.Run.Repeat, len(doc.Stores))
+	}
+	for _, s := range doc.Stores {
+		if len(s.Phases) != 6 {
+			t.Fatalf("%s: %d phases, want 2 ops x 3 repeats", s.Label, len(s.Phases))
+		}
+		for i, p := range s.Phases {
+			if p.Repeat != i/2 || p.Ops != 60 {
+				t.Errorf("%s phase %d: repeat %d, ops %d", s.Label, i, p.Repeat, p.Ops)
+			}
+			// Each repeat starts from an empty table.
+			if p.Op == "write" && (p.Verify[0].Before != 0 || p.Verify[0].After != 60) {
+				t.Errorf("%s repeat %d: before %d after %d", s.Label, p.Repeat, p.Verify[0].Before, p.Verify[0].After)
+			}
+		}
+	}
+}

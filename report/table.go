@@ -168,6 +168,9 @@ func table(d *result.Document) (row, []row, []bool) {
 	var rows []row
 	for _, x := range prs {
 		r := row{x.s.Label, x.p.Op, num(x.p.OpsPerSec)}
+		if d.Run.Repeat > 1 {
+			r[1] += " #" + strconv.Itoa(x.p.Repeat+1)
+		}
 		if x.p.Interrupted {
 			r[1] += "*"
 		}

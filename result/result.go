@@ -48,6 +48,7 @@ type RunConfig struct {
 	Dir      string            `json:"data_dir"`           // where stores without a path lived
 	DirKept  bool              `json:"data_dir_kept"`      // false: removed after the run
 	Vary     []Axis            `json:"vary,omitempty"`     // options varied over every store
+	Repeat   int               `json:"repeat,omitempty"`   // times the whole comparison ran (--repeat)
 }
 
 // Axis is one varied option and its values (--vary NAME=V1,V2).
@@ -75,6 +76,7 @@ type Store struct {
 // Phase is one measured operation (or mix) on one store.
 type Phase struct {
 	Op           string       `json:"op"`
+	Repeat       int          `json:"repeat,omitempty"` // which run of --repeat, from 0
 	Interrupted  bool         `json:"interrupted,omitempty"`
 	Clients      int          `json:"clients"`
 	Elapsed      float64      `json:"elapsed_s"` // measured wall time, warm-up excluded
