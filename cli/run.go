@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,6 +46,7 @@ type runFlags struct {
 	keep     bool
 	quiet    bool
 	repeat   int
+	rate     string
 }
 
 type multiFlag []string
@@ -64,6 +66,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&f.clients, "c", 10, "concurrent clients, each with its own session")
 	fs.Int64Var(&f.count, "n", 2000, "operations per phase in total, spread exactly over the clients")
 	fs.DurationVar(&f.duration, "d", 0, "run each phase for this long instead of -n operations, e.g. 30s")
+	fs.StringVar(&f.rate, "R", "", "open loop: start operations at this many per second whatever the store's pace (latency measured from the scheduled start); RATE, or FROM:TO for a linear ramp over -d")
 	fs.DurationVar(&f.warmup, "warmup", 0, "run each phase this long before measuring; excluded from the figures")
 	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms) or a uniform range (5ms-20ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
@@ -142,6 +145,12 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usageErr("--warmup %v: want 0 or more", f.warmup)
 	}
 	if cfg.ThinkMin, cfg.ThinkMax, err = parseThink(f.think); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if cfg.Rate, cfg.RampTo, err = parseRate(f.rate); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if err := cfg.Validate(); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	render, ok := report.Formats[f.format]
@@ -236,7 +245,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Count: cfg.Count,
-			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think,
+			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat,
 		},
 		Env: result.CollectEnv(dirs...),
@@ -440,6 +449,22 @@ func labelStores(specs []store.Spec) []string {
 		}
 	}
 	return labels
+}
+
+// parseRate reads -R: "2000" or "100:2000" (a ramp).
+func parseRate(s string) (from, to float64, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ramp := strings.Cut(s, ":")
+	from, err = strconv.ParseFloat(a, 64)
+	if err == nil && ramp {
+		to, err = strconv.ParseFloat(b, 64)
+	}
+	if err != nil || from <= 0 || (ramp && to <= 0) || math.IsInf(from, 0) || math.IsInf(to, 0) {
+		return 0, 0, fmt.Errorf("-R %q: want operations per second, e.g. -R 2000, or a ramp such as -R 100:2000 (with -d)", s)
+	}
+	return from, to, nil
 }
 
 // parseThink reads "10ms" or "5ms-20ms".

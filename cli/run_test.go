@@ -157,6 +157,11 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad think", []string{"run", "--think", "soon"}, "--think"},
 		{"bad mix", []string{"run", "--mix", "write=x"}, "--mix"},
 		{"bad format", []string{"run", "--format", "pdf"}, "--format"},
+		{"bad rate", []string{"run", "-R", "fast"}, "-R"},
+		{"zero rate", []string{"run", "-R", "0"}, "-R"},
+		{"ramp without duration", []string{"run", "-R", "5:10"}, "needs a duration"},
+		{"rate with think", []string{"run", "-R", "5", "--think", "1ms"}, "think time"},
+		{"bad repeat", []string{"run", "--repeat", "0"}, "--repeat"},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
@@ -354,5 +359,24 @@ func TestRepeatKeepsEachRun(t *testing.T) {
 				t.Errorf("%s repeat %d: before %d after %d", s.Label, p.Repeat, p.Verify[0].Before, p.Verify[0].After)
 			}
 		}
+	}
+}
+
+func TestOpenLoopRun(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--ops", "write", "-R", "400", "-n", "400", "-c", "2", "--json", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Stores[0].Phases[0]
+	if p.OpenLoop == nil || p.OpenLoop.Scheduled != 400 || p.Ops != 400 || p.Elapsed < 0.9 {
+		t.Fatalf("open loop %+v, ops %d, elapsed %.2fs", p.OpenLoop, p.Ops, p.Elapsed)
+	}
+	if !strings.Contains(out, "open loop at 400 ops/s") || !strings.Contains(out, "service time") {
+		t.Fatalf("table does not label the open loop:\n%s", out)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"kurabe/hist"
@@ -40,6 +41,12 @@ type Config struct {
 	ThinkMin time.Duration // delay between one client's operations:
 	ThinkMax time.Duration // uniform in [ThinkMin, ThinkMax]
 	Seed     uint64
+	// Rate, when above 0, makes the phase an open loop: operations start
+	// on a timetable of Rate per second (ramping linearly to RampTo over
+	// Duration when RampTo is set), whether or not earlier ones finished,
+	// taken by whichever of the Clients is free.
+	Rate   float64
+	RampTo float64
 	// Tick, if set, is called about once a second with the phase's progress,
 	// from a goroutine of its own.
 	Tick func(Progress)
@@ -58,6 +65,14 @@ func (c Config) Validate() error {
 		return errors.New("give either -n or -d, not both")
 	case c.ThinkMin < 0 || c.ThinkMax < c.ThinkMin:
 		return fmt.Errorf("think time %v-%v: want 0 <= min <= max", c.ThinkMin, c.ThinkMax)
+	case c.Rate < 0 || c.RampTo < 0:
+		return errors.New("the rate must not be negative")
+	case c.RampTo > 0 && c.Rate == 0:
+		return errors.New("a ramp needs a starting rate")
+	case c.RampTo > 0 && c.Duration == 0:
+		return errors.New("a ramp needs a duration (-d) to ramp over")
+	case c.Rate > 0 && c.ThinkMax > 0:
+		return errors.New("think time is for the closed loop; with a rate, the timetable sets the pace")
 	}
 	return nil
 }
@@ -88,6 +103,9 @@ type worker struct {
 	ct       store.ConnectTimer // set when the session connects per operation
 	connRec  *hist.Recorder     // time spent connecting, per operation
 	exclRec  *hist.Recorder     // latency without the connection
+	svcRec   *hist.Recorder     // open loop: service time, from the actual start
+	lagRec   *hist.Recorder     // open loop: actual start minus scheduled start
+	late     int64              // open loop: operations that started late
 	errs     atomic.Int64
 	kinds    []kindStats
 	warmOps  int64
@@ -297,6 +315,15 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	for _, wk := range workers {
 		wk.epoch = start
 	}
+	var sched *schedule
+	if cfg.Rate > 0 {
+		sched = newSchedule(cfg)
+		for _, wk := range workers {
+			wk.svcRec, wk.lagRec = hist.NewRecorder(), hist.NewRecorder()
+		}
+	}
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	tickDone := make(chan []result.Second)
 	go func() { tickDone <- ticker(cfg, ph.Name, workers, start, measureStart, done) }()
 
@@ -311,6 +338,10 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if sched != nil {
+				wk.runOpen(opCtx, &stop, sched)
+				return
+			}
 			wk.run(opCtx, &stop, n, cfg.Warmup, cfg.Warmup+cfg.Duration)
 		}()
 	}
@@ -318,6 +349,12 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	end := time.Now()
 	close(done)
 	res.Series = <-tickDone
+	var ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	if wall := end.Sub(start).Seconds(); wall > 0 {
+		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+		res.ProcessCPU = math.Round(cpu.Seconds()/wall*100) / 100
+	}
 
 	res.Interrupted = ctx.Err() != nil
 	res.Elapsed = max(end.Sub(measureStart), 0).Seconds()
@@ -352,6 +389,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	res.Latency = result.Summarize(&all)
 	if res.Elapsed > 0 {
 		res.OpsPerSec = float64(res.Ops) / res.Elapsed
+	}
+	if sched != nil {
+		res.OpenLoop = openLoopResult(cfg, sched, workers, &res)
 	}
 	if workers[0].ct != nil {
 		var conn, excl hist.Snapshot

@@ -42,6 +42,9 @@ func Summary(d *result.Document) []string {
 	if r.Think != "" {
 		what = append(what, "think "+r.Think)
 	}
+	if r.Rate != "" {
+		what = append(what, "open loop at "+r.Rate+" ops/s (latency from the scheduled start)")
+	}
 	what = append(what, "seed "+strconv.FormatUint(d.Seed, 10))
 	lines := []string{strings.Join(what, " · ")}
 	for _, s := range d.Stores {
@@ -241,6 +244,14 @@ func Notes(d *result.Document) []string {
 			}
 			if p.Interrupted {
 				out = append(out, fmt.Sprintf("%s %s*: interrupted", s.Label, p.Op))
+			}
+			if o := p.OpenLoop; o != nil {
+				line := fmt.Sprintf("%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s",
+					s.Label, p.Op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)), o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
+				if o.Behind {
+					line += "; BEHIND: " + o.Note
+				}
+				out = append(out, line)
 			}
 			if p.Connect != nil && p.LatencyExclConnect != nil {
 				out = append(out, fmt.Sprintf("%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it",

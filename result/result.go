@@ -45,6 +45,7 @@ type RunConfig struct {
 	Duration Duration          `json:"duration,omitempty"` // or time per phase
 	Warmup   Duration          `json:"warmup"`             // excluded from results
 	Think    string            `json:"think,omitempty"`    // delay between a client's operations
+	Rate     string            `json:"rate,omitempty"`     // open loop: -R, ops/s or FROM:TO
 	Dir      string            `json:"data_dir"`           // where stores without a path lived
 	DirKept  bool              `json:"data_dir_kept"`      // false: removed after the run
 	Vary     []Axis            `json:"vary,omitempty"`     // options varied over every store
@@ -97,12 +98,35 @@ type Phase struct {
 	// With a connection per operation (connect=per-op): the time spent
 	// connecting, the latency without it, and ops/s without it, like
 	// pgbench's tps "without initial connection time".
-	Connect              *Latency `json:"connect,omitempty"`
-	LatencyExclConnect   *Latency `json:"latency_excl_connect,omitempty"`
-	OpsPerSecExclConnect float64  `json:"ops_per_s_excl_connect,omitempty"`
-	WarmupOps            int64    `json:"warmup_ops,omitempty"`
-	Series               []Second `json:"series"`
-	Verify               []Verify `json:"verify,omitempty"`
+	// ProcessCPU is the cores kurabe's own process used during the phase
+	// (user + system time over wall time), the store's work included when
+	// the store runs inside kurabe (file, SQLite).
+	ProcessCPU float64 `json:"process_cpu_cores"`
+	// OpenLoop holds the open loop's figures when the phase ran at a rate;
+	// Latency is then measured from each operation's scheduled start.
+	OpenLoop             *OpenLoop `json:"open_loop,omitempty"`
+	Connect              *Latency  `json:"connect,omitempty"`
+	LatencyExclConnect   *Latency  `json:"latency_excl_connect,omitempty"`
+	OpsPerSecExclConnect float64   `json:"ops_per_s_excl_connect,omitempty"`
+	WarmupOps            int64     `json:"warmup_ops,omitempty"`
+	Series               []Second  `json:"series"`
+	Verify               []Verify  `json:"verify,omitempty"`
+}
+
+// OpenLoop is what an open-loop phase (a rate) measured beside latency.
+type OpenLoop struct {
+	Rate        float64 `json:"rate"`              // ops/s asked for (at the start of a ramp)
+	RampTo      float64 `json:"ramp_to,omitempty"` // ops/s at the end of a ramp
+	Scheduled   int64   `json:"scheduled"`         // operations the timetable held
+	Achieved    float64 `json:"achieved_rate"`     // operations started per second
+	Late        int64   `json:"late"`              // started more than LateAfterUs behind schedule
+	LateAfterUs float64 `json:"late_after_us"`
+	// Service is the uncorrected latency, from each operation's actual
+	// start; Lag is how far actual starts fell behind the timetable.
+	Service Latency `json:"service_time"`
+	Lag     Latency `json:"lag"`
+	Behind  bool    `json:"behind"`         // the rate was not kept
+	Note    string  `json:"note,omitempty"` // why, when it can tell
 }
 
 // Kind is the share of one kind of operation in a phase (several in a mix).

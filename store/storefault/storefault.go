@@ -6,6 +6,7 @@ package storefault
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"kurabe/store"
 )
@@ -37,4 +38,43 @@ func (s *dropSession) Insert(ctx context.Context, t *store.Table, row store.Row)
 		return nil
 	}
 	return s.Session.Insert(ctx, t, row)
+}
+
+// Stall wraps a real store and makes one operation in Every take For
+// longer, as a server that stalls now and then: the open loop must charge
+// the wait to the operations queued behind it.
+type Stall struct {
+	store.Store
+	Every int64
+	For   time.Duration
+	n     atomic.Int64
+}
+
+func (s *Stall) Open(ctx context.Context) (store.Session, error) {
+	sess, err := s.Store.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stallSession{Session: sess, s: s}, nil
+}
+
+type stallSession struct {
+	store.Session
+	s *Stall
+}
+
+func (ss *stallSession) stall() {
+	if ss.s.n.Add(1)%ss.s.Every == 0 {
+		time.Sleep(ss.s.For)
+	}
+}
+
+func (ss *stallSession) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	ss.stall()
+	return ss.Session.Insert(ctx, t, row)
+}
+
+func (ss *stallSession) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	ss.stall()
+	return ss.Session.Scan(ctx, t, q, fn)
 }

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"kurabe/hist"
+	"kurabe/result"
+)
+
+// LateAfter is how far behind its scheduled start an operation may begin
+// before the open loop counts it as late. Sleeping on this kind of machine
+// overshoots by up to a millisecond when a vCPU has to wake, so a tighter
+// bound would count the clock, not the store.
+const LateAfter = 2 * time.Millisecond
+
+// schedule is the open loop's timetable: when operation number seq should
+// start, as time since the phase's start. The warm-up runs at the starting
+// rate; the measured part runs at Rate, or ramps linearly from Rate to
+// RampTo over Duration.
+type schedule struct {
+	next    atomic.Int64 // the next operation number to hand out
+	r0, r1  float64      // ops/s at the start and end of the measured part
+	warmup  time.Duration
+	dur     time.Duration // measured duration, 0 when count-bound
+	count   int64         // measured operations, 0 when time-bound
+	warmOps int64
+}
+
+func newSchedule(cfg Config) *schedule {
+	s := &schedule{r0: cfg.Rate, r1: cfg.RampTo, warmup: cfg.Warmup, dur: cfg.Duration, count: cfg.Count}
+	if s.r1 == 0 {
+		s.r1 = s.r0
+	}
+	s.warmOps = int64(s.r0 * cfg.Warmup.Seconds())
+	return s
+}
+
+// at returns when operation seq is due, and false when seq lies beyond the
+// end of the phase.
+func (s *schedule) at(seq int64) (time.Duration, bool) {
+	if seq < s.warmOps {
+		return time.Duration(float64(seq) / s.r0 * 1e9), true
+	}
+	j := float64(seq - s.warmOps)
+	if s.count > 0 && seq-s.warmOps >= s.count {
+		return 0, false
+	}
+	var tau float64 // seconds into the measured part
+	a := 0.0
+	if s.dur > 0 {
+		a = (s.r1 - s.r0) / s.dur.Seconds() // ops/s per second
+	}
+	if math.Abs(a) < 1e-12 {
+		tau = j / s.r0
+	} else {
+		// Solve r0*t + a*t²/2 = j for t: operations due by time t.
+		disc := s.r0*s.r0 + 2*a*j
+		if disc < 0 {
+			return 0, false
+		}
+		tau = (-s.r0 + math.Sqrt(disc)) / a
+	}
+	if s.dur > 0 && tau >= s.dur.Seconds() {
+		return 0, false
+	}
+	return s.warmup + time.Duration(tau*1e9), true
+}
+
+// runOpen is one client's loop in the open model: take the next operation
+// from the shared timetable, wait for its time, run it. Latency is measured
+// from the scheduled start, so time spent waiting for a free client counts
+// (no coordinated omission); the service time and the lag behind the
+// schedule are recorded apart.
+func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
+	for !stop.Load() {
+		due, ok := s.at(s.next.Add(1) - 1)
+		if !ok {
+			break
+		}
+		if now := time.Since(w.epoch); due > now {
+			time.Sleep(due - now)
+		}
+		measure := due >= s.warmup
+		k := w.pick()
+		t0 := time.Since(w.epoch)
+		n, err := w.client.Do(ctx, k)
+		t1 := time.Since(w.epoch)
+		if err != nil {
+			w.fail(k, err, measure)
+			continue
+		}
+		ks := &w.kinds[k]
+		ks.acks++
+		if !measure {
+			w.warm.Record(int64(t1 - due))
+			w.warmOps++
+			continue
+		}
+		w.rec[k].Record(int64(t1 - due))
+		w.svcRec.Record(int64(t1 - t0))
+		w.lagRec.Record(int64(t0 - due))
+		if t0-due > LateAfter {
+			w.late++
+		}
+		ks.bytes += n
+	}
+	w.finish = max(time.Since(w.epoch)-s.warmup, 0)
+}
+
+// openLoopResult gathers the open loop's own figures and judges whether the
+// rate was kept, and if not, whether kurabe's own CPU was the reason.
+func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phase) *result.OpenLoop {
+	var svc, lag hist.Snapshot
+	o := &result.OpenLoop{Rate: cfg.Rate, RampTo: cfg.RampTo, LateAfterUs: float64(LateAfter.Microseconds())}
+	for _, w := range workers {
+		w.svcRec.AddTo(&svc)
+		w.lagRec.AddTo(&lag)
+		o.Late += w.late
+	}
+	o.Service = result.Summarize(&svc)
+	o.Lag = result.Summarize(&lag)
+	o.Scheduled = min(s.next.Load(), s.warmOps+s.count) - s.warmOps
+	if cfg.Count == 0 {
+		o.Scheduled = s.measuredUntil(cfg.Duration)
+	}
+	if res.Elapsed > 0 {
+		o.Achieved = float64(res.Ops+res.Errors) / res.Elapsed
+	}
+	want := float64(o.Scheduled)
+	// Behind: fewer than 99 % of the scheduled operations ran, or more
+	// than 5 % started late (a few late starts are the clock's, not the
+	// store's, on a machine whose vCPUs sleep).
+	if want > 0 && (float64(o.Late)/want > 0.05 || float64(res.Ops+res.Errors) < 0.99*want) {
+		o.Behind = true
+		if res.ProcessCPU >= 0.9*float64(runtime.NumCPU()) {
+			o.Note = "kurabe could not keep the rate: its own process used nearly every core"
+		} else {
+			o.Note = "the store could not keep up with the rate: operations started late or not at all"
+		}
+	}
+	return o
+}
+
+// measuredUntil counts the operations the timetable holds in the measured
+// part of a time-bound phase.
+func (s *schedule) measuredUntil(d time.Duration) int64 {
+	// The timetable is monotonic: search for the first operation past the end.
+	lo, hi := s.warmOps, s.warmOps+1
+	for {
+		if _, ok := s.at(hi); !ok {
+			break
+		}
+		hi *= 2
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if _, ok := s.at(mid); ok {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - s.warmOps
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"kurabe/store/storefault"
+)
+
+func TestScheduleConstantAndRamp(t *testing.T) {
+	s := newSchedule(Config{Rate: 1000, Duration: 2 * time.Second})
+	if d, ok := s.at(500); !ok || d != 500*time.Millisecond {
+		t.Fatalf("op 500 at %v", d)
+	}
+	if n := s.measuredUntil(2 * time.Second); n != 2000 {
+		t.Fatalf("constant 1000/s for 2s holds %d operations", n)
+	}
+	// A ramp from 100/s to 300/s over 2 s holds (100+300)/2*2 = 400.
+	r := newSchedule(Config{Rate: 100, RampTo: 300, Duration: 2 * time.Second})
+	if n := r.measuredUntil(2 * time.Second); n < 399 || n > 401 {
+		t.Fatalf("ramp holds %d operations, want 400", n)
+	}
+	// Halfway through the ramp, the rate is 200/s: operations due in the
+	// 10 ms around t=1s number about 2.
+	a, _ := r.at(150) // r0*t + a*t²/2 = 150 at t = 1s (100 + 50)
+	if math.Abs(a.Seconds()-1) > 0.01 {
+		t.Fatalf("op 150 of the ramp due at %v, want 1s", a)
+	}
+	// Count-bound with warm-up: warm-up operations come first at the
+	// starting rate, then exactly Count measured ones.
+	c := newSchedule(Config{Rate: 100, Count: 10, Warmup: time.Second})
+	if _, ok := c.at(109); !ok {
+		t.Fatal("op 109 (the 10th measured) missing")
+	}
+	if _, ok := c.at(110); ok {
+		t.Fatal("op 110 scheduled beyond the count")
+	}
+}
+
+func TestOpenLoopKeepsRate(t *testing.T) {
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 4, Duration: 2 * time.Second, Rate: 500, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.OpenLoop
+	if o == nil || o.Scheduled != 1000 {
+		t.Fatalf("open loop %+v", o)
+	}
+	if math.Abs(float64(res.Ops)-1000) > 10 || math.Abs(o.Achieved-500)/500 > 0.01 {
+		t.Fatalf("ops %d, achieved %.1f/s, behind %v (%s), late %d, lag %+v", res.Ops, o.Achieved, o.Behind, o.Note, o.Late, o.Lag)
+	}
+	if res.Verify[0].Acked != res.Ops || res.Verify[0].Lost != 0 {
+		t.Fatalf("verify %+v", res.Verify[0])
+	}
+}
+
+func TestOpenLoopChargesStallsToQueuedOperations(t *testing.T) {
+	// One operation in 100 stalls for 300 ms with one client at 200/s: the
+	// operations scheduled during the stall wait for a free client. Their
+	// latency from the scheduled start shows the wait; the service time
+	// (from the actual start) does not.
+	st := &storefault.Stall{Store: openStore(t, "file:"), Every: 100, For: 300 * time.Millisecond}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 1, Count: 400, Rate: 200, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.OpenLoop
+	if res.Latency.P99 < 2*o.Service.P99 && res.Latency.P90 <= o.Service.P90 {
+		t.Fatalf("corrected p99 %.0fµs not above service p99 %.0fµs", res.Latency.P99, o.Service.P99)
+	}
+	if res.Latency.Mean <= o.Service.Mean || o.Late == 0 || o.Lag.Max < 100_000 {
+		t.Fatalf("mean %.0f vs service %.0f, late %d, max lag %.0fµs", res.Latency.Mean, o.Service.Mean, o.Late, o.Lag.Max)
+	}
+	if res.Ops != 400 {
+		t.Fatalf("ops %d, want 400", res.Ops)
+	}
+}
+
+func TestValidateOpenLoop(t *testing.T) {
+	bad := []Config{
+		{Clients: 1, Count: 10, RampTo: 5},                                   // ramp without a rate
+		{Clients: 1, Count: 10, Rate: 5, RampTo: 10},                         // ramp without a duration
+		{Clients: 1, Count: 10, Rate: 5, ThinkMin: 1, ThinkMax: time.Second}, // think time with a rate
+		{Clients: 1, Count: 10, Rate: -1},                                    // negative
+	}
+	for i, c := range bad {
+		if c.Validate() == nil {
+			t.Errorf("case %d accepted", i)
+		}
+	}
+}
