@@ -1,0 +1,225 @@
+// Package postal reads Japan Post's postal-code file KEN_ALL.CSV: 15
+// columns, text quoted, CRLF line ends, in CP932 (Shift JIS as Windows has
+// it) or UTF-8, detected from the bytes.
+//
+// A town name longer than the file's column allows continues on the
+// following rows with the same postal code: the first row opens a
+// parenthesis "（" that a later row closes "）". The Reader joins such rows
+// back into one record and counts how many rows it joined.
+//
+// The Reader streams: memory stays flat whatever the file's size. A
+// malformed row is returned as a *SyntaxError with the file, line and
+// reason, and reading can go on past it, as benchfmt's reader does.
+package postal
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/transform"
+)
+
+// Columns are the file's columns, in order, with the names kurabe's postal
+// table uses.
+var Columns = []string{
+	"jis_code", "old_code", "code", "pref_kana", "city_kana", "town_kana",
+	"pref", "city", "town",
+	"multi_code", "koaza", "chome", "multi_town", "update_status", "update_reason",
+}
+
+// flagStart is the first of the six integer flag columns.
+const flagStart = 9
+
+// Record is one postal code's row, split rows joined.
+type Record struct {
+	Fields [15]string
+	Flags  [6]int // columns 10-15 as integers
+	Line   int    // line of the record's first row
+	Joined int    // extra rows joined into this record
+}
+
+// Code returns the 7-digit postal code.
+func (r *Record) Code() string { return r.Fields[2] }
+
+// SyntaxError is a malformed row.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Reader reads records one at a time.
+type Reader struct {
+	file    string
+	csv     *csv.Reader
+	pending []string // a row read ahead that belongs to the next record
+	pLine   int
+	rec     Record
+	err     error
+	rows    int
+	joined  int
+	done    bool
+}
+
+// NewReader reads KEN_ALL data from r; file names the input in errors.
+func NewReader(r io.Reader, file string) *Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var src io.Reader = br
+	if head, _ := br.Peek(64 << 10); !utf8.Valid(trimPartialRune(head)) {
+		src = transform.NewReader(br, japanese.ShiftJIS.NewDecoder())
+	}
+	c := csv.NewReader(src)
+	c.FieldsPerRecord = -1 // checked here, with a better message
+	c.ReuseRecord = false
+	return &Reader{file: file, csv: c}
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence cut off at the end of
+// a peeked buffer, so valid UTF-8 is not mistaken for CP932.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// Rows returns the rows read so far; Joined, how many of them were
+// continuations joined into an earlier record.
+func (r *Reader) Rows() int   { return r.rows }
+func (r *Reader) Joined() int { return r.joined }
+
+// Next reads the next record. It returns false at the end of the input or
+// on an error; Err says which. After a *SyntaxError, Next may be called
+// again to go on with the following row.
+func (r *Reader) Next() bool {
+	r.err = nil
+	if r.done {
+		return false
+	}
+	row, line, err := r.row()
+	if err != nil {
+		if err == io.EOF {
+			r.done = true
+			return false
+		}
+		r.err = err
+		return false
+	}
+	if err := r.set(row, line); err != nil {
+		r.err = err
+		return false
+	}
+	// Join continuation rows while the town's parenthesis stays open.
+	for strings.Count(r.rec.Fields[8], "（") > strings.Count(r.rec.Fields[8], "）") {
+		next, nline, err := r.row()
+		if err == io.EOF {
+			r.done = true
+			break
+		}
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if len(next) != 15 || next[2] != r.rec.Fields[2] {
+			r.pending, r.pLine = next, nline // the parenthesis never closed; keep the row
+			break
+		}
+		r.rec.Fields[5] += next[5]
+		r.rec.Fields[8] += next[8]
+		r.rec.Joined++
+		r.joined++
+	}
+	return true
+}
+
+func (r *Reader) row() ([]string, int, error) {
+	if r.pending != nil {
+		row, line := r.pending, r.pLine
+		r.pending = nil
+		return row, line, nil
+	}
+	row, err := r.csv.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			r.rows++
+			return nil, 0, &SyntaxError{File: r.file, Line: pe.Line, Msg: pe.Err.Error()}
+		}
+		return nil, 0, err
+	}
+	r.rows++
+	line, _ := r.csv.FieldPos(0)
+	return row, line, nil
+}
+
+func (r *Reader) set(row []string, line int) error {
+	if len(row) != 15 {
+		return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("%d columns, want 15 (is this KEN_ALL.CSV?)", len(row))}
+	}
+	if len(row[2]) != 7 || !digits(row[2]) {
+		return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("postal code %q is not 7 digits", row[2])}
+	}
+	r.rec = Record{Line: line}
+	for i, f := range row {
+		r.rec.Fields[i] = strings.TrimRight(f, " ")
+	}
+	for i := range r.rec.Flags {
+		v, err := strconv.Atoi(row[flagStart+i])
+		if err != nil {
+			return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("column %d (%s) is %q, want a number", flagStart+i+1, Columns[flagStart+i], row[flagStart+i])}
+		}
+		r.rec.Flags[i] = v
+	}
+	return nil
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Record returns the current record, valid until the next call to Next.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the error that stopped Next, nil at the end of the input.
+func (r *Reader) Err() error { return r.err }
+
+// Summary reads all of r and returns the record count, rows joined and the
+// syntax errors met (at most max of them kept).
+func Summary(rd *Reader, max int) (records int, errs []error, err error) {
+	for {
+		if rd.Next() {
+			records++
+			continue
+		}
+		e := rd.Err()
+		if e == nil {
+			return records, errs, nil
+		}
+		var se *SyntaxError
+		if !errors.As(e, &se) {
+			return records, errs, e
+		}
+		if len(errs) < max {
+			errs = append(errs, e)
+		}
+	}
+}
