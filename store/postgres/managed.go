@@ -1,0 +1,145 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"kurabe/store"
+	"kurabe/store/server"
+)
+
+// managed is a throwaway server kurabe runs in the store's directory.
+type managed struct {
+	initdb, postgres string
+	dataDir, log     string
+	settings         []setting // in name order, given as -c name=value
+
+	port int
+	proc *server.Process
+}
+
+type setting struct{ name, value string }
+
+// newManaged finds the server programs and sorts the server settings out of
+// the spec's options. It starts nothing.
+func newManaged(spec store.Spec, env store.Env) (*managed, error) {
+	if env.Dir == "" {
+		return nil, errors.New("postgres: a managed server needs a data directory and none was given; give --dir or use postgres://user@host:port/db")
+	}
+	m := &managed{dataDir: filepath.Join(env.Dir, "pgdata"), log: filepath.Join(env.Dir, "postgres.log")}
+	for name, v := range spec.Options {
+		switch {
+		case slices.Contains(storeOptions, name):
+			continue
+		case slices.Contains(reserved, strings.ToLower(name)):
+			return nil, fmt.Errorf("postgres: %s is set by kurabe for a managed server (it must know where to connect); remove it from the spec", name)
+		case !settingName.MatchString(name):
+			return nil, &store.OptionError{Driver: "postgres", Name: name, Value: v[0], Want: "a PostgreSQL setting name such as shared_buffers (letters, digits and underscores)"}
+		}
+		m.settings = append(m.settings, setting{name, v[0]})
+	}
+	slices.SortFunc(m.settings, func(a, b setting) int { return strings.Compare(a.name, b.name) })
+	var err error
+	if m.initdb, err = server.Find("initdb", "postgresql", "/usr/lib/postgresql/*/bin"); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	// The server must be the same version as initdb.
+	if m.postgres, err = server.Find("postgres", "postgresql", filepath.Dir(m.initdb)); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return m, nil
+}
+
+func (m *managed) addr() string { return "127.0.0.1:" + strconv.Itoa(m.port) }
+
+func (m *managed) dsn() string {
+	return "postgres://kurabe@" + m.addr() + "/postgres?sslmode=disable"
+}
+
+// start initialises the data directory and starts the server on a free
+// loopback port, as an unprivileged user when kurabe runs as root. The
+// server trusts every connection, which is safe only because it listens on
+// 127.0.0.1 and a socket in its own data directory.
+func (m *managed) start(ctx context.Context) (*pgx.ConnConfig, error) {
+	u, err := server.Unprivileged("postgres", "nobody")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := server.PrepareDir(m.dataDir, u); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	// --no-sync: the data is thrown away, so initdb need not wait for the
+	// disk; the server's own settings decide durability from then on.
+	if err := server.Run(ctx, u, m.initdb, "-D", m.dataDir, "-U", "kurabe", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	// A Unix socket path may be 107 bytes at most; rather than fail on a
+	// deep directory, go without the socket (kurabe connects over TCP).
+	socketDir := m.dataDir
+	if len(socketDir)+len("/.s.PGSQL.65535") > 107 {
+		socketDir = ""
+	}
+	for attempt := 1; ; attempt++ {
+		if m.port, err = server.FreePort(); err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		args := []string{"-D", m.dataDir, "-p", strconv.Itoa(m.port),
+			"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + socketDir}
+		for _, st := range m.settings {
+			args = append(args, "-c", st.name+"="+st.value)
+		}
+		proc, err := server.Start(u, m.log, m.postgres, args...)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		cfg, err := pgx.ParseConfig(m.dsn())
+		if err != nil {
+			proc.Stop(5 * time.Second)
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		err = proc.WaitReady(ctx, 30*time.Second, func(ctx context.Context) error {
+			c, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer c.Close(ctx)
+			return c.Ping(ctx)
+		})
+		if err == nil {
+			m.proc = proc
+			return cfg, nil
+		}
+		proc.Stop(5 * time.Second)
+		// FreePort's port can be taken before the server binds it.
+		if attempt < 3 && strings.Contains(proc.LogTail(5), "Address already in use") {
+			continue
+		}
+		return nil, fmt.Errorf("postgres: managed server in %s: %w", m.dataDir, err)
+	}
+}
+
+// stop shuts the server down. SIGTERM alone is PostgreSQL's smart shutdown,
+// which waits for every client to leave; SIGINT (fast shutdown) ends their
+// sessions first. Stop then sends SIGTERM and kills the server if it has
+// not exited in time.
+func (m *managed) stop() error {
+	if m.proc == nil {
+		return nil
+	}
+	if !m.proc.Exited() {
+		syscall.Kill(m.proc.Pid(), syscall.SIGINT)
+	}
+	if err := m.proc.Stop(30 * time.Second); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,561 @@
+// Package postgres is the PostgreSQL store, on jackc/pgx/v5's native
+// interface (pgx.Conn and pgxpool, not database/sql, whose extra layer
+// allocates per row and hides the protocol choices this store exists to
+// compare).
+//
+// A store is either an existing server (postgres://user@host:port/db) or a
+// throwaway one kurabe runs itself (postgres:managed): initdb into the
+// store's directory, started on a free loopback port on the first Setup,
+// stopped by Close. For a managed server, every option that is not a store
+// option below is a server setting passed as -c name=value; the server
+// itself rejects unknown ones, and Info reads every one of them back, so a
+// setting that did not apply shows.
+//
+// Store options and the trade-offs they choose between:
+//
+//   - connect=session (default): each session owns one connection, opened
+//     when the session is, like the processes of an application with
+//     persistent connections. connect=pool: sessions share one pgxpool of
+//     pool_size connections (default 10); a session waits for a free one,
+//     and that wait counts in its latency, as in an application server
+//     with a pool. connect=per-op: every operation connects, runs and
+//     disconnects, like CGI without a pooler; the session reports the time
+//     spent connecting (store.ConnectTimer) so figures can be given with
+//     and without it, as pgbench -C does.
+//   - protocol=extended (default): pgx's per-connection statement cache
+//     prepares each statement on a connection's first use and then binds
+//     and executes it in one round trip. With connect=per-op every
+//     operation prepares again, as pgbench -C -M prepared does.
+//     protocol=simple sends each statement as text with its values
+//     quoted in, parsed and planned by the server every time.
+//   - synchronous_commit=on|off|local|remote_write|remote_apply is sent in
+//     every connection's startup message, which sets it for the session
+//     like SET would, without an extra round trip per connection.
+//
+// Tables live in the schema kurabe, and kurabe.kurabe_meta lists the ones
+// kurabe created. A table in that schema that is not listed is never
+// dropped, truncated or altered: Setup fails with store.ErrNotOwned.
+//
+// Scan reads the wire values in place (rows.RawValues), decoding integers
+// from either format without allocating per row; text is handed to the
+// callback as the received bytes. InsertBatch queues the rows' INSERTs in
+// one pgx.Batch: one round trip and, under a single Sync (or one
+// multi-statement simple query), one implicit transaction, through the same
+// statement as Insert.
+//
+// Passwords never appear in what the store reports: targets are redacted
+// and every error message is scrubbed of the password in use.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"kurabe/store"
+	"kurabe/store/server"
+)
+
+// schema is the namespace kurabe owns on the server.
+const schema = "kurabe"
+
+type connectMode uint8
+
+const (
+	connectSession connectMode = iota
+	connectPool
+	connectPerOp
+)
+
+var connectNames = []string{"session", "pool", "per-op"}
+
+// storeOptions are read by the store itself; for a managed server every
+// other option is a server setting.
+var storeOptions = []string{"connect", "protocol", "synchronous_commit", "pool_size"}
+
+// reserved are server settings kurabe chooses for a managed server, since
+// it must know them to connect.
+var reserved = []string{"listen_addresses", "port", "unix_socket_directories", "data_directory", "hba_file", "config_file"}
+
+// reported are the server settings Info always reads back.
+var reported = []string{"block_size", "shared_buffers", "synchronous_commit", "fsync", "wal_level", "full_page_writes", "max_connections"}
+
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// Store is one PostgreSQL database, on an existing server or a managed one.
+type Store struct {
+	connect    connectMode
+	simple     bool   // protocol=simple
+	syncCommit string // "" leaves the server's default
+	poolSize   int
+	target     string // for Info and messages, without credentials
+	dsn        string // external: the connection string, possibly with a password
+	password   string // scrubbed from every error message
+	managed    *managed
+
+	mu       sync.Mutex
+	cfg      *pgx.ConnConfig // set once the server can be reached
+	pool     *pgxpool.Pool
+	startErr error
+	closed   bool
+}
+
+// Open validates a PostgreSQL spec. It does not connect, and for a managed
+// store it only finds the server programs: the server starts on Setup.
+func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
+	o := store.NewOptions(spec)
+	s := &Store{}
+	mode := o.Get("connect", "session")
+	i := slices.Index(connectNames, mode)
+	if i < 0 {
+		return nil, &store.OptionError{Driver: "postgres", Name: "connect", Value: mode, Want: "session, pool or per-op"}
+	}
+	s.connect = connectMode(i)
+	switch p := o.Get("protocol", "extended"); p {
+	case "extended":
+	case "simple":
+		s.simple = true
+	default:
+		return nil, &store.OptionError{Driver: "postgres", Name: "protocol", Value: p, Want: "extended or simple"}
+	}
+	s.syncCommit = strings.ToLower(o.Get("synchronous_commit", ""))
+	if s.syncCommit != "" && !slices.Contains([]string{"on", "off", "local", "remote_write", "remote_apply"}, s.syncCommit) {
+		return nil, &store.OptionError{Driver: "postgres", Name: "synchronous_commit", Value: s.syncCommit, Want: "on, off, local, remote_write or remote_apply"}
+	}
+	size := o.Get("pool_size", "")
+	if size != "" && s.connect != connectPool {
+		return nil, fmt.Errorf("postgres: pool_size=%s applies only with connect=pool; add connect=pool or drop pool_size", size)
+	}
+	s.poolSize = 10
+	if size != "" {
+		n, err := strconv.Atoi(size)
+		if err != nil || n < 1 {
+			return nil, &store.OptionError{Driver: "postgres", Name: "pool_size", Value: size, Want: "a number of connections, 1 or more"}
+		}
+		s.poolSize = n
+	}
+
+	switch {
+	case spec.Target == "managed":
+		m, err := newManaged(spec, env)
+		if err != nil {
+			return nil, err
+		}
+		s.managed = m
+		s.target = "managed (not started)"
+		return s, nil
+	case strings.HasPrefix(spec.Target, "//"):
+		if err := o.Check(); err != nil {
+			return nil, err
+		}
+		if err := s.external(spec.Target); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("postgres: target %q is neither an address nor managed; give postgres://user[:password]@host:port/db or postgres:managed", store.RedactTarget(spec.Target))
+}
+
+// external parses the address of an existing server, keeping its password
+// out of any message.
+func (s *Store) external(target string) error {
+	s.target = "postgres:" + store.RedactTarget(target)
+	u, err := url.Parse("postgres:" + target)
+	if err != nil {
+		// url's message quotes the address; say only what was expected.
+		return fmt.Errorf("postgres: cannot parse the address %s; want postgres://user[:password]@host:port/db (percent-encode special characters in the password)", store.RedactTarget(target))
+	}
+	if pw, ok := u.User.Password(); ok {
+		s.password = pw
+	}
+	s.dsn = "postgres:" + target
+	cfg, err := pgx.ParseConfig(s.dsn)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: bad address %s: %w", s.target, err))
+	}
+	if cfg.Password != "" {
+		s.password = cfg.Password // perhaps from PGPASSWORD or a .pgpass file
+	}
+	s.tune(cfg)
+	s.cfg = cfg
+	return nil
+}
+
+// tune applies the store's options to a connection configuration.
+func (s *Store) tune(cfg *pgx.ConnConfig) {
+	if s.simple {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "kurabe"
+	// The spec's query string holds store options, so connect_timeout
+	// cannot be given there (PGCONNECT_TIMEOUT can); without a limit an
+	// unreachable host would hang for the kernel's two minutes of retries.
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if s.syncCommit != "" {
+		cfg.RuntimeParams["synchronous_commit"] = s.syncCommit
+	}
+}
+
+// ready starts a managed server and creates the pool, once.
+func (s *Store) ready(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("postgres: the store is closed")
+	}
+	if s.startErr != nil {
+		return s.startErr
+	}
+	if s.cfg == nil {
+		cfg, err := s.managed.start(ctx)
+		if err != nil {
+			s.startErr = err
+			return err
+		}
+		s.tune(cfg)
+		s.cfg = cfg
+		s.dsn = s.managed.dsn()
+		s.target = "managed " + s.managed.addr()
+	}
+	if s.connect == connectPool && s.pool == nil {
+		pc, err := pgxpool.ParseConfig(s.dsn)
+		if err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+		}
+		s.tune(pc.ConnConfig)
+		pc.MaxConns = int32(s.poolSize)
+		p, err := pgxpool.NewWithConfig(ctx, pc)
+		if err != nil {
+			return s.fail(fmt.Errorf("postgres: cannot create the pool for %s: %w", s.target, err))
+		}
+		s.pool = p
+	}
+	return nil
+}
+
+// fresh opens a connection of the store's own, apart from any session's.
+func (s *Store) fresh(ctx context.Context) (*pgx.Conn, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err))
+	}
+	return c, nil
+}
+
+func closeConn(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.Close(ctx)
+}
+
+// qualified returns the quoted name of a table in kurabe's schema.
+func qualified(name string) string { return pgx.Identifier{schema, name}.Sanitize() }
+
+// Setup creates the tables empty in schema kurabe, dropping only tables
+// kurabe.kurabe_meta says kurabe created. It runs in one transaction, so a
+// failure leaves nothing half made.
+func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeConn(c)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	defer tx.Rollback(ctx)
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS " + schema,
+		"CREATE TABLE IF NOT EXISTS " + qualified("kurabe_meta") + " (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())",
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
+		}
+	}
+	for _, t := range tables {
+		if t.Name == "kurabe_meta" {
+			return fmt.Errorf("postgres: a workload table may not be called kurabe_meta, kurabe's own list of its tables")
+		}
+		// PostgreSQL truncates longer names, so the ownership check would
+		// look up one name and DROP would act on another.
+		if len(t.Name) > 63 {
+			return fmt.Errorf("postgres: table name %q is longer than PostgreSQL's 63 bytes; shorten it", t.Name)
+		}
+		var exists, owned bool
+		err := tx.QueryRow(ctx, `SELECT
+			EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+				WHERE n.nspname = $1 AND c.relname = $2),
+			EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, t.Name).Scan(&exists, &owned)
+		if err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
+		}
+		if exists && !owned {
+			return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+				schema, t.Name, s.target, store.ErrNotOwned, schema)
+		}
+		for _, q := range []string{
+			"DROP TABLE IF EXISTS " + qualified(t.Name),
+			createSQL(t),
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
+			}
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+qualified("kurabe_meta")+" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET created = now()", t.Name); err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, t.Name, err))
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: committing setup: %w", s.target, err))
+	}
+	return nil
+}
+
+func createSQL(t *store.Table) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + qualified(t.Name) + " (")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(pgx.Identifier{c.Name}.Sanitize())
+		switch {
+		case i == 0 && t.AutoKey:
+			b.WriteString(" bigserial PRIMARY KEY")
+		case i == 0:
+			b.WriteString(" bigint PRIMARY KEY")
+		case c.Kind == store.Int:
+			b.WriteString(" bigint")
+		default:
+			b.WriteString(" text")
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Truncate empties a table kurabe created, and restarts its key sequence so
+// keys are numbered as after Setup.
+func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeConn(c)
+	var owned bool
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+qualified("kurabe_meta")+" WHERE name = $1)", t.Name).Scan(&owned); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
+	}
+	if !owned {
+		return fmt.Errorf("postgres: %s.%s on %s was %w; run Setup first", schema, t.Name, s.target, store.ErrNotOwned)
+	}
+	if _, err := c.Exec(ctx, "TRUNCATE "+qualified(t.Name)+" RESTART IDENTITY"); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: truncating %s: %w", s.target, t.Name, err))
+	}
+	return nil
+}
+
+// Count counts a table's rows from a fresh connection.
+func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer closeConn(c)
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM "+qualified(t.Name)).Scan(&n); err != nil {
+		return 0, s.fail(fmt.Errorf("postgres: %s: counting %s: %w", s.target, t.Name, err))
+	}
+	return n, nil
+}
+
+// Info reads the effective settings back from a fresh connection made like
+// the sessions' (so synchronous_commit shows what they run with). When the
+// server cannot be reached it returns what the store knows, with the
+// reason under Facts["error"].
+func (s *Store) Info(ctx context.Context) store.Info {
+	s.mu.Lock()
+	started, closed, target, startErr := s.cfg != nil, s.closed, s.target, s.startErr
+	s.mu.Unlock()
+	info := store.Info{Driver: "postgres", Target: target, Options: map[string]string{
+		"connect":  connectNames[s.connect],
+		"protocol": "extended",
+	}, Facts: map[string]string{"client": "github.com/jackc/pgx/v5"}}
+	if s.simple {
+		info.Options["protocol"] = "simple"
+	}
+	if s.connect == connectPool {
+		info.Options["pool_size"] = strconv.Itoa(s.poolSize)
+	}
+	if s.syncCommit != "" {
+		info.Options["synchronous_commit"] = s.syncCommit
+	}
+	names := slices.Clone(reported)
+	if m := s.managed; m != nil {
+		info.Facts["data_dir"] = m.dataDir
+		info.Facts["data_size_bytes"] = strconv.FormatInt(server.DirSize(m.dataDir), 10)
+		for _, st := range m.settings {
+			if !slices.Contains(names, st.name) {
+				names = append(names, st.name)
+			}
+		}
+	}
+	switch {
+	case startErr != nil:
+		info.Facts["error"] = startErr.Error()
+		return info
+	case !started || closed:
+		info.Facts["error"] = "server not reachable: the store is not set up or already closed"
+		return info
+	}
+	c, err := s.fresh(ctx)
+	if err != nil {
+		info.Facts["error"] = err.Error()
+		return info
+	}
+	defer closeConn(c)
+	show := func(name string) (string, error) {
+		// current_setting is SHOW as a function: it takes the name as a
+		// parameter and gives NULL, not an error, for an unknown one.
+		var v *string
+		if err := c.QueryRow(ctx, "SELECT current_setting($1, true)", name).Scan(&v); err != nil {
+			return "", s.fail(err)
+		}
+		if v == nil {
+			return "(not a setting)", nil
+		}
+		return *v, nil
+	}
+	if info.Version, err = show("server_version"); err != nil {
+		info.Facts["error"] = err.Error()
+		return info
+	}
+	for _, n := range names {
+		if info.Options[n], err = show(n); err != nil {
+			info.Facts["error"] = err.Error()
+			return info
+		}
+	}
+	if s.managed == nil {
+		var size int64
+		if err := c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&size); err == nil {
+			info.Facts["data_size_bytes"] = strconv.FormatInt(size, 10)
+		}
+	}
+	return info
+}
+
+// Close closes the pool and stops a managed server. It is safe to call
+// more than once.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	if s.managed != nil {
+		return s.managed.stop()
+	}
+	return nil
+}
+
+// Open returns a session. With connect=session it owns a new connection;
+// with connect=per-op it connects for every operation and reports the
+// time spent connecting.
+func (s *Store) Open(ctx context.Context) (store.Session, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	ss := &session{st: s}
+	switch s.connect {
+	case connectSession:
+		c, err := pgx.ConnectConfig(ctx, s.cfg)
+		if err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err))
+		}
+		ss.conn = c
+	case connectPerOp:
+		return &perOpSession{ss}, nil
+	}
+	return ss, nil
+}
+
+// fail classifies err and removes the password from its message.
+func (s *Store) fail(err error) error {
+	err = classify(err)
+	if err == nil || s.password == "" {
+		return err
+	}
+	if msg := err.Error(); strings.Contains(msg, s.password) {
+		return &scrubbed{msg: strings.ReplaceAll(msg, s.password, "xxxxx"), err: err}
+	}
+	return err
+}
+
+// scrubbed is an error whose message had a password in it.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// classify gives errors the classes of the error breakdown: the SQLSTATEs
+// a benchmark expects under contention by name, any other server error as
+// "pg:<sqlstate>", and failures to connect as "connect". Context errors are
+// left as they are, for store.Classify to call them timeouts.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *store.ClassError
+	if errors.As(err, &ce) {
+		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		class := "pg:" + pe.Code
+		switch pe.Code {
+		case "53300":
+			class = "too-many-connections"
+		case "40001":
+			class = "serialization"
+		case "40P01":
+			class = "deadlock"
+		}
+		return &store.ClassError{Class: class, Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var cerr *pgconn.ConnectError
+	if errors.As(err, &cerr) {
+		return &store.ClassError{Class: "connect", Err: err}
+	}
+	return err
+}

@@ -1,0 +1,483 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"kurabe/store"
+	"kurabe/store/storetest"
+)
+
+// The package's tests share one managed server, started through the
+// managed code path on first use and stopped by TestMain; the conformance
+// runs reach it as an external server, so they start no servers of their
+// own.
+var shared struct {
+	once sync.Once
+	st   store.Store
+	dir  string
+	port int
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.st != nil {
+		if err := shared.st.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the shared server:", err)
+			code = 1
+		}
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// serverDir returns a directory for a managed server's data that the
+// unprivileged server user can enter (t.TempDir's parent is private).
+func serverDir() (string, error) {
+	dir, err := os.MkdirTemp("", "kurabe-pg-")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o755)
+}
+
+// sharedDSN returns the address of the shared server, starting it first.
+func sharedDSN(t *testing.T, userinfo string) string {
+	t.Helper()
+	shared.once.Do(func() {
+		ctx := context.Background()
+		if shared.dir, shared.err = serverDir(); shared.err != nil {
+			return
+		}
+		sp, _ := store.ParseSpec("postgres:managed")
+		if shared.st, shared.err = Open(ctx, sp, store.Env{Dir: shared.dir}); shared.err != nil {
+			return
+		}
+		if shared.err = shared.st.Setup(ctx, nil); shared.err == nil {
+			shared.port = shared.st.(*Store).managed.port
+		}
+	})
+	storetest.RequireServer(t, shared.err)
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", userinfo, shared.port)
+}
+
+func open(t *testing.T, spec string, env store.Env) store.Store {
+	t.Helper()
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), sp, env)
+	storetest.RequireServer(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	for _, opts := range []string{
+		"",
+		"?connect=pool&pool_size=4",
+		"?connect=per-op",
+		"?protocol=simple",
+		"?connect=per-op&protocol=simple&synchronous_commit=off",
+	} {
+		t.Run(opts, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store { return open(t, dsn+opts, store.Env{}) })
+		})
+	}
+}
+
+// TestConformanceExternal runs the suite against a server of your own:
+// KURABE_TEST_PG=postgres://user:pw@host:port/db. It uses schema kurabe.
+func TestConformanceExternal(t *testing.T) {
+	dsn := os.Getenv("KURABE_TEST_PG")
+	if dsn == "" {
+		t.Skip("KURABE_TEST_PG is not set (give postgres://user[:password]@host:port/db to test against that server)")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, dsn, store.Env{}) })
+}
+
+func TestManagedSettingsReadBackAndStop(t *testing.T) {
+	t.Parallel()
+	dir, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	st := open(t, "postgres:managed?shared_buffers=64MB&synchronous_commit=off&work_mem=8MB", store.Env{Dir: dir})
+	if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
+		t.Fatal(err)
+	}
+	m := st.(*Store).managed
+	info := st.Info(ctx)
+	for k, v := range map[string]string{
+		"shared_buffers": "64MB", "synchronous_commit": "off", "work_mem": "8MB",
+		"block_size": "8192", "connect": "session", "protocol": "extended",
+	} {
+		if info.Options[k] != v {
+			t.Errorf("Info.Options[%s] = %q, want %q", k, info.Options[k], v)
+		}
+	}
+	for _, k := range []string{"fsync", "wal_level", "full_page_writes", "max_connections"} {
+		if info.Options[k] == "" {
+			t.Errorf("Info.Options[%s] not read back", k)
+		}
+	}
+	if want := "managed 127.0.0.1:" + strconv.Itoa(m.port); info.Target != want {
+		t.Errorf("Target = %q, want %q", info.Target, want)
+	}
+	if n, _ := strconv.ParseInt(info.Facts["data_size_bytes"], 10, 64); n <= 0 || info.Version == "" || info.Facts["error"] != "" {
+		t.Errorf("Info incomplete: %+v", info)
+	}
+	if os.Geteuid() == 0 {
+		// As root, the server must run as someone else.
+		status, err := os.ReadFile("/proc/" + strconv.Itoa(m.proc.Pid()) + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(status)) {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == "0" {
+				t.Errorf("server runs as root: %s", line)
+			}
+		}
+	}
+
+	// A session's open connection must not keep Close waiting (SIGTERM
+	// alone would: PostgreSQL's smart shutdown waits for its clients).
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Insert(ctx, storetest.Table(), store.Row{{}, {Int: 1}, {Text: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if !m.proc.Exited() {
+		t.Fatal("server still running after Close")
+	}
+	l, err := net.Listen("tcp", m.addr())
+	if err != nil {
+		t.Fatalf("port not free after Close: %v", err)
+	}
+	l.Close()
+	if err := st.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if info := st.Info(ctx); info.Facts["error"] == "" {
+		t.Errorf("Info after Close reports no error: %+v", info)
+	}
+	if err := st.Setup(ctx, nil); err == nil {
+		t.Error("Setup after Close succeeded")
+	}
+}
+
+func TestManagedUnknownSettingQuotesServer(t *testing.T) {
+	t.Parallel()
+	dir, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	st := open(t, "postgres:managed?no_such_setting=1", store.Env{Dir: dir})
+	err = st.Setup(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), `unrecognized configuration parameter "no_such_setting"`) {
+		t.Fatalf("Setup error = %v, want the server's own complaint", err)
+	}
+	if info := st.Info(context.Background()); !strings.Contains(info.Facts["error"], "no_such_setting") {
+		t.Errorf("Info does not give the reason the server did not start: %v", info.Facts)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesTableItDidNotCreate(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{
+		"CREATE SCHEMA IF NOT EXISTS kurabe",
+		"DROP TABLE IF EXISTS kurabe.posts",
+		"CREATE TABLE kurabe.posts (x int)",
+		"INSERT INTO kurabe.posts VALUES (42)",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	defer c.Exec(ctx, "DROP TABLE kurabe.posts")
+
+	st := open(t, dsn, store.Env{})
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	if err := st.Setup(ctx, []*store.Table{posts}); !errors.Is(err, store.ErrNotOwned) {
+		t.Fatalf("Setup err = %v, want ErrNotOwned", err)
+	}
+	if err := store.Truncate(ctx, st, posts); !errors.Is(err, store.ErrNotOwned) {
+		t.Fatalf("Truncate err = %v, want ErrNotOwned", err)
+	}
+	var n, x int
+	if err := c.QueryRow(ctx, "SELECT count(*), max(x) FROM kurabe.posts").Scan(&n, &x); err != nil || n != 1 || x != 42 {
+		t.Fatalf("foreign table changed: %d rows, x=%d, err %v", n, x, err)
+	}
+}
+
+func TestPerOpReportsConnectTime(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	tb := storetest.Table()
+	for _, mode := range []string{"session", "pool", "per-op"} {
+		st := open(t, dsn+"?connect="+mode, store.Env{})
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ct, ok := s.(store.ConnectTimer)
+		if ok != (mode == "per-op") {
+			t.Fatalf("connect=%s: session implements ConnectTimer: %v", mode, ok)
+		}
+		if !ok {
+			continue
+		}
+		if err := s.Insert(ctx, tb, store.Row{{}, {Int: 1}, {Text: []byte("x")}}); err != nil {
+			t.Fatal(err)
+		}
+		if ct.ConnectTime() <= 0 {
+			t.Errorf("ConnectTime after Insert = %v", ct.ConnectTime())
+		}
+		if n, err := s.Scan(ctx, tb, store.Query{}, func(store.Row) error { return nil }); err != nil || n != 1 {
+			t.Fatalf("Scan = %d, %v", n, err)
+		}
+		if ct.ConnectTime() <= 0 {
+			t.Errorf("ConnectTime after Scan = %v", ct.ConnectTime())
+		}
+	}
+}
+
+func TestExternalInfoReadsBack(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	st := open(t, dsn+"?synchronous_commit=local&protocol=simple&connect=pool&pool_size=3", store.Env{})
+	info := st.Info(ctx)
+	if info.Options["synchronous_commit"] != "local" || info.Options["protocol"] != "simple" || info.Options["connect"] != "pool" || info.Options["pool_size"] != "3" {
+		t.Errorf("options not read back: %v", info.Options)
+	}
+	if info.Target != "postgres:"+strings.TrimPrefix(dsn, "postgres:") || info.Version == "" || info.Facts["data_size_bytes"] == "" {
+		t.Errorf("Info incomplete: %+v", info)
+	}
+}
+
+func TestPasswordNeverShown(t *testing.T) {
+	const pw, envPW = "s3cret-Pa55word", "env-Pa55word"
+	dsn := sharedDSN(t, "kurabe:"+pw)
+	t.Setenv("PGPASSWORD", envPW)
+	ctx := context.Background()
+	closedPort := func() int {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}()
+	check := func(what, text string) {
+		t.Helper()
+		if strings.Contains(text, pw) || strings.Contains(text, envPW) {
+			t.Errorf("%s shows a password: %s", what, text)
+		}
+	}
+
+	// The server trusts every connection, so the password is accepted
+	// and ignored; it must still not show in Info.
+	st := open(t, dsn, store.Env{})
+	if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
+		t.Fatal(err)
+	}
+	info := st.Info(ctx)
+	check("Info", fmt.Sprintf("%+v", info))
+	if !strings.Contains(info.Target, "xxxxx") {
+		t.Errorf("Target %q does not show the password was redacted", info.Target)
+	}
+
+	for _, c := range []struct {
+		name, target, class string
+	}{
+		// Nothing listens on the port: a connect failure.
+		{"refused", fmt.Sprintf("//kurabe:%s@127.0.0.1:%d/postgres", pw, closedPort), "connect"},
+		// The server refuses: its error passes through, classified.
+		{"no such database", strings.TrimPrefix(dsn, "postgres:")[:strings.LastIndex(strings.TrimPrefix(dsn, "postgres:"), "/")] + "/no_such_db", "pg:3D000"},
+		// The password comes from PGPASSWORD.
+		{"env password", fmt.Sprintf("//kurabe@127.0.0.1:%d/postgres", closedPort), "connect"},
+	} {
+		sp, _ := store.ParseSpec("postgres:" + c.target)
+		st, err := Open(ctx, sp, store.Env{})
+		if err != nil {
+			t.Fatalf("%s: Open: %v", c.name, err)
+		}
+		err = st.Setup(ctx, nil)
+		if err == nil {
+			t.Fatalf("%s: Setup succeeded", c.name)
+		}
+		check(c.name+" error", err.Error())
+		if got := store.Classify(err); got != c.class {
+			t.Errorf("%s: class %q, want %q (%v)", c.name, got, c.class, err)
+		}
+		check(c.name+" Info", fmt.Sprintf("%+v", st.Info(ctx)))
+		st.Close()
+	}
+
+	// Addresses pgx or net/url cannot parse.
+	for _, target := range []string{
+		"//kurabe:" + pw + "@127.0.0.1:99999/postgres",
+		"//kurabe:" + pw + "@127.0.0.1:port/postgres",
+		"//kurabe:" + pw + "@[::1/postgres",
+	} {
+		sp, _ := store.ParseSpec("postgres:" + target)
+		_, err := Open(ctx, sp, store.Env{})
+		if err == nil {
+			t.Fatalf("Open(%s) succeeded", store.RedactTarget(target))
+		}
+		check("parse error", err.Error())
+	}
+}
+
+func TestScrubRemovesPasswordKeepsClass(t *testing.T) {
+	s := &Store{password: "hunter22"}
+	err := s.fail(fmt.Errorf("connecting with hunter22: %w", &pgconn.PgError{Code: "53300", Message: "too many"}))
+	if strings.Contains(err.Error(), "hunter22") {
+		t.Fatalf("password kept: %v", err)
+	}
+	if got := store.Classify(err); got != "too-many-connections" {
+		t.Fatalf("class = %q", got)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&pgconn.PgError{Code: "53300"}, "too-many-connections"},
+		{&pgconn.PgError{Code: "40001"}, "serialization"},
+		{&pgconn.PgError{Code: "40P01"}, "deadlock"},
+		{&pgconn.PgError{Code: "23505"}, "pg:23505"},
+		// Wrapped, as Setup and the sessions wrap them.
+		{fmt.Errorf("postgres: x: %w", &pgconn.PgError{Code: "42P01"}), "pg:42P01"},
+		// Left for store.Classify to call a timeout.
+		{fmt.Errorf("query: %w", context.DeadlineExceeded), "timeout"},
+		{errors.New("something else"), "error"},
+	} {
+		if got := store.Classify(classify(c.err)); got != c.want {
+			t.Errorf("classify(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	// A real connect failure, to a port nothing listens on.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	_, err := pgx.Connect(context.Background(), "postgres://x@"+addr+"/x?sslmode=disable")
+	if got := store.Classify(classify(err)); got != "connect" {
+		t.Errorf("refused connection classified %q (%v)", got, err)
+	}
+}
+
+func TestOptionsValidated(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		env  store.Env
+		want string // in the error; "" for none
+	}{
+		// Everything valid: Open must not connect (host h does not exist).
+		{"postgres://u:pw@h:5432/db?connect=pool&pool_size=3&protocol=simple&synchronous_commit=off", store.Env{}, ""},
+		{"postgres://u@h/db?connect=sometimes", store.Env{}, "session, pool or per-op"},
+		{"postgres://u@h/db?protocol=binary", store.Env{}, "extended or simple"},
+		{"postgres://u@h/db?synchronous_commit=maybe", store.Env{}, "remote_apply"},
+		{"postgres://u@h/db?pool_size=4", store.Env{}, "only with connect=pool"},
+		{"postgres://u@h/db?connect=pool&pool_size=0", store.Env{}, "1 or more"},
+		// Server settings are only for managed servers.
+		{"postgres://u@h/db?shared_buffers=1GB", store.Env{}, `unknown option "shared_buffers"`},
+		{"postgres:managed?port=5433", store.Env{Dir: "/tmp"}, "set by kurabe"},
+		{"postgres:managed?bad-name=1", store.Env{Dir: "/tmp"}, "setting name"},
+		{"postgres:managed", store.Env{}, "needs a data directory"},
+		{"postgres:somewhere", store.Env{}, "neither an address nor managed"},
+	} {
+		sp, err := store.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(context.Background(), sp, c.env)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.spec, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: err = %v, want one saying %q", c.spec, err, c.want)
+		}
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func TestScanDoesNotAllocatePerRow(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	for _, protocol := range []string{"extended", "simple"} {
+		st := open(t, dsn+"?protocol="+protocol, store.Env{})
+		tb := storetest.Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		rows := make([]store.Row, 1000)
+		for i := range rows {
+			rows[i] = store.Row{{}, {Int: int64(i)}, {Text: []byte("body " + strconv.Itoa(i))}}
+		}
+		if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		scan := func(limit int) float64 {
+			return testing.AllocsPerRun(20, func() {
+				if _, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: limit}, func(r store.Row) error {
+					sum += r[1].Int + int64(len(r[2].Text))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		few, many := scan(10), scan(1000)
+		if many-few > 10 {
+			t.Errorf("protocol=%s: scanning 1000 rows allocates %.0f times, 10 rows %.0f times", protocol, many, few)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"kurabe/store"
+)
+
+// querier is what a session runs statements on: its own connection, the
+// shared pool, or a connection made for one operation.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// statements are a table's SQL, built once per session. With the extended
+// protocol pgx prepares each on a connection's first use.
+type statements struct {
+	insert            string
+	asc, desc         string // LIMIT $1
+	ascAll, descAll   string // every row
+	params            int    // insert parameters
+	intCols, textCols int
+}
+
+type session struct {
+	st     *Store
+	conn   *pgx.Conn // connect=session
+	opConn *pgx.Conn // connect=per-op, during an operation
+	tables []*statements
+	args   []any
+	row    store.Row
+
+	connectTime time.Duration
+}
+
+// perOpSession is a session that connects for every operation; only it
+// reports connect time, so the engine knows to split its latency.
+type perOpSession struct{ *session }
+
+// ConnectTime is the time the last operation spent connecting.
+func (s perOpSession) ConnectTime() time.Duration { return s.connectTime }
+
+var _ store.ConnectTimer = perOpSession{}
+var _ store.BatchInserter = (*session)(nil)
+var _ store.Truncater = (*Store)(nil)
+
+func (s *session) prepared(t *store.Table) *statements {
+	for len(s.tables) <= t.ID {
+		s.tables = append(s.tables, nil)
+	}
+	if p := s.tables[t.ID]; p != nil {
+		return p
+	}
+	name := qualified(t.Name)
+	var cols, ins, marks []string
+	for i, c := range t.Columns {
+		col := pgx.Identifier{c.Name}.Sanitize()
+		cols = append(cols, col)
+		if i == 0 && t.AutoKey {
+			continue
+		}
+		ins = append(ins, col)
+		marks = append(marks, "$"+strconv.Itoa(len(marks)+1))
+	}
+	list := strings.Join(cols, ", ")
+	sel := "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0]
+	p := &statements{
+		insert:  "INSERT INTO " + name + " (" + strings.Join(ins, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")",
+		asc:     sel + " LIMIT $1",
+		desc:    sel + " DESC LIMIT $1",
+		ascAll:  sel,
+		descAll: sel + " DESC",
+		params:  len(marks),
+	}
+	s.tables[t.ID] = p
+	if cap(s.args) < p.params {
+		s.args = make([]any, p.params)
+	}
+	if cap(s.row) < len(t.Columns) {
+		s.row = make(store.Row, len(t.Columns))
+	}
+	return p
+}
+
+// db returns what to run the operation on; done must follow.
+func (s *session) db(ctx context.Context) (querier, error) {
+	switch s.st.connect {
+	case connectSession:
+		return s.conn, nil
+	case connectPool:
+		return s.st.pool, nil
+	}
+	start := time.Now()
+	c, err := pgx.ConnectConfig(ctx, s.st.cfg)
+	s.connectTime = time.Since(start)
+	if err != nil {
+		return nil, s.st.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.st.target, err))
+	}
+	s.opConn = c
+	return c, nil
+}
+
+func (s *session) done() {
+	if s.opConn != nil {
+		closeConn(s.opConn)
+		s.opConn = nil
+	}
+}
+
+// appendArgs appends row's insert parameters. The simple protocol quotes
+// a []byte as bytea ('\x...'), which a text column would keep literally,
+// so there the text goes as a string.
+func (s *session) appendArgs(args []any, t *store.Table, row store.Row) []any {
+	for i, c := range t.Columns {
+		switch {
+		case i == 0 && t.AutoKey:
+		case c.Kind == store.Int:
+			args = append(args, row[i].Int)
+		case s.st.simple:
+			args = append(args, string(row[i].Text))
+		default:
+			args = append(args, row[i].Text)
+		}
+	}
+	return args
+}
+
+func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	p := s.prepared(t)
+	db, err := s.db(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.done()
+	args := s.appendArgs(s.args[:0], t, row)
+	_, err = db.Exec(ctx, p.insert, args...)
+	clear(args)
+	return s.st.fail(err)
+}
+
+// InsertBatch sends every row's INSERT in one pgx.Batch: one round trip
+// and one implicit transaction, so the rows are stored all or none.
+func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	p := s.prepared(t)
+	db, err := s.db(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.done()
+	// pgx keeps each query's arguments until the batch is sent: one
+	// backing array, sliced per row.
+	vals := make([]any, 0, len(rows)*p.params)
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(rows))}
+	for _, r := range rows {
+		n := len(vals)
+		vals = s.appendArgs(vals, t, r)
+		b.Queue(p.insert, vals[n:len(vals):len(vals)]...)
+	}
+	br := db.SendBatch(ctx, b)
+	for range rows {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return s.st.fail(err)
+		}
+	}
+	return s.st.fail(br.Close())
+}
+
+// Scan reads rows in place: integers are decoded from the wire in either
+// format and text is the received bytes, so no row allocates.
+func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	p := s.prepared(t)
+	db, err := s.db(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.done()
+	var rows pgx.Rows
+	switch {
+	case q.Limit > 0 && q.Desc:
+		rows, err = db.Query(ctx, p.desc, int64(q.Limit))
+	case q.Limit > 0:
+		rows, err = db.Query(ctx, p.asc, int64(q.Limit))
+	case q.Desc:
+		rows, err = db.Query(ctx, p.descAll)
+	default:
+		rows, err = db.Query(ctx, p.ascAll)
+	}
+	if err != nil {
+		return 0, s.st.fail(err)
+	}
+	defer rows.Close()
+	fields := rows.FieldDescriptions()
+	if len(fields) != len(t.Columns) {
+		return 0, fmt.Errorf("postgres: %s.%s returned %d columns, want %d; run Setup again", schema, t.Name, len(fields), len(t.Columns))
+	}
+	row := s.row[:len(t.Columns)]
+	n := 0
+	for rows.Next() {
+		vals := rows.RawValues()
+		for i, c := range t.Columns {
+			if c.Kind == store.Text {
+				row[i] = store.Value{Text: vals[i]}
+				continue
+			}
+			v, ok := decodeInt(vals[i], fields[i].Format)
+			if !ok {
+				return n, fmt.Errorf("postgres: %s.%s column %s: %q is not a bigint", schema, t.Name, c.Name, vals[i])
+			}
+			row[i] = store.Value{Int: v}
+		}
+		if err := fn(row); err != nil {
+			return n, err
+		}
+		n++
+	}
+	clear(row)
+	return n, s.st.fail(rows.Err())
+}
+
+// decodeInt decodes a bigint in the binary format (8 bytes, big-endian)
+// or the text format (decimal), without allocating. NULL reads as 0.
+func decodeInt(b []byte, format int16) (int64, bool) {
+	if b == nil {
+		return 0, true
+	}
+	if format == pgx.BinaryFormatCode {
+		if len(b) != 8 {
+			return 0, false
+		}
+		return int64(binary.BigEndian.Uint64(b)), true
+	}
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > 1<<63-1 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+func (s *session) Close() error {
+	s.done()
+	if s.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.conn.Close(ctx)
+	s.conn = nil
+	return s.st.fail(err)
+}
