@@ -1,0 +1,309 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kurabe/store"
+	"kurabe/store/server"
+)
+
+// managedUser is the account sessions of a managed server log in as; its
+// password is made up at every start and never shown.
+const managedUser = "kurabe"
+
+// setting is a server setting of a managed store, passed as --name=value.
+type setting struct{ name, value string }
+
+func (s setting) arg() string {
+	if s.value == "" {
+		return "--" + s.name
+	}
+	return "--" + s.name + "=" + s.value
+}
+
+// reserved are the settings kurabe sets itself to run the server.
+var reserved = []string{"datadir", "port", "bind_address", "socket", "pid_file", "log_error", "user", "basedir",
+	"no_defaults", "defaults_file", "defaults_extra_file", "defaults_group_suffix", "bootstrap", "initialize", "initialize_insecure"}
+
+// atCreation are the settings fixed when the data directory is made; they
+// are given to its initialisation as well as to the server.
+var atCreation = []string{"innodb_page_size", "innodb_data_file_path", "innodb_data_home_dir", "innodb_undo_tablespaces",
+	"innodb_undo_directory", "innodb_log_group_home_dir", "innodb_log_file_size", "lower_case_table_names"}
+
+var settingRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+
+// managed is a server kurabe initialises in its data directory, starts at
+// the first Setup and stops at Close.
+type managed struct {
+	driver     string
+	flavor     string // mariadb or mysql
+	serverBin  string
+	installBin string // mariadb-install-db; empty for MySQL, which initialises with mysqld --initialize-insecure
+	dir        string
+	settings   []setting
+	encrypted  bool
+	database   string
+
+	proc   *server.Process
+	tmpDir string // a short directory for the socket, when dir is too long for one
+}
+
+func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts options) (*managed, error) {
+	m := &managed{driver: spec.Driver, dir: env.Dir, encrypted: opts.encrypted, database: opts.database}
+	if env.Dir == "" {
+		return nil, fmt.Errorf("%s: a managed server needs a data directory and kurabe gave none", spec.Driver)
+	}
+	var names []string
+	for k := range spec.Options {
+		if !slices.Contains(storeOptions, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if !settingRE.MatchString(k) {
+			return nil, fmt.Errorf("%s: %q is not a server setting name; give settings as name=value, e.g. innodb_buffer_pool_size=256M", spec.Driver, k)
+		}
+		if slices.Contains(reserved, strings.ReplaceAll(strings.ToLower(k), "-", "_")) {
+			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server; leave it out (or run the server yourself and give its address)", spec.Driver, k)
+		}
+		m.settings = append(m.settings, setting{k, spec.Options.Get(k)})
+	}
+
+	// mysql:managed prefers mysqld, which on Debian is MariaDB under another
+	// name.
+	if spec.Driver == "mysql" {
+		m.serverBin, _ = server.Find("mysqld", "mariadb-server", "/usr/sbin")
+	}
+	if m.serverBin == "" {
+		bin, err := server.Find("mariadbd", "mariadb-server", "/usr/sbin")
+		if err != nil {
+			return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
+		}
+		m.serverBin = bin
+	}
+	m.flavor = flavorOf(ctx, m.serverBin)
+	if m.flavor == "mariadb" {
+		bin, err := server.Find("mariadb-install-db", "mariadb-server", "/usr/bin")
+		if err != nil {
+			return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
+		}
+		m.installBin = bin
+		return m, nil
+	}
+	if opts.encrypted || opts.pageCompressed || opts.engine == "Aria" {
+		return nil, fmt.Errorf("%s: %s is MySQL, not MariaDB: encrypted, page_compressed and engine=Aria are MariaDB's; use mariadb:managed", spec.Driver, m.serverBin)
+	}
+	return m, nil
+}
+
+// flavorOf tells MariaDB from MySQL by the program's name or version.
+func flavorOf(ctx context.Context, bin string) string {
+	if r, err := filepath.EvalSymlinks(bin); err == nil && strings.HasPrefix(filepath.Base(r), "mariadb") {
+		return "mariadb"
+	}
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err == nil && !bytes.Contains(bytes.ToLower(out), []byte("mariadb")) {
+		return "mysql"
+	}
+	return "mariadb"
+}
+
+func (m *managed) datadir() string { return filepath.Join(m.dir, "data") }
+
+// start initialises the data directory, starts the server on a free
+// loopback port, creates kurabe's database and the account sessions use
+// (with password pass), and returns the server's address.
+func (m *managed) start(ctx context.Context, pass string) (string, error) {
+	fail := func(err error) error { return fmt.Errorf("%s: managed server: %w", m.driver, err) }
+	u, err := server.Unprivileged("mysql", "nobody")
+	if err != nil {
+		return "", fail(err)
+	}
+	if err := server.PrepareDir(m.dir, u); err != nil {
+		return "", fail(err)
+	}
+	sock := filepath.Join(m.dir, "mysql.sock")
+	if len(sock) > 100 { // a socket's path holds at most 107 bytes
+		if m.tmpDir, err = os.MkdirTemp("", "kurabe-mysql-"); err != nil {
+			return "", fail(err)
+		}
+		if err := server.PrepareDir(m.tmpDir, u); err != nil {
+			return "", fail(err)
+		}
+		sock = filepath.Join(m.tmpDir, "mysql.sock")
+	}
+
+	var user, common, creation []string
+	if u != nil {
+		user = []string{"--user=" + u.Name}
+	}
+	if m.encrypted {
+		key, err := writeKey(m.dir, u)
+		if err != nil {
+			return "", fail(err)
+		}
+		common = append(common, "--plugin-load-add=file_key_management", "--file-key-management-filename="+key)
+	}
+	for _, s := range m.settings {
+		common = append(common, s.arg())
+		if slices.Contains(atCreation, strings.ReplaceAll(strings.ToLower(s.name), "-", "_")) {
+			creation = append(creation, s.arg())
+		}
+	}
+	if err := m.initialise(ctx, u, slices.Concat(user, creation)); err != nil {
+		return "", fail(err)
+	}
+	common = slices.Concat(user, common)
+
+	logPath := filepath.Join(m.dir, "mysqld.log")
+	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return "", fail(err)
+	} else {
+		f.Close()
+	}
+	if err := server.Chown(logPath, u); err != nil {
+		return "", fail(err)
+	}
+	root, err := openDB(newConfig("root", "", "unix", sock))
+	if err != nil {
+		return "", fail(err)
+	}
+	defer root.Close()
+	var port int
+	for attempt := 1; ; attempt++ {
+		if port, err = server.FreePort(); err != nil {
+			return "", fail(err)
+		}
+		args := []string{"--no-defaults", "--datadir=" + m.datadir(), "--port=" + strconv.Itoa(port),
+			"--bind-address=127.0.0.1", "--socket=" + sock, "--pid-file=" + filepath.Join(m.dir, "mysqld.pid"),
+			"--log-error=" + logPath,
+			// No reverse DNS lookup per connection: connect=per-op would
+			// measure the resolver.
+			"--skip-name-resolve"}
+		if m.flavor == "mysql" {
+			args = append(args, "--mysqlx=OFF") // its own port would clash between instances
+		}
+		p, err := server.Start(u, logPath, m.serverBin, append(args, common...)...)
+		if err != nil {
+			return "", fail(err)
+		}
+		err = p.WaitReady(ctx, 60*time.Second, root.PingContext)
+		if err == nil {
+			m.proc = p
+			break
+		}
+		p.Stop(10 * time.Second)
+		// Another program may take the free port before the server does.
+		if attempt < 3 && strings.Contains(err.Error(), "already in use") {
+			continue
+		}
+		return "", fail(err)
+	}
+	if err := m.provision(ctx, root, pass); err != nil {
+		m.stop()
+		return "", fail(err)
+	}
+	return "127.0.0.1:" + strconv.Itoa(port), nil
+}
+
+// initialise makes the data directory. The server's own complaints go to
+// a log of their own, which an error quotes.
+func (m *managed) initialise(ctx context.Context, u *server.User, settings []string) error {
+	log := filepath.Join(m.dir, "install.log")
+	args := []string{"--no-defaults", "--datadir=" + m.datadir(), "--log-error=" + log}
+	prog := m.installBin
+	if prog != "" {
+		args = append(args, "--auth-root-authentication-method=normal", "--skip-test-db")
+	} else {
+		prog = m.serverBin
+		args = append(args, "--initialize-insecure")
+	}
+	err := server.Run(ctx, u, prog, append(args, settings...)...)
+	if err == nil {
+		return nil
+	}
+	b, _ := os.ReadFile(log)
+	var complaints []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "[ERROR]") {
+			complaints = append(complaints, "  "+line)
+		}
+	}
+	if len(complaints) > 10 {
+		complaints = complaints[len(complaints)-10:]
+	}
+	if len(complaints) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n%s says:\n%s", err, log, strings.Join(complaints, "\n"))
+}
+
+// writeKey writes a random key for file_key_management, readable by the
+// server only.
+func writeKey(dir string, u *server.User) (string, error) {
+	var k [32]byte
+	if _, err := rand.Read(k[:]); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "encryption.key")
+	if err := os.WriteFile(path, []byte("1;"+hex.EncodeToString(k[:])+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return path, server.Chown(path, u)
+}
+
+// provision creates kurabe's database and account as root, over the
+// socket. The statements hold the password and are never quoted.
+func (m *managed) provision(ctx context.Context, root *sql.DB, pass string) error {
+	account := "'" + managedUser + "'@'127.0.0.1'"
+	steps := []struct{ what, sql string }{
+		{"create database " + m.database, "CREATE DATABASE IF NOT EXISTS " + quote(m.database) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"},
+		{"create user " + account, "CREATE USER " + account + " IDENTIFIED BY '" + pass + "'"},
+		// In GRANT, _ is a wildcard unless escaped.
+		{"grant " + account + " all on " + m.database, "GRANT ALL ON " + quote(strings.ReplaceAll(m.database, "_", `\_`)) + ".* TO " + account},
+	}
+	for _, s := range steps {
+		if _, err := root.ExecContext(ctx, s.sql); err != nil {
+			return fmt.Errorf("cannot %s: %w", s.what, scrub(err, pass))
+		}
+	}
+	return nil
+}
+
+// stop stops the server: SIGTERM, and SIGKILL if it has not exited within
+// 30 s.
+func (m *managed) stop() error {
+	var err error
+	if m.proc != nil {
+		err = m.proc.Stop(30 * time.Second)
+		m.proc = nil
+	}
+	if m.tmpDir != "" {
+		err = errors.Join(err, os.RemoveAll(m.tmpDir))
+		m.tmpDir = ""
+	}
+	return err
+}
+
+func randomPassword() (string, error) {
+	var b [18]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("mysql: cannot make up a password: %v", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}

@@ -1,0 +1,742 @@
+// Package mysql is the MariaDB/MySQL store, on github.com/go-sql-driver/mysql
+// through database/sql. It serves the drivers "mysql" and "mariadb", either
+// against a server someone else runs (mysql://user:pass@host:port/db) or
+// against a throwaway server kurabe initialises, starts and stops itself
+// (mariadb:managed), in which case every option that is not a store option
+// is handed to the server as --name=value.
+//
+// Trade-offs:
+//
+//   - database/sql is how Go applications talk to MySQL, so its costs are
+//     part of what is measured: it boxes every argument and integer column
+//     into an interface and allocates a little per call. What can be avoided
+//     is: statements are prepared once per connection and reused, rows are
+//     read into per-session buffers (sql.RawBytes, so text is not copied),
+//     and no SQL text is built per operation. BenchmarkScan measures about
+//     three allocations per row read, all of them the driver's and
+//     database/sql's (each BIGINT is boxed), and none in this package.
+//   - connect=session gives each session its own connection (*sql.Conn) with
+//     its own prepared statements; connect=pool shares a *sql.DB of
+//     pool_size connections and one set of statements among all sessions;
+//     connect=per-op opens a connection for every operation, as a PHP page
+//     does, and sends the statement as text with its arguments interpolated
+//     by the driver (one round trip; PHP's PDO does the same by default),
+//     since a statement prepared for one use costs two.
+//   - kurabe works in a database of its own (option database, default
+//     kurabe), whatever database the URL names, and only ever drops or
+//     empties the tables its kurabe_meta table lists.
+//   - A managed server is made fresh in the store's data directory by
+//     mariadb-install-db (given the settings fixed at creation, such as
+//     innodb_page_size) and runs as the mysql user (or nobody) when kurabe
+//     runs as root, on a free loopback port, with --skip-name-resolve so
+//     that connecting does not wait on a resolver. Sessions log in over TCP
+//     as kurabe@127.0.0.1 with a password made up at start and never shown.
+//   - A batch is one multi-row INSERT. Only when it would not fit in one
+//     packet (max_allowed_packet) or exceed the 65535 placeholders of a
+//     prepared statement is it split, and then the parts run in one
+//     transaction.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"kurabe/store"
+	"kurabe/store/server"
+)
+
+const (
+	metaTable = "kurabe_meta"
+	// The driver refuses packets larger than this, whatever the server allows.
+	driverMaxPacket = 64 << 20
+	// A prepared statement takes at most this many placeholders.
+	maxPlaceholders = 65535
+)
+
+// storeOptions are the options of every form; the others are server
+// settings (managed) or errors (external).
+var storeOptions = []string{"engine", "row_format", "page_compressed", "encrypted", "connect", "pool_size", "database"}
+
+// options are the store options in effect.
+type options struct {
+	engine         string // InnoDB, MyISAM or Aria
+	rowFormat      string // empty for the engine's default
+	pageCompressed bool
+	encrypted      bool
+	connect        string // session, pool or per-op
+	poolSize       int
+	database       string
+}
+
+var (
+	engines    = map[string]string{"innodb": "InnoDB", "myisam": "MyISAM", "aria": "Aria"}
+	rowFormats = []string{"DEFAULT", "DYNAMIC", "FIXED", "COMPRESSED", "REDUNDANT", "COMPACT", "PAGE"}
+	identRE    = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+)
+
+func parseOptions(driver string, o *store.Options) (options, error) {
+	bad := func(name, value, want string) error {
+		return &store.OptionError{Driver: driver, Name: name, Value: value, Want: want}
+	}
+	var op options
+	v := o.Get("engine", "InnoDB")
+	op.engine = engines[strings.ToLower(v)]
+	if op.engine == "" {
+		return op, bad("engine", v, "InnoDB, MyISAM or Aria")
+	}
+	op.rowFormat = strings.ToUpper(o.Get("row_format", ""))
+	if op.rowFormat != "" && !slices.Contains(rowFormats, op.rowFormat) {
+		return op, bad("row_format", op.rowFormat, strings.Join(rowFormats, ", "))
+	}
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{{"page_compressed", &op.pageCompressed}, {"encrypted", &op.encrypted}} {
+		switch v := o.Get(b.name, "0"); v {
+		case "0":
+		case "1":
+			*b.dst = true
+		default:
+			return op, bad(b.name, v, "0 or 1")
+		}
+		if *b.dst && op.engine != "InnoDB" {
+			return op, bad(b.name, "1", "0 with engine="+op.engine+": it is an InnoDB table option")
+		}
+	}
+	op.connect = o.Get("connect", "session")
+	switch op.connect {
+	case "session", "pool", "per-op":
+	default:
+		return op, bad("connect", op.connect, "session (a connection per client), pool (clients share pool_size connections) or per-op (a new connection per operation)")
+	}
+	ps := o.Get("pool_size", "")
+	switch {
+	case ps == "" && op.connect == "pool":
+		op.poolSize = 10
+	case ps != "" && op.connect != "pool":
+		return op, bad("pool_size", ps, "no value: it applies to connect=pool only")
+	case ps != "":
+		n, err := strconv.Atoi(ps)
+		if err != nil || n < 1 {
+			return op, bad("pool_size", ps, "a number of connections, 1 or more")
+		}
+		op.poolSize = n
+	}
+	op.database = o.Get("database", "kurabe")
+	if !identRE.MatchString(op.database) {
+		return op, bad("database", op.database, "a name of letters, digits and _, at most 64")
+	}
+	return op, nil
+}
+
+// Store is a MariaDB or MySQL database, on a server kurabe runs or not.
+type Store struct {
+	driver string
+	opts   options
+	target string        // for Info; a managed store's is set once it runs
+	base   *mysql.Config // kurabe's login; nil for a managed store until it runs
+	secret string        // the password, scrubbed from every error text
+	m      *managed      // nil for an external server
+
+	mu        sync.Mutex
+	closed    bool
+	startErr  error
+	admin     *sql.DB // fresh connections for setup and verification
+	db        *sql.DB // sessions' connections (pool), or where they come from
+	maxPacket int     // the largest statement the server and driver accept
+	pool      poolStmts
+}
+
+// poolStmts are the statements shared by connect=pool sessions, prepared
+// on the pool (database/sql prepares them again on each connection).
+type poolStmts struct {
+	tables []*stmts
+	batch  map[[2]int]*sql.Stmt // by table ID and row count
+}
+
+// Open validates a MariaDB/MySQL spec. It connects to nothing and starts
+// nothing: a managed server starts at the first Setup.
+func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
+	o := store.NewOptions(spec)
+	opts, err := parseOptions(spec.Driver, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{driver: spec.Driver, opts: opts}
+	switch {
+	case strings.HasPrefix(spec.Target, "//"):
+		if err := o.Check(); err != nil {
+			return nil, err
+		}
+		cfg, pass, err := parseURL(spec.Driver, spec.Target)
+		if err != nil {
+			return nil, err
+		}
+		s.base, s.secret = cfg, pass
+		s.target = "mysql:" + store.RedactTarget(spec.Target)
+		return s, nil
+	case spec.Target == "managed" || spec.Target == "":
+		m, err := newManaged(ctx, spec, env, opts)
+		if err != nil {
+			return nil, err
+		}
+		s.m = m
+		s.target = "managed (not started)"
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s: target %q is neither a server address nor managed; give %s://user[:password]@host:port/db or %s:managed",
+		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, spec.Driver)
+}
+
+// parseURL turns //user[:password]@host[:port]/db into the driver's
+// configuration (the parsed form of its DSN user:pass@tcp(host:port)/,
+// built directly so that the password never sits in a DSN string an error
+// could quote). The database in the URL is not used: kurabe's tables live
+// in the database named by the option database.
+func parseURL(driver, target string) (*mysql.Config, string, error) {
+	want := "want " + driver + "://user[:password]@host[:port]/db, with special characters in the password %-encoded"
+	u, err := url.Parse("mysql:" + target)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: cannot read address %s: %s", driver, store.RedactTarget(target), want)
+	}
+	if u.User == nil || u.User.Username() == "" {
+		return nil, "", fmt.Errorf("%s: address %s names no user; %s", driver, store.RedactTarget(target), want)
+	}
+	if u.Hostname() == "" {
+		return nil, "", fmt.Errorf("%s: address %s names no host; %s", driver, store.RedactTarget(target), want)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "3306"
+	}
+	pass, ok := u.User.Password()
+	if !ok {
+		pass = os.Getenv("MYSQL_PWD")
+	}
+	return newConfig(u.User.Username(), pass, "tcp", net.JoinHostPort(u.Hostname(), port)), pass, nil
+}
+
+func newConfig(user, pass, network, addr string) *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd = user, pass
+	cfg.Net, cfg.Addr = network, addr
+	// The collation goes in the handshake, which makes the connection
+	// utf8mb4 without a SET NAMES round trip per connection.
+	cfg.Collation = "utf8mb4_bin"
+	cfg.Timeout = 10 * time.Second
+	// The driver would print to stderr; its errors reach us anyway.
+	cfg.Logger = &mysql.NopLogger{}
+	return cfg
+}
+
+func openDB(cfg *mysql.Config) (*sql.DB, error) {
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
+// ready starts a managed server if it is not running, and readies the
+// connections. It runs once; a failure is returned again.
+func (s *Store) ready(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%s: store is closed", s.driver)
+	}
+	if s.admin != nil || s.startErr != nil {
+		return s.startErr
+	}
+	s.startErr = s.start(ctx)
+	return s.startErr
+}
+
+func (s *Store) start(ctx context.Context) error {
+	if s.m != nil {
+		pass, err := randomPassword()
+		if err != nil {
+			return err
+		}
+		addr, err := s.m.start(ctx, pass)
+		if err != nil {
+			return err
+		}
+		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), pass
+		s.target = "managed " + addr
+	}
+	admin, err := openDB(s.base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.driver, err)
+	}
+	admin.SetMaxIdleConns(0)
+	var packet int
+	if err := admin.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+		admin.Close()
+		return fmt.Errorf("%s: cannot connect to %s: %w", s.driver, s.target, classify(err, true))
+	}
+	s.maxPacket = min(packet, driverMaxPacket)
+
+	cfg := s.base.Clone()
+	cfg.MaxAllowedPacket = s.maxPacket
+	cfg.InterpolateParams = s.opts.connect == "per-op"
+	db, err := openDB(cfg)
+	if err != nil {
+		admin.Close()
+		return fmt.Errorf("%s: %w", s.driver, err)
+	}
+	if s.opts.connect == "pool" {
+		db.SetMaxOpenConns(s.opts.poolSize)
+		db.SetMaxIdleConns(s.opts.poolSize)
+	} else {
+		// Every connection is new and closed when its session or operation
+		// is done.
+		db.SetMaxIdleConns(0)
+	}
+	s.admin, s.db = admin, db
+	return nil
+}
+
+// fresh returns a new connection as kurabe's user, for setup and
+// verification.
+func (s *Store) fresh(ctx context.Context) (*sql.Conn, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	c, err := s.admin.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot connect to %s: %w", s.driver, s.target, classify(err, true))
+	}
+	return c, nil
+}
+
+// quote quotes an identifier.
+func quote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+func (s *Store) qualified(table string) string { return quote(s.opts.database) + "." + quote(table) }
+
+// Setup creates the tables empty in kurabe's database, dropping earlier
+// ones only when kurabe_meta says kurabe created them.
+func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
+	return scrub(s.setup(ctx, tables), s.secret)
+}
+
+func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := s.createDatabase(ctx, c); err != nil {
+		return err
+	}
+	meta := "CREATE TABLE IF NOT EXISTS " + s.qualified(metaTable) +
+		" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+	if _, err := c.ExecContext(ctx, meta); err != nil {
+		return fmt.Errorf("%s: cannot create %s: %w", s.driver, s.qualified(metaTable), classify(err, false))
+	}
+	for _, t := range tables {
+		if err := s.setupTable(ctx, c, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) createDatabase(ctx context.Context, c *sql.Conn) error {
+	var n int
+	err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", s.opts.database).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	if n > 0 {
+		return nil
+	}
+	q := "CREATE DATABASE IF NOT EXISTS " + quote(s.opts.database) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+	if _, err := c.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: cannot create database %s: %w; create it (CHARACTER SET utf8mb4) and grant the user all on it, or name another with ?database=", s.driver, s.opts.database, classify(err, false))
+	}
+	return nil
+}
+
+// owned reports whether the table exists and whether kurabe_meta lists it.
+func (s *Store) owned(ctx context.Context, c *sql.Conn, table string) (exists, owned bool, err error) {
+	var n int
+	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, table).Scan(&n)
+	if err != nil {
+		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	exists = n > 0
+	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(metaTable)+" WHERE name = ?", table).Scan(&n)
+	if err != nil {
+		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	return exists, n > 0, nil
+}
+
+func (s *Store) notOwned(table string) error {
+	return fmt.Errorf("%s: table %s.%s exists and was %w (it is not in %s.%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
+		s.driver, s.opts.database, table, store.ErrNotOwned, s.opts.database, metaTable)
+}
+
+func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) error {
+	if len(t.Name) > 64 || t.Name == metaTable || len(t.Columns) == 0 || t.Columns[0].Kind != store.Int {
+		return fmt.Errorf("%s: cannot create table %q: names are at most 64 bytes, %s is kurabe's own, and column 0 must be an integer key", s.driver, t.Name, metaTable)
+	}
+	exists, owned, err := s.owned(ctx, c, t.Name)
+	if err != nil {
+		return err
+	}
+	if exists && !owned {
+		return s.notOwned(t.Name)
+	}
+	if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.qualified(t.Name)); err != nil {
+		return fmt.Errorf("%s: cannot drop kurabe's table %s: %w", s.driver, s.qualified(t.Name), classify(err, false))
+	}
+	if _, err := c.ExecContext(ctx, s.createSQL(t)); err != nil {
+		hint := ""
+		if s.opts.encrypted {
+			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
+		}
+		return fmt.Errorf("%s: cannot create table %s: %w%s", s.driver, s.qualified(t.Name), classify(err, false), hint)
+	}
+	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
+	if _, err := c.ExecContext(ctx, rec, t.Name); err != nil {
+		return fmt.Errorf("%s: cannot record table %s in %s: %w", s.driver, t.Name, metaTable, classify(err, false))
+	}
+	// A server without NO_ENGINE_SUBSTITUTION in sql_mode quietly uses its
+	// default engine instead; a comparison of engines must not.
+	var engine string
+	err = c.QueryRowContext(ctx, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, t.Name).Scan(&engine)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	if !strings.EqualFold(engine, s.opts.engine) {
+		return fmt.Errorf("%s: table %s was created with engine %s, not %s: the server does not have %s or substituted its default; see SHOW ENGINES", s.driver, s.qualified(t.Name), engine, s.opts.engine, s.opts.engine)
+	}
+	return nil
+}
+
+func (s *Store) createSQL(t *store.Table) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + s.qualified(t.Name) + " (")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(c.Name))
+		switch {
+		case i == 0 && t.AutoKey:
+			b.WriteString(" BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY")
+		case i == 0:
+			b.WriteString(" BIGINT NOT NULL PRIMARY KEY")
+		case c.Kind == store.Int:
+			b.WriteString(" BIGINT NOT NULL")
+		default:
+			// LONGTEXT, not TEXT: TEXT stops at 64 KiB.
+			b.WriteString(" LONGTEXT NOT NULL")
+		}
+	}
+	b.WriteString(") ENGINE=" + s.opts.engine + " DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin")
+	if s.opts.rowFormat != "" {
+		b.WriteString(" ROW_FORMAT=" + s.opts.rowFormat)
+	}
+	if s.opts.pageCompressed {
+		b.WriteString(" PAGE_COMPRESSED=1")
+	}
+	if s.opts.encrypted {
+		b.WriteString(" ENCRYPTED=YES")
+	}
+	return b.String()
+}
+
+// Truncate empties one of kurabe's tables.
+func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
+	return scrub(s.truncate(ctx, t), s.secret)
+}
+
+func (s *Store) truncate(ctx context.Context, t *store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	exists, owned, err := s.owned(ctx, c, t.Name)
+	if err != nil {
+		return err
+	}
+	if exists && !owned {
+		return s.notOwned(t.Name)
+	}
+	if _, err := c.ExecContext(ctx, "TRUNCATE TABLE "+s.qualified(t.Name)); err != nil {
+		return fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	return nil
+}
+
+// Count counts a table's rows from a fresh connection.
+func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return 0, scrub(err, s.secret)
+	}
+	defer c.Close()
+	var n int64
+	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(t.Name)).Scan(&n); err != nil {
+		return 0, scrub(fmt.Errorf("%s: %w", s.driver, classify(err, false)), s.secret)
+	}
+	return n, nil
+}
+
+// readBack are server settings Info always reports, when the server has
+// them.
+var readBack = []string{"innodb_page_size", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_compression_algorithm", "collation_connection"}
+
+// Info reports the store options and the settings as the server has them,
+// read back, so that one that did not apply shows. It never starts a
+// managed server, and reports what it could not read in Facts["error"].
+func (s *Store) Info(ctx context.Context) store.Info {
+	s.mu.Lock()
+	target, admin, closed := s.target, s.admin, s.closed
+	s.mu.Unlock()
+	info := store.Info{Driver: s.driver, Target: target, Options: s.optionMap(), Facts: map[string]string{
+		"client": "github.com/go-sql-driver/mysql via database/sql",
+	}}
+	if s.m != nil {
+		info.Facts["server"] = s.m.serverBin
+		info.Facts["datadir"] = s.m.datadir()
+		info.Facts["data_size_bytes"] = strconv.FormatInt(server.DirSize(s.m.datadir()), 10)
+	}
+	if admin == nil || closed {
+		if closed {
+			info.Facts["error"] = "store is closed; settings not read back"
+		} else {
+			info.Facts["error"] = "server not reached yet (Setup connects); settings not read back"
+		}
+		return info
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := admin.Conn(ctx)
+	if err != nil {
+		info.Facts["error"] = scrub(fmt.Errorf("cannot connect to read settings back: %w", err), s.secret).Error()
+		return info
+	}
+	defer c.Close()
+	c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version)
+
+	for _, name := range readBack {
+		if v, ok := variable(ctx, c, name); ok {
+			info.Options[name] = v
+		}
+	}
+	if s.m != nil {
+		for _, st := range s.m.settings {
+			name := strings.ReplaceAll(st.name, "-", "_")
+			if v, ok := variable(ctx, c, name); ok {
+				info.Options[name] = v
+			} else {
+				info.Options[name] = st.value + " (given; not a server variable, not read back)"
+			}
+		}
+	}
+	s.tableInfo(ctx, c, &info)
+	return info
+}
+
+func (s *Store) optionMap() map[string]string {
+	b := func(v bool) string {
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	o := map[string]string{
+		"engine":          s.opts.engine,
+		"row_format":      s.opts.rowFormat,
+		"page_compressed": b(s.opts.pageCompressed),
+		"encrypted":       b(s.opts.encrypted),
+		"connect":         s.opts.connect,
+		"database":        s.opts.database,
+	}
+	if o["row_format"] == "" {
+		o["row_format"] = "(engine default)"
+	}
+	if s.opts.connect == "pool" {
+		o["pool_size"] = strconv.Itoa(s.opts.poolSize)
+	}
+	return o
+}
+
+func boolText(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
+}
+
+var varNameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// variable reads a server variable; ok is false when it does not exist.
+func variable(ctx context.Context, c *sql.Conn, name string) (string, bool) {
+	if !varNameRE.MatchString(name) {
+		return "", false
+	}
+	var v sql.NullString
+	if err := c.QueryRowContext(ctx, "SELECT @@"+name).Scan(&v); err != nil {
+		return "", false
+	}
+	return v.String, true
+}
+
+// tableInfo reports each kurabe table's engine, row format and create
+// options (where page_compressed and encrypted show), and their size.
+func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
+	ours := map[string]bool{}
+	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable))
+	if err != nil {
+		return // no Setup yet: no tables
+	}
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			ours[n] = true
+		}
+	}
+	rows.Close()
+	rows, err = c.QueryContext(ctx, `SELECT TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(ROW_FORMAT, ''), COALESCE(CREATE_OPTIONS, ''),
+		COALESCE(DATA_LENGTH, 0) + COALESCE(INDEX_LENGTH, 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?`, s.opts.database)
+	if err != nil {
+		info.Facts["error"] = scrub(fmt.Errorf("cannot read table options: %w", err), s.secret).Error()
+		return
+	}
+	defer rows.Close()
+	var total int64
+	for rows.Next() {
+		var name, engine, format, create string
+		var size int64
+		if rows.Scan(&name, &engine, &format, &create, &size) != nil || !ours[name] {
+			continue
+		}
+		info.Options[name+".engine"] = engine
+		info.Options[name+".row_format"] = format
+		info.Options[name+".create_options"] = create
+		total += size
+		// The table options as the server has them, in place of the ones
+		// asked for, so a variant matrix shows what really applied.
+		upper := strings.ToUpper(create)
+		info.Options["engine"] = engine
+		info.Options["page_compressed"] = boolText(strings.Contains(upper, "PAGE_COMPRESSED`='1'") || strings.Contains(upper, "PAGE_COMPRESSED=1"))
+		info.Options["encrypted"] = boolText(strings.Contains(upper, "ENCRYPTED`='YES'") || strings.Contains(upper, "ENCRYPTED=YES"))
+	}
+	info.Facts["tables_size_bytes"] = strconv.FormatInt(total, 10)
+	if s.m == nil {
+		info.Facts["data_size_bytes"] = info.Facts["tables_size_bytes"]
+	}
+}
+
+// Close closes the store's connections and stops a managed server
+// (SIGTERM, then SIGKILL after 30 s). It is safe to call twice.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, p := range s.pool.tables {
+		p.close()
+	}
+	for _, st := range s.pool.batch {
+		st.Close()
+	}
+	var errs []error
+	if s.db != nil {
+		errs = append(errs, s.db.Close(), s.admin.Close())
+	}
+	s.mu.Unlock()
+	if s.m != nil {
+		errs = append(errs, s.m.stop())
+	}
+	return scrub(errors.Join(errs...), s.secret)
+}
+
+// classify gives an error its class for the error breakdown. connecting
+// says the error came from opening a connection.
+func classify(err error, connecting bool) error {
+	var ce *store.ClassError
+	if err == nil || errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		class := "mysql:" + strconv.Itoa(int(me.Number))
+		switch me.Number {
+		case 1040:
+			class = "too-many-connections"
+		case 1213:
+			class = "deadlock"
+		case 1205:
+			class = "lock-timeout"
+		default:
+			if connecting {
+				class = "connect"
+			}
+		}
+		return &store.ClassError{Class: class, Err: err}
+	}
+	var ne net.Error
+	if connecting || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sql.ErrConnDone) {
+		return &store.ClassError{Class: "connect", Err: err}
+	}
+	return err
+}
+
+// scrub replaces the password in err's text, should any path of the driver
+// or of this package ever put it there. The class and the sentinel errors
+// callers test for survive.
+func scrub(err error, secret string) error {
+	if err == nil || secret == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, secret) {
+		return err
+	}
+	out := &scrubbed{msg: strings.ReplaceAll(msg, secret, "xxxxx")}
+	for _, keep := range []error{store.ErrNotOwned, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, keep) {
+			out.is = keep
+			break
+		}
+	}
+	var ce *store.ClassError
+	if errors.As(err, &ce) {
+		return &store.ClassError{Class: ce.Class, Err: out}
+	}
+	return out
+}
+
+type scrubbed struct {
+	msg string
+	is  error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.is }

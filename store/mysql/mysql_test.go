@@ -1,0 +1,595 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"kurabe/store"
+	"kurabe/store/storetest"
+)
+
+// serverDir returns a fresh directory that a server running as another
+// user can enter (t.TempDir makes its parent private).
+func serverDir(t testing.TB) string {
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func openSpec(t testing.TB, spec string, env store.Env) (store.Store, error) {
+	t.Helper()
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Open(context.Background(), sp, env)
+}
+
+// startManaged opens a managed MariaDB and starts it with a Setup of no
+// tables; it is stopped when the test ends.
+func startManaged(t testing.TB, options string) *Store {
+	t.Helper()
+	return startManagedAs(t, "mariadb", options)
+}
+
+func startManagedAs(t testing.TB, driver, options string) *Store {
+	t.Helper()
+	st, err := openSpec(t, driver+":managed"+options, store.Env{Dir: serverDir(t)})
+	storetest.RequireServer(t, err)
+	t.Cleanup(func() { st.Close() })
+	start := time.Now()
+	if err := st.Setup(context.Background(), nil); err != nil {
+		t.Fatalf("starting managed server: %v", err)
+	}
+	t.Logf("managed server%s started in %v", options, time.Since(start).Round(time.Millisecond))
+	return st.(*Store)
+}
+
+// rootDB connects to a managed server as root over its socket.
+func rootDB(t testing.TB, st *Store) *sql.DB {
+	t.Helper()
+	db, err := openDB(newConfig("root", "", "unix", filepath.Join(st.m.dir, "mysql.sock")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustExec(t testing.TB, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func managedAddr(t testing.TB, st store.Store) string {
+	t.Helper()
+	target := st.Info(context.Background()).Target
+	addr, ok := strings.CutPrefix(target, "managed ")
+	if !ok {
+		t.Fatalf("managed Target = %q, want \"managed 127.0.0.1:PORT\"", target)
+	}
+	return addr
+}
+
+func randomHex(t testing.TB) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// TestServer starts one managed server and runs everything that needs no
+// server of its own against it, as an external server with an account the
+// test creates.
+func TestServer(t *testing.T) {
+	ctx := context.Background()
+	managed := startManaged(t, "?innodb_flush_log_at_trx_commit=2&innodb_buffer_pool_size=64M&max_allowed_packet=1M")
+	root := rootDB(t, managed)
+	addr := managedAddr(t, managed)
+	pw := "Pw-" + randomHex(t)
+	mustExec(t, root, "CREATE USER 'tester'@'127.0.0.1' IDENTIFIED BY '"+pw+"'", "GRANT ALL ON *.* TO 'tester'@'127.0.0.1'")
+	dsn := "mysql://tester:" + pw + "@" + addr + "/ignored"
+	databases := 0
+	// open opens a store in a database of its own, so no run sees another's
+	// tables.
+	open := func(t *testing.T, opts string) store.Store {
+		t.Helper()
+		databases++
+		st, err := openSpec(t, dsn+"?database=kt_"+strconv.Itoa(databases)+opts, store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+
+	// The conformance suite, once per way of connecting and per engine.
+	for _, c := range []struct{ name, opts string }{
+		{"session", ""},
+		{"pool", "&connect=pool&pool_size=4"},
+		{"per-op", "&connect=per-op"},
+		{"MyISAM", "&engine=MyISAM"},
+		{"Aria", "&engine=Aria"},
+	} {
+		t.Run("suite/"+c.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store { return open(t, c.opts) })
+		})
+	}
+
+	// A batch larger than max_allowed_packet (1M here) or than the
+	// placeholders of one statement is split, and nothing is lost.
+	t.Run("LargeBatchesSplit", func(t *testing.T) {
+		big := bytes.Repeat([]byte("大"), 3000) // 9000 bytes
+		for _, connect := range []string{"session", "pool", "per-op"} {
+			st := open(t, "&connect="+connect)
+			tb := storetest.Table()
+			if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var rows []store.Row
+			for i := range 400 { // 3.6 MB
+				rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: big}})
+			}
+			for i := range 40000 { // 80000 placeholders
+				rows = append(rows, store.Row{{}, {Int: int64(400 + i)}, {Text: nil}})
+			}
+			if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+				t.Fatalf("%s: InsertBatch: %v", connect, err)
+			}
+			if n, err := st.Count(ctx, tb); n != int64(len(rows)) || err != nil {
+				t.Fatalf("%s: Count = %d, %v; want %d", connect, n, err, len(rows))
+			}
+			i := 0
+			_, err = s.Scan(ctx, tb, store.Query{}, func(r store.Row) error {
+				want := big
+				if i >= 400 {
+					want = nil
+				}
+				if r[1].Int != int64(i) || !bytes.Equal(r[2].Text, want) {
+					return fmt.Errorf("row %d = %d, %d bytes", i, r[1].Int, len(r[2].Text))
+				}
+				i++
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", connect, err)
+			}
+		}
+	})
+
+	t.Run("NotOwnedIsUntouched", func(t *testing.T) {
+		mustExec(t, root,
+			"CREATE TABLE kurabe.posts (id INT PRIMARY KEY, body TEXT)",
+			"INSERT INTO kurabe.posts VALUES (1, 'written by hand')")
+		var before, after, body string
+		root.QueryRow("SHOW CREATE TABLE kurabe.posts").Scan(new(string), &before)
+		st, err := openSpec(t, dsn, store.Env{}) // database kurabe, the default
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		posts := &store.Table{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+		err = st.Setup(ctx, []*store.Table{posts})
+		if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "database=") || strings.Contains(err.Error(), pw) {
+			t.Fatalf("Setup over a table kurabe did not make: %v; want ErrNotOwned saying what to do", err)
+		}
+		if err := store.Truncate(ctx, st, posts); !errors.Is(err, store.ErrNotOwned) {
+			t.Fatalf("Truncate of a table kurabe did not make: %v; want ErrNotOwned", err)
+		}
+		root.QueryRow("SHOW CREATE TABLE kurabe.posts").Scan(new(string), &after)
+		if err := root.QueryRow("SELECT body FROM kurabe.posts WHERE id = 1").Scan(&body); err != nil || body != "written by hand" || before != after {
+			t.Fatalf("the table was changed: %q (%v)\nbefore: %s\nafter: %s", body, err, before, after)
+		}
+		// Beside it, kurabe's own tables come and go.
+		threads := &store.Table{Name: "threads", Columns: posts.Columns}
+		for range 2 {
+			if err := st.Setup(ctx, []*store.Table{threads}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	t.Run("ConnectTime", func(t *testing.T) {
+		st := open(t, "&connect=per-op")
+		tb := storetest.Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ct, ok := s.(store.ConnectTimer)
+		if !ok {
+			t.Fatal("a connect=per-op session is not a store.ConnectTimer")
+		}
+		if err := s.Insert(ctx, tb, store.Row{{}, {Int: 1}, {Text: []byte("x")}}); err != nil || ct.ConnectTime() <= 0 {
+			t.Fatalf("after Insert: ConnectTime = %v (%v), want > 0", ct.ConnectTime(), err)
+		}
+		if _, err := s.Scan(ctx, tb, store.Query{}, func(store.Row) error { return nil }); err != nil || ct.ConnectTime() <= 0 {
+			t.Fatalf("after Scan: ConnectTime = %v (%v), want > 0", ct.ConnectTime(), err)
+		}
+		s2, err := open(t, "").Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		if _, ok := s2.(store.ConnectTimer); ok {
+			t.Fatal("a connect=session session claims to connect per operation")
+		}
+	})
+
+	t.Run("ErrorClasses", func(t *testing.T) {
+		st := open(t, "")
+		tb := storetest.Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		// MariaDB copies InnoDB's session settings from the global ones when
+		// a session first uses them.
+		mustExec(t, root, "SET GLOBAL innodb_lock_wait_timeout = 1")
+		defer mustExec(t, root, "SET GLOBAL innodb_lock_wait_timeout = DEFAULT")
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		// A reader holding the end of the table blocks inserts.
+		lock, err := root.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Rollback()
+		if _, err := lock.Exec("SELECT * FROM " + st.(*Store).qualified(tb.Name) + " FOR UPDATE"); err != nil {
+			t.Fatal(err)
+		}
+		err = s.Insert(ctx, tb, store.Row{{}, {Int: 1}, {Text: []byte("x")}})
+		if store.Classify(err) != "lock-timeout" {
+			t.Errorf("blocked insert: class %q (%v), want lock-timeout", store.Classify(err), err)
+		}
+		missing := &store.Table{ID: 1, Name: "never_set_up", Columns: tb.Columns}
+		_, err = s.Scan(ctx, missing, store.Query{}, func(store.Row) error { return nil })
+		if store.Classify(err) != "mysql:1146" {
+			t.Errorf("scan of a missing table: class %q (%v), want mysql:1146", store.Classify(err), err)
+		}
+	})
+
+	t.Run("EncryptedNeedsPluginOnExternal", func(t *testing.T) {
+		st := open(t, "&encrypted=1")
+		err := st.Setup(ctx, []*store.Table{storetest.Table()})
+		if err == nil || !strings.Contains(err.Error(), "file_key_management") {
+			t.Fatalf("encrypted=1 on a server without a key plugin: %v; want an error naming what the server needs", err)
+		}
+	})
+
+	// A password given in the address shows in no error and not in Info.
+	t.Run("Credentials", func(t *testing.T) {
+		check := func(what string, err error) {
+			t.Helper()
+			if err == nil {
+				t.Errorf("%s: no error", what)
+				return
+			}
+			if strings.Contains(err.Error(), pw) {
+				t.Errorf("%s: error shows the password: %v", what, err)
+			}
+		}
+		st, err := openSpec(t, dsn+"?database=kt_cred", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		tb := storetest.Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		info, _ := json.Marshal(st.Info(ctx))
+		if bytes.Contains(info, []byte(pw)) || !bytes.Contains(info, []byte("xxxxx")) {
+			t.Errorf("Info shows the password, or hides it silently: %s", info)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		_, err = s.Scan(ctx, &store.Table{ID: 1, Name: "missing", Columns: tb.Columns}, store.Query{}, func(store.Row) error { return nil })
+		check("scan of a missing table", err)
+
+		wrong := "Wrong" + pw
+		bad, err := openSpec(t, "mysql://tester:"+wrong+"@"+addr+"/x", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = bad.Setup(ctx, nil)
+		check("wrong password", err)
+		if err != nil && strings.Contains(err.Error(), wrong) || store.Classify(err) != "connect" {
+			t.Errorf("wrong password: %v (class %q), want class connect without the password", err, store.Classify(err))
+		}
+		bad.Close()
+
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		closed := l.Addr().String()
+		l.Close()
+		bad, err = openSpec(t, "mysql://tester:"+pw+"@"+closed+"/x", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = bad.Setup(ctx, nil)
+		check("no server", err)
+		if store.Classify(err) != "connect" {
+			t.Errorf("no server: class %q, want connect", store.Classify(err))
+		}
+		_, err = bad.Open(ctx)
+		check("session with no server", err)
+		_, err = bad.Count(ctx, tb)
+		check("count with no server", err)
+		info, _ = json.Marshal(bad.Info(ctx))
+		if bytes.Contains(info, []byte(pw)) {
+			t.Errorf("Info of an unreachable server shows the password: %s", info)
+		}
+		bad.Close()
+
+		_, err = openSpec(t, "mysql://tester:"+pw+"@127.0.0.1:notaport/x", store.Env{})
+		check("bad address", err)
+
+		// MYSQL_PWD stands in for a password the address leaves out.
+		t.Setenv("MYSQL_PWD", pw)
+		env, err := openSpec(t, "mysql://tester@"+addr+"/x?database=kt_cred", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		if err := env.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("with MYSQL_PWD: %v", err)
+		}
+	})
+}
+
+// The page size is fixed when the data directory is made; it must reach
+// mariadb-install-db and be read back as the server has it.
+func TestManagedPageSize(t *testing.T) {
+	for _, c := range []struct{ given, want string }{{"4k", "4096"}, {"16k", "16384"}} {
+		t.Run(c.given, func(t *testing.T) {
+			t.Parallel()
+			st := startManaged(t, "?innodb_page_size="+c.given)
+			info := st.Info(context.Background())
+			if got := info.Options["innodb_page_size"]; got != c.want {
+				t.Fatalf("innodb_page_size=%s read back as %q, want %s (Info %+v)", c.given, got, c.want, info)
+			}
+		})
+	}
+}
+
+func TestManagedEncryptedCompressed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := startManaged(t, "?encrypted=1&page_compressed=1")
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var rows []store.Row
+	for i := range 200 {
+		rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte(strings.Repeat("暗号 ", i))}})
+	}
+	if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	if _, err := s.Scan(ctx, tb, store.Query{}, func(r store.Row) error {
+		if r[1].Int != int64(i) || !bytes.Equal(r[2].Text, rows[i][2].Text) {
+			return fmt.Errorf("row %d read back as %d, %q", i, r[1].Int, r[2].Text)
+		}
+		i++
+		return nil
+	}); err != nil || i != len(rows) {
+		t.Fatalf("read back %d of %d rows: %v", i, len(rows), err)
+	}
+	info := st.Info(ctx)
+	t.Logf("Info: %+v", info)
+	opts := strings.ToLower(info.Options["conformance.create_options"])
+	if !strings.Contains(opts, "page_compressed") || !strings.Contains(opts, "encrypted") || info.Options["innodb_compression_algorithm"] == "" {
+		t.Fatalf("create options read back as %q, compression %q; want page_compressed and encrypted", opts, info.Options["innodb_compression_algorithm"])
+	}
+	// The server itself says the tablespace is encrypted with the key.
+	var scheme, key int
+	err = rootDB(t, st).QueryRow("SELECT ENCRYPTION_SCHEME, CURRENT_KEY_ID FROM information_schema.INNODB_TABLESPACES_ENCRYPTION WHERE NAME = 'kurabe/conformance'").Scan(&scheme, &key)
+	if err != nil || scheme != 1 || key != 1 {
+		t.Fatalf("tablespace encryption: scheme %d key %d (%v), want 1 and 1", scheme, key, err)
+	}
+}
+
+// The server's own complaint about a setting reaches the user.
+func TestManagedBogusSetting(t *testing.T) {
+	t.Parallel()
+	st, err := openSpec(t, "mariadb:managed?innodb_bogus_setting=1", store.Env{Dir: serverDir(t)})
+	storetest.RequireServer(t, err)
+	defer st.Close()
+	err = st.Setup(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "unknown variable") || !strings.Contains(strings.ReplaceAll(err.Error(), "-", "_"), "innodb_bogus_setting") {
+		t.Fatalf("Setup with a bogus setting: %v; want the server's complaint quoted", err)
+	}
+	t.Logf("the complaint, as the user sees it:\n%v", err)
+	if again := st.Setup(context.Background(), nil); again == nil {
+		t.Fatal("a second Setup after a failed start succeeded")
+	}
+}
+
+// mysql:managed runs mysqld (here MariaDB under that name) and stops it at
+// Close, freeing its port.
+func TestManagedCloseStopsServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := startManagedAs(t, "mysql", "")
+	if d := st.Info(ctx).Driver; d != "mysql" {
+		t.Errorf("Info.Driver = %q, want mysql as given", d)
+	}
+	addr := managedAddr(t, st)
+	pid := st.m.proc.Pid()
+	if err := st.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("server %d still there after Close (%v)", pid, err)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("port %s not free after Close: %v", addr, err)
+	}
+	l.Close()
+	if err := st.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	info := st.Info(ctx) // must not panic
+	if info.Facts["error"] == "" {
+		t.Errorf("Info after Close reports no error: %+v", info)
+	}
+	if _, err := st.Open(ctx); err == nil {
+		t.Error("Open after Close succeeded")
+	}
+}
+
+// Open validates options and connects to nothing.
+func TestOpenValidates(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want string // in the error; empty for success
+	}{
+		{"mysql://u@127.0.0.1:1/x", ""},                               // nothing listens: Open does not connect
+		{"mariadb://u@127.0.0.1:1/x?engine=aria&row_format=page", ""}, // case does not matter
+		{"mysql://u@127.0.0.1:1/x?engine=MEMORY", "InnoDB, MyISAM or Aria"},
+		{"mysql://u@127.0.0.1:1/x?row_format=sideways", "DYNAMIC"},
+		{"mysql://u@127.0.0.1:1/x?page_compressed=2", "0 or 1"},
+		{"mysql://u@127.0.0.1:1/x?engine=MyISAM&encrypted=1", "InnoDB table option"},
+		{"mysql://u@127.0.0.1:1/x?connect=sometimes", "per-op"},
+		{"mysql://u@127.0.0.1:1/x?pool_size=3", "connect=pool only"},
+		{"mysql://u@127.0.0.1:1/x?connect=pool&pool_size=0", "1 or more"},
+		{"mysql://u@127.0.0.1:1/x?database=a-b", "letters, digits"},
+		{"mysql://u@127.0.0.1:1/x?innodb_page_size=4k", "unknown option"}, // a server setting is no option for an external server
+		{"mysql://127.0.0.1:1/x", "no user"},
+		{"mysql:/var/run/mysqld.sock", "managed"},
+		{"mariadb:managed?port=3306", "kurabe's to set"},
+		{"mariadb:managed?bind-address=0.0.0.0", "kurabe's to set"},
+	} {
+		_, err := openSpec(t, c.spec, store.Env{Dir: t.TempDir()})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.spec, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want one saying %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		err        error
+		connecting bool
+		want       string
+	}{
+		{&mysql.MySQLError{Number: 1040}, true, "too-many-connections"}, // max_connections reached
+		{&mysql.MySQLError{Number: 1213}, false, "deadlock"},
+		{&mysql.MySQLError{Number: 1205}, false, "lock-timeout"},
+		{&mysql.MySQLError{Number: 1062}, false, "mysql:1062"}, // duplicate key
+		{&mysql.MySQLError{Number: 1045}, true, "connect"},     // access denied while connecting
+		{fmt.Errorf("x: %w", mysql.ErrInvalidConn), false, "connect"},
+		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, false, "connect"},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), false, "timeout"},
+		{errors.New("something else"), false, "error"},
+	} {
+		if got := store.Classify(classify(c.err, c.connecting)); got != c.want {
+			t.Errorf("classify(%v, %v) = %q, want %q", c.err, c.connecting, got, c.want)
+		}
+	}
+}
+
+// Should the password ever reach an error's text, it is replaced and the
+// error keeps its class and sentinel.
+func TestScrub(t *testing.T) {
+	err := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("dial tester:s3cret@tcp: %w", store.ErrNotOwned)}, "s3cret")
+	if strings.Contains(err.Error(), "s3cret") || store.Classify(err) != "connect" || !errors.Is(err, store.ErrNotOwned) {
+		t.Fatalf("scrub: %v (class %q)", err, store.Classify(err))
+	}
+	plain := errors.New("no secret here")
+	if scrub(plain, "s3cret") != plain {
+		t.Fatal("scrub changed an error without the secret")
+	}
+}
+
+// KURABE_TEST_MYSQL=mysql://user:pass@host:port/db[?options] runs the suite
+// against a server of your own too.
+func TestExternalServer(t *testing.T) {
+	spec := os.Getenv("KURABE_TEST_MYSQL")
+	if spec == "" {
+		t.Skip("KURABE_TEST_MYSQL not set")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		st, err := openSpec(t, spec, store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
+// BenchmarkScan reads the 20 latest rows on a session's own connection.
+func BenchmarkScan(b *testing.B) {
+	ctx := context.Background()
+	st := startManaged(b, "")
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var rows []store.Row
+	for i := range 1000 {
+		rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte("a post of some length, " + strconv.Itoa(i))}})
+	}
+	if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: 20}, func(store.Row) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
