@@ -49,85 +49,8 @@ go build -o "$tmp/bin/kurabe" .
 go build -o "$tmp/bin/sqliteloop" ./bench/sqliteloop
 driver=$(go list -m github.com/ncruces/go-sqlite3)
 
-HZ=$(getconf CLK_TCK)
-
-# --- CPU accounting, all with shell builtins (no forks while measuring) ----
-
-# sys_sample sets SYS_BUSY: the machine's non-idle ticks (user, nice, system,
-# irq, softirq, steal) from the first line of /proc/stat.
-sys_sample() {
-	local cpu u n s idle iow irq sirq st rest
-	read -r cpu u n s idle iow irq sirq st rest </proc/stat
-	SYS_BUSY=$((u + n + s + irq + sirq + st))
-}
-
-# own_sample sets OWN: ticks used by this shell and by the children it has
-# reaped (utime, stime, cutime, cstime of /proc/$$/stat).
-own_sample() {
-	local line f
-	read -r line <"/proc/$$/stat"
-	line=${line##*) }
-	read -r -a f <<<"$line"
-	OWN=$((f[11] + f[12] + f[13] + f[14]))
-}
-
-# now_us sets NOW_US: wall clock in microseconds.
-now_us() {
-	local t=${EPOCHREALTIME/[.,]/}
-	NOW_US=$((10#$t))
-}
-
-# permille TICKS MICROSECONDS: thousandths of one core, averaged.
-permille() { echo $(($1 * 1000 * 1000000 / HZ / $2)); }
-
-# wait_idle waits until the machine used under IDLE_MAX % of one core over
-# one second (nothing of ours runs meanwhile), at most IDLE_WAIT seconds.
-# Sets IDLE_NOTE to "" when idle was reached, else to a warning.
-wait_idle() {
-	local deadline=$((SECONDS + IDLE_WAIT)) b0 t0 load
-	while :; do
-		sys_sample
-		b0=$SYS_BUSY
-		now_us
-		t0=$NOW_US
-		sleep 1
-		sys_sample
-		now_us
-		load=$(((SYS_BUSY - b0) * 1000 * 1000000 / HZ / (NOW_US - t0)))
-		if ((load <= IDLE_MAX * 10)); then
-			IDLE_NOTE=""
-			return
-		fi
-		if ((SECONDS >= deadline)); then
-			IDLE_NOTE="machine not idle before run ($((load / 10))% of a core after ${IDLE_WAIT}s)"
-			return
-		fi
-	done
-}
-
-# measure OUT CMD...: runs CMD with stdout to OUT and sets FOREIGN and OURS,
-# in thousandths of one core averaged over the run: OURS is the CPU of this
-# shell and its children (the benchmarked process), FOREIGN is the rest of
-# the machine's non-idle time.
-measure() {
-	local out=$1 b0 o0 t0 dt total ours
-	shift
-	own_sample
-	o0=$OWN
-	sys_sample
-	b0=$SYS_BUSY
-	now_us
-	t0=$NOW_US
-	"$@" >"$out"
-	now_us
-	dt=$((NOW_US - t0))
-	sys_sample
-	own_sample
-	total=$((SYS_BUSY - b0))
-	ours=$((OWN - o0))
-	FOREIGN=$(permille $((total > ours ? total - ours : 0)) "$dt")
-	OURS=$(permille "$ours" "$dt")
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 # settle flushes the database file so that writeback of kurabe's rows does
 # not land inside a later timed run, then waits for the machine to idle.
