@@ -41,6 +41,9 @@ type Table struct {
 	Name    string
 	Columns []Column
 	AutoKey bool
+	// Indexes lists secondary indexes, each by column names, that SQL
+	// stores create with the table (stores without indexes ignore them).
+	Indexes [][]string
 }
 
 // Value is one column value. Int columns use Int, Text columns use Text.
@@ -56,6 +59,13 @@ type Row []Value
 type Query struct {
 	Desc  bool // newest (highest key) first
 	Limit int  // at most this many rows; 0 means all
+	// With HasFrom, the scan starts at the first row whose key is >= From
+	// (<= From when Desc), as WHERE key >= ? ORDER BY key does.
+	From    int64
+	HasFrom bool
+	// Offset skips this many rows first (after From), as OFFSET does: the
+	// way many applications page, and slower on most stores.
+	Offset int
 }
 
 // Store is one data store in one configuration.

@@ -51,9 +51,10 @@ type Store struct {
 	sync     syncMode
 	interval time.Duration
 
-	mu    sync.Mutex
-	paths map[string]string // table name -> file
-	first string            // first table set up, which takes the target path
+	mu      sync.Mutex
+	paths   map[string]string // table name -> file
+	lastKey map[string]int64  // tables with keys given by clients: the highest written
+	first   string            // first table set up, which takes the target path
 
 	stopSync chan struct{}
 	syncDone chan struct{}
@@ -68,7 +69,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	s := &Store{target: spec.Target, paths: map[string]string{}}
+	s := &Store{target: spec.Target, paths: map[string]string{}, lastKey: map[string]int64{}}
 	switch i := indexOf(syncNames, mode); i {
 	case -1:
 		return nil, &store.OptionError{Driver: "file", Name: "sync", Value: mode, Want: strings.Join(syncNames, ", ")}
@@ -157,6 +158,9 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			return fmt.Errorf("file: cannot create %s: %v; choose a writable path", p, err)
 		}
+		s.mu.Lock()
+		delete(s.lastKey, t.Name)
+		s.mu.Unlock()
 	}
 	if s.sync == syncInterval && s.stopSync == nil {
 		s.startSyncer(tables)
@@ -197,6 +201,9 @@ func (s *Store) startSyncer(tables []*store.Table) {
 
 // Truncate empties a table's file.
 func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
+	s.mu.Lock()
+	delete(s.lastKey, t.Name)
+	s.mu.Unlock()
 	return os.Truncate(s.path(t.Name), 0)
 }
 
@@ -257,6 +264,7 @@ type session struct {
 	ubuf  []byte     // unescaped text of the current row
 	row   store.Row
 	spans [][2]int // where each escaped text field lies in ubuf
+	flt   filter   // the current scan's From, Offset and Limit
 	ends  []int    // line ends found while reading backwards
 }
 
@@ -292,6 +300,11 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 	if err != nil {
 		return err
 	}
+	if !t.AutoKey {
+		if err := s.st.inOrder(t, row[0].Int, row[0].Int); err != nil {
+			return err
+		}
+	}
 	s.wbuf = appendLine(s.wbuf[:0], t, row)
 	return s.write(f)
 }
@@ -302,11 +315,34 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 	if err != nil {
 		return err
 	}
+	if !t.AutoKey && len(rows) > 0 {
+		for i := 1; i < len(rows); i++ {
+			if rows[i][0].Int <= rows[i-1][0].Int {
+				return fmt.Errorf("file: %s: keys must be written in increasing order (the file keeps rows in the order written); got %d after %d", t.Name, rows[i][0].Int, rows[i-1][0].Int)
+			}
+		}
+		if err := s.st.inOrder(t, rows[0][0].Int, rows[len(rows)-1][0].Int); err != nil {
+			return err
+		}
+	}
 	s.wbuf = s.wbuf[:0]
 	for _, r := range rows {
 		s.wbuf = appendLine(s.wbuf, t, r)
 	}
 	return s.write(f)
+}
+
+// inOrder checks that keys first..last come after every key written so
+// far to t, and records last. A file is ordered by the order of writes, so
+// a table with client-given keys must be written in key order.
+func (st *Store) inOrder(t *store.Table, first, last int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if prev, ok := st.lastKey[t.Name]; ok && first <= prev {
+		return fmt.Errorf("file: %s: keys must be written in increasing order (the file keeps rows in the order written); got %d after %d", t.Name, first, prev)
+	}
+	st.lastKey[t.Name] = last
+	return nil
 }
 
 func (s *session) write(f *os.File) error {
@@ -430,17 +466,61 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 	if err != nil {
 		return 0, err
 	}
+	s.flt = filter{q: q, fn: fn, seekable: t.AutoKey}
 	if q.Desc {
-		return s.scanDesc(f, t, q.Limit, fn)
+		err = s.scanDesc(f, t)
+	} else {
+		err = s.scanAsc(f, t)
 	}
-	return s.scanAsc(f, t, q.Limit, fn)
+	return s.flt.n, err
 }
 
-// scanAsc streams the file from the start with one buffer.
-func (s *session) scanAsc(f *os.File, t *store.Table, limit int, fn func(store.Row) error) (int, error) {
+// filter applies a query's From, Offset and Limit to rows in scan order.
+// With AutoKey the key is the line's byte offset, so the scans seek to
+// From instead of filtering, and the filter only counts.
+type filter struct {
+	q        store.Query
+	fn       func(store.Row) error
+	seekable bool
+	skipped  int
+	n        int
+}
+
+// take offers one row; done reports that the scan may stop.
+func (f *filter) take(r store.Row) (done bool, err error) {
+	if f.q.HasFrom && !f.seekable {
+		k := r[0].Int
+		if (!f.q.Desc && k < f.q.From) || (f.q.Desc && k > f.q.From) {
+			return false, nil
+		}
+	}
+	if f.skipped < f.q.Offset {
+		f.skipped++
+		return false, nil
+	}
+	if err := f.fn(r); err != nil {
+		return true, err
+	}
+	f.n++
+	return f.q.Limit > 0 && f.n >= f.q.Limit, nil
+}
+
+// scanAsc streams the file from the start, or from the line at or after
+// From's byte offset, with one buffer.
+func (s *session) scanAsc(f *os.File, t *store.Table) error {
 	var off int64 // file offset of rbuf[0]
-	have := 0     // bytes in rbuf
-	n := 0
+	skipPartial := false
+	if s.flt.q.HasFrom && s.flt.seekable && s.flt.q.From > 1 {
+		off = s.flt.q.From - 1
+		// Start at a line boundary: if From falls inside a line, that
+		// line's key is below From, so it is skipped.
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], off-1); err != nil && err != io.EOF {
+			return fmt.Errorf("file: read: %w", err)
+		}
+		skipPartial = prev[0] != '\n'
+	}
+	have := 0 // bytes in rbuf
 	for {
 		k, err := f.ReadAt(s.rbuf[have:], off+int64(have))
 		have += k
@@ -450,23 +530,24 @@ func (s *session) scanAsc(f *os.File, t *store.Table, limit int, fn func(store.R
 			if j < 0 {
 				break
 			}
+			if skipPartial {
+				skipPartial = false
+				start += j + 1
+				continue
+			}
 			if perr := s.parseLine(t, s.rbuf[start:start+j], off+int64(start)+1); perr != nil {
-				return n, perr
+				return perr
 			}
-			if ferr := fn(s.row); ferr != nil {
-				return n, ferr
-			}
-			n++
-			if limit > 0 && n >= limit {
-				return n, nil
+			if done, ferr := s.flt.take(s.row); done || ferr != nil {
+				return ferr
 			}
 			start += j + 1
 		}
 		if err == io.EOF || (err == nil && k == 0) {
-			return n, nil // a partial last line (a write in flight) is not a row yet
+			return nil // a partial last line (a write in flight) is not a row yet
 		}
 		if err != nil {
-			return n, fmt.Errorf("file: read: %w", err)
+			return fmt.Errorf("file: read: %w", err)
 		}
 		// Keep the partial line; grow the buffer if one line fills it.
 		copy(s.rbuf, s.rbuf[start:have])
@@ -479,16 +560,31 @@ func (s *session) scanAsc(f *os.File, t *store.Table, limit int, fn func(store.R
 }
 
 // scanDesc reads the tail of the file, doubling the amount read until it
-// holds limit+1 line ends or reaches the start, then yields newest first.
-func (s *session) scanDesc(f *os.File, t *store.Table, limit int, fn func(store.Row) error) (int, error) {
+// holds enough line ends or reaches the start, then yields newest first.
+// With From (AutoKey), the file is read as if it ended with the line that
+// holds byte From-1.
+func (s *session) scanDesc(f *os.File, t *store.Table) error {
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("file: %v", err)
+		return fmt.Errorf("file: %v", err)
 	}
 	size := fi.Size()
+	if q := s.flt.q; q.HasFrom && s.flt.seekable {
+		if q.From < 1 {
+			return nil
+		}
+		if q.From-1 < size {
+			end, err := lineEnd(f, q.From-1)
+			if err != nil {
+				return err
+			}
+			size = min(size, end)
+		}
+	}
+	limit := s.flt.q.Limit
 	want := int64(4096)
 	if limit > 0 {
-		want = int64(limit) * 128
+		want = int64(limit+s.flt.q.Offset) * 128
 	}
 	for {
 		if want > size {
@@ -500,7 +596,7 @@ func (s *session) scanDesc(f *os.File, t *store.Table, limit int, fn func(store.
 		buf := s.rbuf[:want]
 		start := size - want
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("file: read: %w", err)
+			return fmt.Errorf("file: read: %w", err)
 		}
 		// Drop a partial last line (a write in flight).
 		end := bytes.LastIndexByte(buf, '\n') + 1
@@ -514,26 +610,41 @@ func (s *session) scanDesc(f *os.File, t *store.Table, limit int, fn func(store.
 		if start == 0 {
 			complete = len(s.ends)
 		}
-		if (limit > 0 && complete >= limit) || start == 0 {
-			if limit > 0 && complete > limit {
-				complete = limit
-			}
-			n := 0
+		enough := limit > 0 && complete >= limit+s.flt.q.Offset && !(s.flt.q.HasFrom && !s.flt.seekable)
+		if enough || start == 0 {
 			for i := 0; i < complete; i++ {
 				lineStart := 0
 				if i+1 < len(s.ends) {
 					lineStart = s.ends[i+1] + 1
 				}
 				if perr := s.parseLine(t, buf[lineStart:s.ends[i]], start+int64(lineStart)+1); perr != nil {
-					return n, perr
+					return perr
 				}
-				if ferr := fn(s.row); ferr != nil {
-					return n, ferr
+				if done, ferr := s.flt.take(s.row); done || ferr != nil {
+					return ferr
 				}
-				n++
 			}
-			return n, nil
+			return nil
 		}
 		want *= 2
+	}
+}
+
+// lineEnd returns the offset just past the newline that ends the line
+// holding byte off.
+func lineEnd(f *os.File, off int64) (int64, error) {
+	var buf [4096]byte
+	for {
+		k, err := f.ReadAt(buf[:], off)
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		off += int64(k)
+		if err == io.EOF || k == 0 {
+			return off, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("file: read: %w", err)
+		}
 	}
 }

@@ -160,3 +160,24 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestClientKeysMustAscend(t *testing.T) {
+	st := open(t, "file:")
+	ctx := context.Background()
+	tb := &store.Table{Name: "keyed", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "v", Kind: store.Text}}}
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Open(ctx)
+	defer s.Close()
+	if err := s.Insert(ctx, tb, store.Row{{Int: 5}, {Text: []byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Insert(ctx, tb, store.Row{{Int: 3}, {Text: []byte("b")}})
+	if err == nil || !strings.Contains(err.Error(), "increasing order") {
+		t.Fatalf("out-of-order key accepted: %v", err)
+	}
+	if n, _ := st.Count(ctx, tb); n != 1 {
+		t.Fatalf("count %d after a refused insert", n)
+	}
+}

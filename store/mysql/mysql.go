@@ -10,11 +10,19 @@
 //   - database/sql is how Go applications talk to MySQL, so its costs are
 //     part of what is measured: it boxes every argument and integer column
 //     into an interface and allocates a little per call. What can be avoided
-//     is: statements are prepared once per connection and reused, rows are
-//     read into per-session buffers (sql.RawBytes, so text is not copied),
-//     and no SQL text is built per operation. BenchmarkScan measures about
-//     three allocations per row read, all of them the driver's and
-//     database/sql's (each BIGINT is boxed), and none in this package.
+//     is: statements are prepared once per connection and reused (each
+//     shape of scan, by order, From, Limit and Offset, on its first use),
+//     rows are read into per-session buffers (sql.RawBytes, so text is not
+//     copied), and no SQL text is built per operation. BenchmarkScan
+//     measures about three allocations per row read, all of them the
+//     driver's and database/sql's (each BIGINT is boxed); this package's
+//     only ones are the boxing of a scan's integer arguments of 256 and
+//     more (From, Offset), which database/sql's ...any requires.
+//   - From and Offset are the server's to apply (WHERE and OFFSET, after a
+//     LIMIT of 2^64-1 when there is no limit, as MySQL's grammar wants).
+//   - Secondary indexes (store.Table.Indexes) are created after their
+//     table; a text column is indexed on a prefix of at most 191
+//     characters, the same under every engine (see maxTextPrefix).
 //   - connect=session gives each session its own connection (*sql.Conn) with
 //     its own prepared statements; connect=pool shares a *sql.DB of
 //     pool_size connections and one set of statements among all sessions;
@@ -39,8 +47,10 @@ package mysql
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +63,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -159,14 +170,9 @@ type Store struct {
 	admin     *sql.DB // fresh connections for setup and verification
 	db        *sql.DB // sessions' connections (pool), or where they come from
 	maxPacket int     // the largest statement the server and driver accept
-	pool      poolStmts
-}
-
-// poolStmts are the statements shared by connect=pool sessions, prepared
-// on the pool (database/sql prepares them again on each connection).
-type poolStmts struct {
-	tables []*stmts
-	batch  map[[2]int]*sql.Stmt // by table ID and row count
+	// The statements connect=pool sessions share, prepared on the pool
+	// (database/sql prepares them again on each connection).
+	pool map[poolKey]*sql.Stmt
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -398,6 +404,10 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 	if len(t.Name) > 64 || t.Name == metaTable || len(t.Columns) == 0 || t.Columns[0].Kind != store.Int {
 		return fmt.Errorf("%s: cannot create table %q: names are at most 64 bytes, %s is kurabe's own, and column 0 must be an integer key", s.driver, t.Name, metaTable)
 	}
+	indexes, err := s.indexSQL(t)
+	if err != nil {
+		return err
+	}
 	exists, owned, err := s.owned(ctx, c, t.Name)
 	if err != nil {
 		return err
@@ -414,6 +424,11 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
 		}
 		return fmt.Errorf("%s: cannot create table %s: %w%s", s.driver, s.qualified(t.Name), classify(err, false), hint)
+	}
+	for _, q := range indexes {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: cannot index table %s: %s: %w", s.driver, s.qualified(t.Name), q, classify(err, false))
+		}
 	}
 	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
 	if _, err := c.ExecContext(ctx, rec, t.Name); err != nil {
@@ -463,6 +478,96 @@ func (s *Store) createSQL(t *store.Table) string {
 		b.WriteString(" ENCRYPTED=YES")
 	}
 	return b.String()
+}
+
+// maxName is the identifier limit of MySQL and MariaDB, 64 characters;
+// index names are kept within as many bytes.
+const maxName = 64
+
+// An index on a TEXT or LONGTEXT column must say how many leading
+// characters of it the index holds. kurabe indexes at most maxTextPrefix:
+// 764 bytes in utf8mb4, within the 767 bytes InnoDB allows one column of
+// an index in its REDUNDANT and COMPACT row formats. In an index of
+// several columns the text columns share what the integers (8 bytes each)
+// leave of maxKeyBytes, MyISAM's limit on a whole key and the smallest of
+// the engines' (InnoDB's is 1173 bytes with 4 KiB pages and 3072 with
+// 16 KiB, Aria's 2300). So an index has the same definition under every
+// engine, row format and page size, and a comparison of engines compares
+// equal indexes. Making an indexed column VARCHAR instead would cap the
+// length of its values (a strict server refuses longer ones) and store it
+// unlike the same column unindexed. The price of a prefix: the index
+// narrows a lookup to the rows that share the prefix, which the server
+// then reads to check, and it cannot cover a query or order by the column.
+const (
+	maxTextPrefix = 191
+	maxKeyBytes   = 1000
+)
+
+// indexSQL returns the CREATE INDEX statements of t's secondary indexes,
+// each named kurabe_<table>_<columns> (shortened by indexName when that is
+// too long).
+func (s *Store) indexSQL(t *store.Table) ([]string, error) {
+	kinds := map[string]store.Kind{}
+	for _, c := range t.Columns {
+		kinds[c.Name] = c.Kind
+	}
+	var out []string
+	names := map[string]bool{}
+	for _, cols := range t.Indexes {
+		if len(cols) == 0 {
+			return nil, fmt.Errorf("%s: table %s lists an index of no columns; give each index at least one column", s.driver, t.Name)
+		}
+		ints, texts := 0, 0
+		for _, c := range cols {
+			kind, ok := kinds[c]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("%s: table %s has no column %q to index (index on %s)", s.driver, t.Name, c, strings.Join(cols, ", "))
+			case kind == store.Text:
+				texts++
+			default:
+				ints++
+			}
+		}
+		prefix := maxTextPrefix
+		if texts > 0 {
+			prefix = min(prefix, (maxKeyBytes-8*ints)/(4*texts))
+		}
+		if prefix < 1 {
+			return nil, fmt.Errorf("%s: an index on %s of table %s would be longer than the %d bytes a key may have; index fewer columns", s.driver, strings.Join(cols, ", "), t.Name, maxKeyBytes)
+		}
+		parts := make([]string, len(cols))
+		for i, c := range cols {
+			parts[i] = quote(c)
+			if kinds[c] == store.Text {
+				parts[i] += "(" + strconv.Itoa(prefix) + ")"
+			}
+		}
+		name := indexName(t.Name, cols, maxName)
+		if names[name] {
+			return nil, fmt.Errorf("%s: table %s lists two indexes named %s (on %s); list each index once", s.driver, t.Name, name, strings.Join(cols, ", "))
+		}
+		names[name] = true
+		out = append(out, "CREATE INDEX "+quote(name)+" ON "+s.qualified(t.Name)+" ("+strings.Join(parts, ", ")+")")
+	}
+	return out, nil
+}
+
+// indexName returns kurabe_<table>_<columns joined by _>. When that is
+// longer than max bytes it keeps the start (cut at a character boundary)
+// and ends in _ and 8 hex digits of the whole name's SHA-256, so the name
+// is the same at every Setup and two long names stay apart.
+func indexName(table string, cols []string, max int) string {
+	name := "kurabe_" + table + "_" + strings.Join(cols, "_")
+	if len(name) <= max {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	cut := max - 1 - 8
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "_" + hex.EncodeToString(sum[:4])
 }
 
 // Truncate empties one of kurabe's tables.
@@ -659,10 +764,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	for _, p := range s.pool.tables {
-		p.close()
-	}
-	for _, st := range s.pool.batch {
+	for _, st := range s.pool {
 		st.Close()
 	}
 	var errs []error
@@ -679,8 +781,13 @@ func (s *Store) Close() error {
 // classify gives an error its class for the error breakdown. connecting
 // says the error came from opening a connection.
 func classify(err error, connecting bool) error {
+	// ce escapes to errors.As, so it is allocated where it is declared:
+	// after the check for nil, which every successful operation takes.
+	if err == nil {
+		return nil
+	}
 	var ce *store.ClassError
-	if err == nil || errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	var me *mysql.MySQLError

@@ -139,6 +139,130 @@ func TestServer(t *testing.T) {
 		})
 	}
 
+	// Setup creates each index, as information_schema.STATISTICS shows it,
+	// under every engine and in the row format with the smallest limit on
+	// an indexed column; a text column is indexed on a prefix that fits.
+	t.Run("Indexes", func(t *testing.T) {
+		long := strings.Repeat("長い列", 5) // 45 bytes: the index name needs shortening
+		tb := &store.Table{Name: "indexed", AutoKey: true, Columns: []store.Column{
+			{Name: "id", Kind: store.Int}, {Name: "n", Kind: store.Int}, {Name: "body", Kind: store.Text}, {Name: long, Kind: store.Text},
+		}, Indexes: [][]string{{"n"}, {"body"}, {"n", "body"}, {"body", long}, {long, "n", "body"}}}
+		want := map[string]string{
+			"kurabe_indexed_n":                      "n",
+			"kurabe_indexed_body":                   "body(191)",
+			"kurabe_indexed_n_body":                 "n,body(191)",
+			indexName("indexed", tb.Indexes[3], 64): "body(125)," + long + "(125)",
+			indexName("indexed", tb.Indexes[4], 64): long + "(124),n,body(124)",
+		}
+		for _, opts := range []string{"", "&row_format=COMPACT", "&engine=MyISAM", "&engine=Aria"} {
+			st := open(t, opts)
+			database := "kt_" + strconv.Itoa(databases)
+			for setup := range 2 { // the second drops the table and indexes it again
+				if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+					t.Fatalf("%s: Setup %d: %v", opts, setup+1, err)
+				}
+			}
+			rows, err := root.Query(`SELECT INDEX_NAME, GROUP_CONCAT(CONCAT(COLUMN_NAME, COALESCE(CONCAT('(', SUB_PART, ')'), '')) ORDER BY SEQ_IN_INDEX)
+				FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'indexed' AND INDEX_NAME <> 'PRIMARY' GROUP BY INDEX_NAME`, database)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for rows.Next() {
+				var name, cols string
+				if err := rows.Scan(&name, &cols); err != nil {
+					t.Fatal(err)
+				}
+				got[name] = cols
+			}
+			rows.Close()
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: indexes\n%v\nwant\n%v", opts, got, want)
+			}
+			// The indexed table works as any other, From and Offset included.
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for i := range 20 {
+				if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(i)}, {Text: bytes.Repeat([]byte("b"), 300)}, {Text: []byte("x")}}); err != nil {
+					t.Fatalf("%s: %v", opts, err)
+				}
+			}
+			var keys []int64
+			if _, err := s.Scan(ctx, tb, store.Query{Desc: true, HasFrom: true, From: 15, Offset: 2, Limit: 3}, func(r store.Row) error {
+				keys = append(keys, r[0].Int)
+				return nil
+			}); err != nil || fmt.Sprint(keys) != "[13 12 11]" {
+				t.Fatalf("%s: scan down from 15, offset 2, limit 3: %v (%v), want [13 12 11]", opts, keys, err)
+			}
+		}
+
+		st := open(t, "")
+		for _, c := range []struct {
+			indexes [][]string
+			want    string
+		}{
+			{[][]string{{"n", "nope"}}, `no column "nope"`},
+			{[][]string{{}}, "no columns"},
+			{[][]string{{"n"}, {"n"}}, "two indexes named kurabe_indexed_n"},
+		} {
+			bad := &store.Table{Name: "indexed", AutoKey: true, Columns: tb.Columns, Indexes: c.indexes}
+			if err := st.Setup(ctx, []*store.Table{bad}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Setup with indexes %q: %v, want an error saying %q", c.indexes, err, c.want)
+			}
+		}
+	})
+
+	// A scan's shape adds no allocation of this package's but the boxing
+	// of its integer arguments of 256 and more, which database/sql's ...any
+	// requires; beyond two arguments, database/sql's and the driver's
+	// copies of them no longer fit on the stack either.
+	t.Run("ScanAllocations", func(t *testing.T) {
+		for _, connect := range []string{"session", "pool"} {
+			st := open(t, "&connect="+connect)
+			tb := storetest.Table()
+			if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var rows []store.Row
+			for i := range 1000 {
+				rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte("body " + strconv.Itoa(i))}})
+			}
+			if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+				t.Fatal(err)
+			}
+			allocs := func(q store.Query) float64 {
+				return testing.AllocsPerRun(20, func() {
+					if n, err := s.Scan(ctx, tb, q, func(store.Row) error { return nil }); err != nil || n != 20 {
+						t.Fatalf("Scan(%+v) = %d, %v; want 20 rows", q, n, err)
+					}
+				})
+			}
+			latest := allocs(store.Query{Desc: true, Limit: 20})
+			for _, c := range []struct {
+				q     store.Query
+				extra float64 // boxed arguments, and 1 for more than two arguments
+			}{
+				{store.Query{HasFrom: true, From: 300, Offset: 300, Limit: 20}, 2 + 1},
+				{store.Query{Desc: true, HasFrom: true, From: 319, Limit: 20}, 1},
+				{store.Query{HasFrom: true, From: 700, Offset: 281}, 2}, // no limit: the last 20
+			} {
+				got := allocs(c.q)
+				t.Logf("connect=%s: %+v: %.0f allocations, the latest 20 rows %.0f", connect, c.q, got, latest)
+				if got > latest+c.extra {
+					t.Errorf("connect=%s: %+v: %.0f allocations, want at most %.0f (the latest 20 rows: %.0f)", connect, c.q, got, latest+c.extra, latest)
+				}
+			}
+		}
+	})
+
 	// A batch larger than max_allowed_packet (1M here) or than the
 	// placeholders of one statement is split, and nothing is lost.
 	t.Run("LargeBatchesSplit", func(t *testing.T) {
@@ -566,7 +690,8 @@ func TestExternalServer(t *testing.T) {
 	})
 }
 
-// BenchmarkScan reads the 20 latest rows on a session's own connection.
+// BenchmarkScan reads 20 rows on a session's own connection: the latest,
+// and after From and Offset.
 func BenchmarkScan(b *testing.B) {
 	ctx := context.Background()
 	st := startManaged(b, "")
@@ -586,10 +711,20 @@ func BenchmarkScan(b *testing.B) {
 	if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: 20}, func(store.Row) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name string
+		q    store.Query
+	}{
+		{"latest", store.Query{Desc: true, Limit: 20}},
+		{"from+offset", store.Query{HasFrom: true, From: 300, Offset: 300, Limit: 20}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Scan(ctx, tb, c.q, func(store.Row) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

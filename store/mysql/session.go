@@ -3,21 +3,24 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"math"
 	"strings"
 	"time"
 
 	"kurabe/store"
 )
 
-// queries are a table's statements as text, built once per session.
+// queries are a table's statements as text, built once per session and
+// each scan shape on its first use.
 type queries struct {
-	insert, asc, desc string
-	head              string // INSERT INTO t (cols) VALUES
-	tuple             string // (?, ?, ...)
-	params            int    // placeholders per row
-	batchRows         int    // the rows of batchText, for connect=per-op
-	batchText         string
+	insert   string
+	sel, key string         // SELECT cols FROM t; the quoted key column
+	scans    [shapes]string // by shape; "" until first used
+	head     string         // INSERT INTO t (cols) VALUES
+	tuple    string         // (?, ?, ...)
+	params   int            // placeholders per row
+	// The rows of batchText, for connect=per-op.
+	batchRows int
+	batchText string
 }
 
 func newQueries(s *Store, t *store.Table) *queries {
@@ -30,16 +33,102 @@ func newQueries(s *Store, t *store.Table) *queries {
 		insCols = append(insCols, quote(c.Name))
 		marks = append(marks, "?")
 	}
-	name, list := s.qualified(t.Name), strings.Join(cols, ", ")
+	name := s.qualified(t.Name)
 	q := &queries{
 		head:   "INSERT INTO " + name + " (" + strings.Join(insCols, ", ") + ") VALUES ",
 		tuple:  "(" + strings.Join(marks, ", ") + ")",
 		params: len(marks),
-		asc:    "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " LIMIT ?",
-		desc:   "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " DESC LIMIT ?",
+		sel:    "SELECT " + strings.Join(cols, ", ") + " FROM " + name,
+		key:    cols[0],
 	}
 	q.insert = q.head + q.tuple
 	return q
+}
+
+// shape is which clauses a scan's SQL has. Each shape is a statement of
+// its own, so that a call only picks one and nothing is built per call.
+type shape uint8
+
+const (
+	shapeDesc   shape = 1 << iota // ORDER BY key DESC, and key <= ? for From
+	shapeFrom                     // WHERE key >= ?
+	shapeLimit                    // LIMIT ?
+	shapeOffset                   // OFFSET ?
+)
+
+// shapes is how many shapes there are.
+const shapes = int(shapeOffset) << 1
+
+// shapeOf returns q's shape. A limit or offset of 0 or less means none,
+// as Limit 0 does.
+func shapeOf(q store.Query) shape {
+	var sh shape
+	if q.Desc {
+		sh |= shapeDesc
+	}
+	if q.HasFrom {
+		sh |= shapeFrom
+	}
+	if q.Limit > 0 {
+		sh |= shapeLimit
+	}
+	if q.Offset > 0 {
+		sh |= shapeOffset
+	}
+	return sh
+}
+
+// noLimit stands for "all rows" where MySQL's grammar wants a LIMIT: OFFSET
+// comes only after one. It is the largest row count the server takes, the
+// value MySQL's manual gives for this.
+const noLimit = "18446744073709551615"
+
+// scan returns the text of a scan of shape sh. Its placeholders are, in
+// order, those of the clauses it has: from, limit, offset (scanArgs).
+func (q *queries) scan(sh shape) string {
+	if q.scans[sh] != "" {
+		return q.scans[sh]
+	}
+	var b strings.Builder
+	b.WriteString(q.sel)
+	if sh&shapeFrom != 0 {
+		op := " >= ?"
+		if sh&shapeDesc != 0 {
+			op = " <= ?"
+		}
+		b.WriteString(" WHERE " + q.key + op)
+	}
+	b.WriteString(" ORDER BY " + q.key)
+	if sh&shapeDesc != 0 {
+		b.WriteString(" DESC")
+	}
+	switch {
+	case sh&shapeLimit != 0:
+		b.WriteString(" LIMIT ?")
+	case sh&shapeOffset != 0:
+		b.WriteString(" LIMIT " + noLimit)
+	}
+	if sh&shapeOffset != 0 {
+		b.WriteString(" OFFSET ?")
+	}
+	q.scans[sh] = b.String()
+	return q.scans[sh]
+}
+
+// scanArgs appends q's parameters in the order scan places them.
+// database/sql takes them as interfaces, which boxes (allocates) each
+// integer of 256 or more: the one cost per call this package cannot avoid.
+func scanArgs(args []any, q store.Query) []any {
+	if q.HasFrom {
+		args = append(args, q.From)
+	}
+	if q.Limit > 0 {
+		args = append(args, int64(q.Limit))
+	}
+	if q.Offset > 0 {
+		args = append(args, int64(q.Offset))
+	}
+	return args
 }
 
 // batch returns the INSERT of n rows.
@@ -56,75 +145,60 @@ func (q *queries) batch(n int) string {
 	return b.String()
 }
 
-// stmts are a table's prepared statements.
+// stmts are a session's prepared statements of one table, each prepared
+// on first use: on the session's connection (connect=session), which owns
+// them, or shared with every session of the pool (connect=pool), which
+// the store owns.
 type stmts struct {
-	insert, asc, desc *sql.Stmt
-	batchRows         int // rows of batch, the last batch size prepared
-	batch             *sql.Stmt
-}
-
-type preparer interface {
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
-}
-
-func prepare(ctx context.Context, on preparer, q *queries) (*stmts, error) {
-	p := &stmts{}
-	for _, x := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{{&p.insert, q.insert}, {&p.asc, q.asc}, {&p.desc, q.desc}} {
-		st, err := on.PrepareContext(ctx, x.sql)
-		if err != nil {
-			p.close()
-			return nil, classify(err, false)
-		}
-		*x.dst = st
-	}
-	return p, nil
+	insert    *sql.Stmt
+	scans     [shapes]*sql.Stmt // by shape
+	batchRows int               // rows of batch, the last batch size prepared
+	batch     *sql.Stmt
 }
 
 func (p *stmts) close() {
-	for _, st := range []*sql.Stmt{p.insert, p.asc, p.desc, p.batch} {
+	for _, st := range append([]*sql.Stmt{p.insert, p.batch}, p.scans[:]...) {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
 
-// poolPrepared returns the statements connect=pool sessions share.
-func (s *Store) poolPrepared(ctx context.Context, t *store.Table, q *queries) (*stmts, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.pool.tables) <= t.ID {
-		s.pool.tables = append(s.pool.tables, nil)
-	}
-	if p := s.pool.tables[t.ID]; p != nil {
-		return p, nil
-	}
-	p, err := prepare(ctx, s.db, q)
-	if err != nil {
-		return nil, err
-	}
-	s.pool.tables[t.ID] = p
-	return p, nil
+// stmtKind says which of a table's statements a shared one is.
+type stmtKind uint8
+
+const (
+	kindInsert stmtKind = iota
+	kindScan            // with shape
+	kindBatch           // with rows
+)
+
+// poolKey names one of the statements connect=pool sessions share.
+type poolKey struct {
+	table int
+	kind  stmtKind
+	shape shape
+	rows  int
 }
 
-// poolBatch returns the shared statement inserting n rows.
-func (s *Store) poolBatch(ctx context.Context, t *store.Table, q *queries, n int) (*sql.Stmt, error) {
+// poolStmt returns the shared statement key, preparing text() on the pool
+// the first time (database/sql then prepares it on each connection it
+// runs on). Sessions keep what it returns, so it is called once per
+// session and statement.
+func (s *Store) poolStmt(ctx context.Context, key poolKey, text func() string) (*sql.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := [2]int{t.ID, n}
-	if st := s.pool.batch[key]; st != nil {
+	if st := s.pool[key]; st != nil {
 		return st, nil
 	}
-	st, err := s.db.PrepareContext(ctx, q.batch(n))
+	st, err := s.db.PrepareContext(ctx, text())
 	if err != nil {
 		return nil, classify(err, false)
 	}
-	if s.pool.batch == nil {
-		s.pool.batch = map[[2]int]*sql.Stmt{}
+	if s.pool == nil {
+		s.pool = map[poolKey]*sql.Stmt{}
 	}
-	s.pool.batch[key] = st
+	s.pool[key] = st
 	return st, nil
 }
 
@@ -206,11 +280,9 @@ func (p *perOpSession) Scan(ctx context.Context, t *store.Table, q store.Query, 
 		return 0, err
 	}
 	defer c.Close()
-	sqlText := p.query(t).asc
-	if q.Desc {
-		sqlText = p.query(t).desc
-	}
-	rows, err := c.QueryContext(ctx, sqlText, limit(q))
+	args := scanArgs(p.args[:0], q)
+	rows, err := c.QueryContext(ctx, p.query(t).scan(shapeOf(q)), args...)
+	p.args = clearArgs(args)
 	if err != nil {
 		return 0, p.fail(err)
 	}
@@ -242,25 +314,55 @@ func (s *session) query(t *store.Table) *queries {
 	return s.queries[t.ID]
 }
 
-func (s *session) prepared(ctx context.Context, t *store.Table) (*stmts, error) {
-	if t.ID < len(s.stmts) && s.stmts[t.ID] != nil {
-		return s.stmts[t.ID], nil
-	}
-	var p *stmts
-	var err error
-	if s.conn != nil {
-		p, err = prepare(ctx, s.conn, s.query(t))
-	} else {
-		p, err = s.st.poolPrepared(ctx, t, s.query(t))
-	}
-	if err != nil {
-		return nil, scrub(err, s.st.secret)
-	}
+// table returns the session's statements of t, none prepared yet at first.
+func (s *session) table(t *store.Table) *stmts {
 	for len(s.stmts) <= t.ID {
 		s.stmts = append(s.stmts, nil)
 	}
-	s.stmts[t.ID] = p
-	return p, nil
+	if s.stmts[t.ID] == nil {
+		s.stmts[t.ID] = &stmts{}
+	}
+	return s.stmts[t.ID]
+}
+
+// prepare prepares a statement on the session's own connection, or gets
+// the pool's shared one.
+func (s *session) prepare(ctx context.Context, key poolKey, text func() string) (*sql.Stmt, error) {
+	var st *sql.Stmt
+	var err error
+	if s.conn != nil {
+		st, err = s.conn.PrepareContext(ctx, text())
+		err = classify(err, false)
+	} else {
+		st, err = s.st.poolStmt(ctx, key, text)
+	}
+	return st, scrub(err, s.st.secret)
+}
+
+func (s *session) insertStmt(ctx context.Context, t *store.Table) (*sql.Stmt, error) {
+	p := s.table(t)
+	if p.insert == nil {
+		q := s.query(t)
+		st, err := s.prepare(ctx, poolKey{table: t.ID, kind: kindInsert}, func() string { return q.insert })
+		if err != nil {
+			return nil, err
+		}
+		p.insert = st
+	}
+	return p.insert, nil
+}
+
+func (s *session) scanStmt(ctx context.Context, t *store.Table, sh shape) (*sql.Stmt, error) {
+	p := s.table(t)
+	if p.scans[sh] == nil {
+		q := s.query(t)
+		st, err := s.prepare(ctx, poolKey{table: t.ID, kind: kindScan, shape: sh}, func() string { return q.scan(sh) })
+		if err != nil {
+			return nil, err
+		}
+		p.scans[sh] = st
+	}
+	return p.scans[sh], nil
 }
 
 // empty stands for a nil text, which the driver would send as NULL.
@@ -287,20 +389,13 @@ func clearArgs(args []any) []any {
 	return args[:0]
 }
 
-func limit(q store.Query) int64 {
-	if q.Limit > 0 {
-		return int64(q.Limit)
-	}
-	return math.MaxInt64
-}
-
 func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
-	p, err := s.prepared(ctx, t)
+	st, err := s.insertStmt(ctx, t)
 	if err != nil {
 		return err
 	}
 	args := bind(s.args[:0], t, row)
-	_, err = p.insert.ExecContext(ctx, args...)
+	_, err = st.ExecContext(ctx, args...)
 	s.args = clearArgs(args)
 	return s.fail(err)
 }
@@ -352,24 +447,18 @@ func (s *session) insertBatch(ctx context.Context, on execer, tx beginner, t *st
 	return s.fail(err)
 }
 
-// batchStmt returns the prepared INSERT of n rows: the session's own, kept
-// while batches keep their size, or the pool's.
+// batchStmt returns the prepared INSERT of n rows, kept while batches keep
+// their size: the session's own, or the pool's (which keeps every size).
 func (s *session) batchStmt(ctx context.Context, t *store.Table, q *queries, n int) (*sql.Stmt, error) {
-	if s.conn == nil {
-		return s.st.poolBatch(ctx, t, q, n)
-	}
-	p, err := s.prepared(ctx, t)
-	if err != nil {
-		return nil, err
-	}
+	p := s.table(t)
 	if p.batch != nil && p.batchRows == n {
 		return p.batch, nil
 	}
-	if p.batch != nil {
+	if p.batch != nil && s.conn != nil {
 		p.batch.Close()
-		p.batch = nil
 	}
-	st, err := s.conn.PrepareContext(ctx, q.batch(n))
+	p.batch = nil
+	st, err := s.prepare(ctx, poolKey{table: t.ID, kind: kindBatch, rows: n}, func() string { return q.batch(n) })
 	if err != nil {
 		return nil, err
 	}
@@ -438,16 +527,17 @@ func (s *session) fits(t *store.Table, rows []store.Row, q *queries, text bool) 
 	return len(rows)
 }
 
+// Scan runs the prepared statement of q's shape. From and Offset are the
+// server's to apply (WHERE and OFFSET), so skipped rows cost what they
+// cost any application.
 func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
-	p, err := s.prepared(ctx, t)
+	st, err := s.scanStmt(ctx, t, shapeOf(q))
 	if err != nil {
 		return 0, err
 	}
-	st := p.asc
-	if q.Desc {
-		st = p.desc
-	}
-	rows, err := st.QueryContext(ctx, limit(q))
+	args := scanArgs(s.args[:0], q)
+	rows, err := st.QueryContext(ctx, args...)
+	s.args = clearArgs(args)
 	if err != nil {
 		return 0, s.fail(err)
 	}

@@ -34,14 +34,20 @@
 //
 // Tables live in the schema kurabe, and kurabe.kurabe_meta lists the ones
 // kurabe created. A table in that schema that is not listed is never
-// dropped, truncated or altered: Setup fails with store.ErrNotOwned.
+// dropped, truncated or altered: Setup fails with store.ErrNotOwned. A
+// table's secondary indexes are created with it, in the same transaction,
+// named kurabe_<table>_<columns> (cut and ended with a hash past 63 bytes).
 //
 // Scan reads the wire values in place (rows.RawValues), decoding integers
 // from either format without allocating per row; text is handed to the
-// callback as the received bytes. InsertBatch queues the rows' INSERTs in
-// one pgx.Batch: one round trip and, under a single Sync (or one
-// multi-statement simple query), one implicit transaction, through the same
-// statement as Insert.
+// callback as the received bytes. Each shape of scan (its order, and
+// whether it has From, Limit and Offset) is a statement of its own, built
+// on first use, so a session prepares only the shapes it runs and builds
+// no SQL per call. The server applies From (WHERE) and Offset (OFFSET), so
+// skipped rows cost what they cost any application. InsertBatch queues the
+// rows' INSERTs in one pgx.Batch: one round trip and, under a single Sync
+// (or one multi-statement simple query), one implicit transaction, through
+// the same statement as Insert.
 //
 // Passwords never appear in what the store reports: targets are redacted
 // and every error message is scrubbed of the password in use.
@@ -49,6 +55,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -58,6 +66,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -301,8 +310,12 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if len(t.Name) > 63 {
 			return fmt.Errorf("postgres: table name %q is longer than PostgreSQL's 63 bytes; shorten it", t.Name)
 		}
+		indexes, err := indexSQL(t)
+		if err != nil {
+			return err
+		}
 		var exists, owned bool
-		err := tx.QueryRow(ctx, `SELECT
+		err = tx.QueryRow(ctx, `SELECT
 			EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 				WHERE n.nspname = $1 AND c.relname = $2),
 			EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, t.Name).Scan(&exists, &owned)
@@ -313,10 +326,12 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
 				schema, t.Name, s.target, store.ErrNotOwned, schema)
 		}
-		for _, q := range []string{
+		// Dropping the table drops its indexes; they are made anew after
+		// it, in the same transaction.
+		for _, q := range append([]string{
 			"DROP TABLE IF EXISTS " + qualified(t.Name),
 			createSQL(t),
-		} {
+		}, indexes...) {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 			}
@@ -352,6 +367,57 @@ func createSQL(t *store.Table) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// maxName is PostgreSQL's identifier limit (NAMEDATALEN-1). The server
+// truncates longer names without an error, so two long index names could
+// become one.
+const maxName = 63
+
+// indexSQL returns the CREATE INDEX statements of t's secondary indexes,
+// each named kurabe_<table>_<columns> (shortened by indexName when that is
+// too long). A btree entry holds at most about 2.7 kB, so an INSERT of a
+// longer text into an indexed text column fails; that is PostgreSQL's
+// limit, which a workload indexing long texts has to respect.
+func indexSQL(t *store.Table) ([]string, error) {
+	var out []string
+	names := map[string]bool{}
+	for _, cols := range t.Indexes {
+		if len(cols) == 0 {
+			return nil, fmt.Errorf("postgres: table %s lists an index of no columns; give each index at least one column", t.Name)
+		}
+		quoted := make([]string, len(cols))
+		for i, c := range cols {
+			if !slices.ContainsFunc(t.Columns, func(col store.Column) bool { return col.Name == c }) {
+				return nil, fmt.Errorf("postgres: table %s has no column %q to index (index on %s)", t.Name, c, strings.Join(cols, ", "))
+			}
+			quoted[i] = pgx.Identifier{c}.Sanitize()
+		}
+		name := indexName(t.Name, cols, maxName)
+		if names[name] {
+			return nil, fmt.Errorf("postgres: table %s lists two indexes named %s (on %s); list each index once", t.Name, name, strings.Join(cols, ", "))
+		}
+		names[name] = true
+		out = append(out, "CREATE INDEX "+pgx.Identifier{name}.Sanitize()+" ON "+qualified(t.Name)+" ("+strings.Join(quoted, ", ")+")")
+	}
+	return out, nil
+}
+
+// indexName returns kurabe_<table>_<columns joined by _>. When that is
+// longer than max bytes it keeps the start (cut at a character boundary)
+// and ends in _ and 8 hex digits of the whole name's SHA-256, so the name
+// is the same at every Setup and two long names stay apart.
+func indexName(table string, cols []string, max int) string {
+	name := "kurabe_" + table + "_" + strings.Join(cols, "_")
+	if len(name) <= max {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	cut := max - 1 - 8
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "_" + hex.EncodeToString(sum[:4])
 }
 
 // Truncate empties a table kurabe created, and restarts its key sequence so
@@ -490,7 +556,7 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	ss := &session{st: s}
+	ss := newSession(s)
 	switch s.connect {
 	case connectSession:
 		c, err := pgx.ConnectConfig(ctx, s.cfg)

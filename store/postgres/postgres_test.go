@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -465,9 +466,9 @@ func TestScanDoesNotAllocatePerRow(t *testing.T) {
 			t.Fatal(err)
 		}
 		var sum int64
-		scan := func(limit int) float64 {
+		allocs := func(q store.Query) float64 {
 			return testing.AllocsPerRun(20, func() {
-				if _, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: limit}, func(r store.Row) error {
+				if _, err := s.Scan(ctx, tb, q, func(r store.Row) error {
 					sum += r[1].Int + int64(len(r[2].Text))
 					return nil
 				}); err != nil {
@@ -475,9 +476,147 @@ func TestScanDoesNotAllocatePerRow(t *testing.T) {
 				}
 			})
 		}
-		few, many := scan(10), scan(1000)
-		if many-few > 10 {
-			t.Errorf("protocol=%s: scanning 1000 rows allocates %.0f times, 10 rows %.0f times", protocol, many, few)
+		// Keys are 1..1000; From and Offset above 255, since Go boxes
+		// smaller integers without allocating.
+		for _, c := range []struct {
+			name      string
+			few, many store.Query // 10 rows, 500 rows
+		}{
+			{"latest", store.Query{Desc: true, Limit: 10}, store.Query{Desc: true, Limit: 500}},
+			{"from and offset", store.Query{HasFrom: true, From: 300, Offset: 300, Limit: 10}, store.Query{HasFrom: true, From: 300, Offset: 300, Limit: 500}},
+			{"desc from, offset, no limit", store.Query{Desc: true, HasFrom: true, From: 309, Offset: 299}, store.Query{Desc: true, HasFrom: true, From: 799, Offset: 299}},
+		} {
+			few, many := allocs(c.few), allocs(c.many)
+			t.Logf("protocol=%s, %s: %.0f allocations a scan of 10 rows, %.0f of 500", protocol, c.name, few, many)
+			if many-few > 10 {
+				t.Errorf("protocol=%s, %s: scanning 500 rows allocates %.0f times, 10 rows %.0f times", protocol, c.name, many, few)
+			}
+			if protocol == "extended" {
+				// pgx allocates a little per query; the shapes must not
+				// add to it (the simple protocol formats every argument).
+				if latest := allocs(store.Query{Desc: true, Limit: 10}); few > latest {
+					t.Errorf("protocol=%s, %s: %.0f allocations a scan, %.0f for the latest 10 rows", protocol, c.name, few, latest)
+				}
+			}
 		}
+	}
+}
+
+// Setup creates each of a table's indexes under kurabe's name for it, as
+// the server reports them in pg_indexes, and again at a second Setup.
+func TestSetupCreatesIndexes(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	st := open(t, dsn, store.Env{})
+	long := strings.Repeat("長い列", 6) // 54 bytes: the index name needs shortening
+	tb := &store.Table{Name: "indexed", AutoKey: true, Columns: []store.Column{
+		{Name: "id", Kind: store.Int}, {Name: "n", Kind: store.Int}, {Name: "body", Kind: store.Text}, {Name: long, Kind: store.Text},
+	}, Indexes: [][]string{{"n"}, {"body", "n"}, {long, "n"}}}
+	want := map[string]string{
+		"kurabe_indexed_n":                      "(n)",
+		"kurabe_indexed_body_n":                 "(body, n)",
+		indexName("indexed", tb.Indexes[2], 63): `("` + long + `", n)`,
+	}
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for setup := range 2 {
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("Setup %d: %v", setup+1, err)
+		}
+		rows, err := c.Query(ctx, "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'kurabe' AND tablename = 'indexed' AND indexname <> 'indexed_pkey'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for rows.Next() {
+			var name, def string
+			if err := rows.Scan(&name, &def); err != nil {
+				t.Fatal(err)
+			}
+			got[name] = def
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("Setup %d: indexes %v, want %d", setup+1, got, len(want))
+		}
+		for name, cols := range want {
+			if def := got[name]; !strings.HasSuffix(def, " ON kurabe.indexed USING btree "+cols) {
+				t.Errorf("Setup %d: index %s is %q, want one on %s", setup+1, name, def, cols)
+			}
+		}
+	}
+	// The indexed table works as any other, From and Offset included.
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 20 {
+		if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(i)}, {Text: []byte("b")}, {Text: []byte("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []int64
+	if _, err := s.Scan(ctx, tb, store.Query{HasFrom: true, From: 5, Offset: 2, Limit: 3}, func(r store.Row) error {
+		keys = append(keys, r[0].Int)
+		return nil
+	}); err != nil || fmt.Sprint(keys) != "[7 8 9]" {
+		t.Fatalf("scan from 5, offset 2, limit 3: %v (%v), want [7 8 9]", keys, err)
+	}
+
+	for _, c := range []struct {
+		indexes [][]string
+		want    string
+	}{
+		{[][]string{{"n", "nope"}}, `no column "nope"`},
+		{[][]string{{}}, "no columns"},
+		{[][]string{{"n"}, {"n"}}, "two indexes named kurabe_indexed_n"},
+	} {
+		bad := &store.Table{Name: "indexed", AutoKey: true, Columns: tb.Columns, Indexes: c.indexes}
+		if err := st.Setup(ctx, []*store.Table{bad}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Setup with indexes %q: %v, want an error saying %q", c.indexes, err, c.want)
+		}
+	}
+}
+
+func TestIndexName(t *testing.T) {
+	long := strings.Repeat("x", 60)
+	for _, c := range []struct {
+		table string
+		cols  []string
+		want  string // "" to check only the length and the hash ending
+	}{
+		// Short names are kurabe_<table>_<columns>.
+		{"posts", []string{"user_id"}, "kurabe_posts_user_id"},
+		{"posts", []string{"user_id", "created"}, "kurabe_posts_user_id_created"},
+		// Exactly 63 bytes stays as it is.
+		{strings.Repeat("t", 54), []string{"n"}, "kurabe_" + strings.Repeat("t", 54) + "_n"},
+		// Longer ones are cut and end in a hash.
+		{"posts", []string{long}, ""},
+		{strings.Repeat("t", 63), []string{"n"}, ""},
+		// A cut never splits a character (3 bytes each here).
+		{strings.Repeat("表", 21), []string{"列"}, ""},
+	} {
+		got := indexName(c.table, c.cols, 63)
+		switch {
+		case c.want != "" && got != c.want:
+			t.Errorf("indexName(%s, %q) = %s, want %s", c.table, c.cols, got, c.want)
+		case len(got) > 63 || !utf8.ValidString(got) || !strings.HasPrefix(got, "kurabe_"):
+			t.Errorf("indexName(%s, %q) = %s (%d bytes), want at most 63 bytes of valid UTF-8", c.table, c.cols, got, len(got))
+		case c.want == "" && got[len(got)-9] != '_':
+			t.Errorf("indexName(%s, %q) = %s, want it to end in _ and a hash", c.table, c.cols, got)
+		}
+		if again := indexName(c.table, c.cols, 63); again != got {
+			t.Errorf("indexName(%s, %q) is %s, then %s", c.table, c.cols, got, again)
+		}
+	}
+	// Long names that share their first 54 bytes stay apart.
+	if a, b := indexName("posts", []string{long + "a"}, 63), indexName("posts", []string{long + "b"}, 63); a == b {
+		t.Errorf("two long names became one: %s", a)
 	}
 }

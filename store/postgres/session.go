@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"kurabe/store"
 )
@@ -22,14 +23,81 @@ type querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// statements are a table's SQL, built once per session. With the extended
-// protocol pgx prepares each on a connection's first use.
+// statements are a table's SQL, built once per session and each scan
+// shape on its first use. With the extended protocol pgx prepares each on
+// a connection's first use, so a session prepares only the shapes it runs.
 type statements struct {
-	insert            string
-	asc, desc         string // LIMIT $1
-	ascAll, descAll   string // every row
-	params            int    // insert parameters
-	intCols, textCols int
+	insert   string
+	sel, key string         // SELECT cols FROM t; the quoted key column
+	scans    [shapes]string // by shape; "" until first used
+	params   int            // insert parameters
+}
+
+// shape is which clauses a scan's SQL has. Each shape is a statement of
+// its own, so that a call only picks one and nothing is built per call.
+type shape uint8
+
+const (
+	shapeDesc   shape = 1 << iota // ORDER BY key DESC, and key <= $from
+	shapeFrom                     // WHERE key >= $from
+	shapeLimit                    // LIMIT $n
+	shapeOffset                   // OFFSET $n
+)
+
+// shapes is how many shapes there are.
+const shapes = int(shapeOffset) << 1
+
+// shapeOf returns q's shape. A limit or offset of 0 or less means none,
+// as Limit 0 does.
+func shapeOf(q store.Query) shape {
+	var sh shape
+	if q.Desc {
+		sh |= shapeDesc
+	}
+	if q.HasFrom {
+		sh |= shapeFrom
+	}
+	if q.Limit > 0 {
+		sh |= shapeLimit
+	}
+	if q.Offset > 0 {
+		sh |= shapeOffset
+	}
+	return sh
+}
+
+// scan returns the SQL of a scan of shape sh. Its parameters are, in
+// order, those of the clauses it has: from, limit, offset.
+func (p *statements) scan(sh shape) string {
+	if p.scans[sh] != "" {
+		return p.scans[sh]
+	}
+	var b strings.Builder
+	b.WriteString(p.sel)
+	n := 0
+	param := func() string {
+		n++
+		return "$" + strconv.Itoa(n)
+	}
+	if sh&shapeFrom != 0 {
+		op := " >= "
+		if sh&shapeDesc != 0 {
+			op = " <= "
+		}
+		b.WriteString(" WHERE " + p.key + op + param())
+	}
+	b.WriteString(" ORDER BY " + p.key)
+	if sh&shapeDesc != 0 {
+		b.WriteString(" DESC")
+	}
+	if sh&shapeLimit != 0 {
+		b.WriteString(" LIMIT " + param())
+	}
+	if sh&shapeOffset != 0 {
+		b.WriteString(" OFFSET " + param())
+	}
+	p.scans[sh] = b.String()
+	return p.scans[sh]
 }
 
 type session struct {
@@ -39,8 +107,33 @@ type session struct {
 	tables []*statements
 	args   []any
 	row    store.Row
+	// A scan's parameters: vals holds them and params, made once, point
+	// into vals.
+	vals   [3]int64
+	params [3]any
 
 	connectTime time.Duration
+}
+
+// param is a scan parameter that reaches pgx without allocating. An int64
+// put in an interface is boxed (allocated, unless below 256), and pgx
+// boxes the target of an *int64 again as it encodes it; a param is a
+// pointer in an interface, which pgx encodes through pgtype.Int64Valuer
+// (binary, extended protocol) or pgtype.TextValuer (simple protocol).
+type param struct{ v *int64 }
+
+func (p param) Int64Value() (pgtype.Int8, error) { return pgtype.Int8{Int64: *p.v, Valid: true}, nil }
+
+func (p param) TextValue() (pgtype.Text, error) {
+	return pgtype.Text{String: strconv.FormatInt(*p.v, 10), Valid: true}, nil
+}
+
+func newSession(st *Store) *session {
+	s := &session{st: st}
+	for i := range s.vals {
+		s.params[i] = param{&s.vals[i]}
+	}
+	return s
 }
 
 // perOpSession is a session that connects for every operation; only it
@@ -72,15 +165,11 @@ func (s *session) prepared(t *store.Table) *statements {
 		ins = append(ins, col)
 		marks = append(marks, "$"+strconv.Itoa(len(marks)+1))
 	}
-	list := strings.Join(cols, ", ")
-	sel := "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0]
 	p := &statements{
-		insert:  "INSERT INTO " + name + " (" + strings.Join(ins, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")",
-		asc:     sel + " LIMIT $1",
-		desc:    sel + " DESC LIMIT $1",
-		ascAll:  sel,
-		descAll: sel + " DESC",
-		params:  len(marks),
+		insert: "INSERT INTO " + name + " (" + strings.Join(ins, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")",
+		sel:    "SELECT " + strings.Join(cols, ", ") + " FROM " + name,
+		key:    cols[0],
+		params: len(marks),
 	}
 	s.tables[t.ID] = p
 	if cap(s.args) < p.params {
@@ -180,7 +269,9 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 }
 
 // Scan reads rows in place: integers are decoded from the wire in either
-// format and text is the received bytes, so no row allocates.
+// format and text is the received bytes, so no row allocates. From and
+// Offset are the server's to apply (WHERE and OFFSET), so a large offset
+// costs what it costs an application: the skipped rows are still read.
 func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
 	p := s.prepared(t)
 	db, err := s.db(ctx)
@@ -188,17 +279,21 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 		return 0, err
 	}
 	defer s.done()
-	var rows pgx.Rows
-	switch {
-	case q.Limit > 0 && q.Desc:
-		rows, err = db.Query(ctx, p.desc, int64(q.Limit))
-	case q.Limit > 0:
-		rows, err = db.Query(ctx, p.asc, int64(q.Limit))
-	case q.Desc:
-		rows, err = db.Query(ctx, p.descAll)
-	default:
-		rows, err = db.Query(ctx, p.ascAll)
+	// The parameters go in the order scan numbers them.
+	args := 0
+	if q.HasFrom {
+		s.vals[args] = q.From
+		args++
 	}
+	if q.Limit > 0 {
+		s.vals[args] = int64(q.Limit)
+		args++
+	}
+	if q.Offset > 0 {
+		s.vals[args] = int64(q.Offset)
+		args++
+	}
+	rows, err := db.Query(ctx, p.scan(shapeOf(q)), s.params[:args]...)
 	if err != nil {
 		return 0, s.st.fail(err)
 	}

@@ -174,6 +174,9 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			createSQL(t),
 			"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
 		}
+		for _, ix := range t.Indexes {
+			stmts = append(stmts, "CREATE INDEX "+name+"_"+strings.Join(ix, "_")+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+		}
 		for _, q := range stmts {
 			if err := c.Exec(q); err != nil {
 				return fmt.Errorf("sqlite: %s: %w", q, classify(err))
@@ -328,8 +331,9 @@ func (p *perOpSession) Close() error { return nil }
 
 type stmts struct {
 	insert *sqlite3.Stmt
-	asc    *sqlite3.Stmt
-	desc   *sqlite3.Stmt
+	scan   [2][2]*sqlite3.Stmt // by [desc][from]; ?1 limit, ?2 from, ?3 offset
+	sel    string              // SELECT ... FROM ..., to prepare scans lazily
+	key    string
 }
 
 type session struct {
@@ -356,23 +360,50 @@ func (s *session) prepared(t *store.Table) (*stmts, error) {
 		}
 	}
 	list := strings.Join(cols, ", ")
-	p := &stmts{}
-	for _, x := range []struct {
-		dst **sqlite3.Stmt
-		sql string
-	}{
-		{&p.insert, "INSERT INTO " + name + " (" + list + ") VALUES (" + strings.Join(marks, ", ") + ")"},
-		{&p.asc, "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " LIMIT ?1"},
-		{&p.desc, "SELECT " + list + " FROM " + name + " ORDER BY " + cols[0] + " DESC LIMIT ?1"},
-	} {
-		st, _, err := s.c.Prepare(x.sql)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: prepare %s: %w", x.sql, classify(err))
-		}
-		*x.dst = st
+	p := &stmts{sel: "SELECT " + list + " FROM " + name, key: cols[0]}
+	q := "INSERT INTO " + name + " (" + list + ") VALUES (" + strings.Join(marks, ", ") + ")"
+	st, _, err := s.c.Prepare(q)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
 	}
+	p.insert = st
 	s.tables[t.ID] = p
 	return p, nil
+}
+
+// scanStmt returns the prepared scan for an order and whether it starts
+// from a key, preparing it on first use.
+func (s *session) scanStmt(p *stmts, desc, from bool) (*sqlite3.Stmt, error) {
+	d, f := b2i(desc), b2i(from)
+	if st := p.scan[d][f]; st != nil {
+		return st, nil
+	}
+	q := p.sel
+	if from {
+		if desc {
+			q += " WHERE " + p.key + " <= ?2"
+		} else {
+			q += " WHERE " + p.key + " >= ?2"
+		}
+	}
+	q += " ORDER BY " + p.key
+	if desc {
+		q += " DESC"
+	}
+	q += " LIMIT ?1 OFFSET ?3"
+	st, _, err := s.c.Prepare(q)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+	}
+	p.scan[d][f] = st
+	return st, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
@@ -430,15 +461,22 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 	if err != nil {
 		return 0, err
 	}
-	st := p.asc
-	if q.Desc {
-		st = p.desc
+	st, err := s.scanStmt(p, q.Desc, q.HasFrom)
+	if err != nil {
+		return 0, err
 	}
 	limit := int64(-1)
 	if q.Limit > 0 {
 		limit = int64(q.Limit)
 	}
-	if err := st.BindInt64(1, limit); err != nil {
+	err = st.BindInt64(1, limit)
+	if err == nil && q.HasFrom {
+		err = st.BindInt64(2, q.From)
+	}
+	if err == nil {
+		err = st.BindInt64(3, int64(q.Offset))
+	}
+	if err != nil {
 		return 0, classify(err)
 	}
 	defer st.Reset()
@@ -467,8 +505,13 @@ func (s *session) Close() error {
 	for _, p := range s.tables {
 		if p != nil {
 			p.insert.Close()
-			p.asc.Close()
-			p.desc.Close()
+			for _, row := range p.scan {
+				for _, st := range row {
+					if st != nil {
+						st.Close()
+					}
+				}
+			}
 		}
 	}
 	return s.c.Close()

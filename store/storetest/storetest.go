@@ -138,6 +138,99 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
+	t.Run("FromAndOffset", func(t *testing.T) {
+		_, tb, s := setup(t)
+		const n = 300
+		for i := range n {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all := collect(t, s, tb, store.Query{})
+		keys := make([]int64, len(all))
+		for i, r := range all {
+			keys[i] = r[0].Int
+		}
+		cases := []struct {
+			name  string
+			q     store.Query
+			first int // index into all of the first row expected, -1 for none
+			count int
+			desc  bool
+		}{
+			{"from a key", store.Query{HasFrom: true, From: keys[100], Limit: 50}, 100, 50, false},
+			{"from between keys", store.Query{HasFrom: true, From: keys[100] + 1, Limit: 5}, 101, 5, false},
+			{"from past the end", store.Query{HasFrom: true, From: keys[n-1] + 1, Limit: 5}, -1, 0, false},
+			{"from near the end", store.Query{HasFrom: true, From: keys[n-3]}, n - 3, 3, false},
+			{"offset", store.Query{Offset: 250, Limit: 20}, 250, 20, false},
+			{"offset past the end", store.Query{Offset: n + 5, Limit: 20}, -1, 0, false},
+			{"from and offset", store.Query{HasFrom: true, From: keys[10], Offset: 5, Limit: 3}, 15, 3, false},
+			{"desc from a key", store.Query{Desc: true, HasFrom: true, From: keys[200], Limit: 10}, 200, 10, true},
+			{"desc offset", store.Query{Desc: true, Offset: 10, Limit: 10}, n - 11, 10, true},
+		}
+		for _, c := range cases {
+			got := collect(t, s, tb, c.q)
+			if len(got) != c.count {
+				t.Fatalf("%s: %d rows, want %d", c.name, len(got), c.count)
+			}
+			for k, r := range got {
+				i := c.first + k
+				if c.desc {
+					i = c.first - k
+				}
+				if r[0].Int != keys[i] || r[1].Int != int64(i) {
+					t.Fatalf("%s: row %d is key %d (n=%d), want key %d (n=%d)", c.name, k, r[0].Int, r[1].Int, keys[i], i)
+				}
+			}
+		}
+	})
+
+	t.Run("ExplicitKeys", func(t *testing.T) {
+		// A table whose keys the client gives (a data set's own numbering,
+		// with gaps), loaded in key order as data sets are: From by value.
+		st := open(t)
+		t.Cleanup(func() { st.Close() })
+		tb := &store.Table{Name: "keyed", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}, Indexes: [][]string{{"body"}}}
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("Setup: %v", err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var rows []store.Row
+		for _, k := range []int64{10, 20, 30, 40, 50} {
+			rows = append(rows, store.Row{{Int: k}, {Text: []byte("row " + strconv.FormatInt(k, 10))}})
+		}
+		if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+			t.Fatalf("InsertBatch: %v", err)
+		}
+		var got []int64
+		if _, err := s.Scan(ctx, tb, store.Query{HasFrom: true, From: 15, Limit: 3}, func(r store.Row) error {
+			if string(r[1].Text) != "row "+strconv.FormatInt(r[0].Int, 10) {
+				t.Errorf("key %d holds %q", r[0].Int, r[1].Text)
+			}
+			got = append(got, r[0].Int)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0] != 20 || got[1] != 30 || got[2] != 40 {
+			t.Fatalf("From 15, limit 3: keys %v, want [20 30 40]", got)
+		}
+		got = got[:0]
+		if _, err := s.Scan(ctx, tb, store.Query{Desc: true, HasFrom: true, From: 35, Offset: 1}, func(r store.Row) error {
+			got = append(got, r[0].Int)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0] != 20 || got[1] != 10 {
+			t.Fatalf("desc from 35, offset 1: keys %v, want [20 10]", got)
+		}
+	})
+
 	t.Run("ConcurrentWritersLoseNothing", func(t *testing.T) {
 		st, tb, _ := setup(t)
 		const clients, each = 16, 60
