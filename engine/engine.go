@@ -232,7 +232,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	ph := w.Phases()[phase]
 	kinds := w.Kinds()
-	res := result.Phase{Op: ph.Name, Clients: cfg.Clients}
+	res := result.Phase{Op: ph.Name, Clients: cfg.Clients, Sweep: ph.Sweep, SweepValue: ph.SweepValue}
 
 	// Count what the written tables hold before the phase.
 	var verify []result.Verify

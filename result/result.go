@@ -41,15 +41,16 @@ type RunConfig struct {
 	Params   map[string]string `json:"params"`
 	Ops      []string          `json:"ops"`
 	Clients  int               `json:"clients"`
-	Count    int64             `json:"n,omitempty"`        // operations per phase
-	Duration Duration          `json:"duration,omitempty"` // or time per phase
-	Warmup   Duration          `json:"warmup"`             // excluded from results
-	Think    string            `json:"think,omitempty"`    // delay between a client's operations
-	Rate     string            `json:"rate,omitempty"`     // open loop: -R, ops/s or FROM:TO
-	Dir      string            `json:"data_dir"`           // where stores without a path lived
-	DirKept  bool              `json:"data_dir_kept"`      // false: removed after the run
-	Vary     []Axis            `json:"vary,omitempty"`     // options varied over every store
-	Repeat   int               `json:"repeat,omitempty"`   // times the whole comparison ran (--repeat)
+	Levels   []int             `json:"client_levels,omitempty"` // -c 1,2,4,8: every phase ran at each
+	Count    int64             `json:"n,omitempty"`             // operations per phase
+	Duration Duration          `json:"duration,omitempty"`      // or time per phase
+	Warmup   Duration          `json:"warmup"`                  // excluded from results
+	Think    string            `json:"think,omitempty"`         // delay between a client's operations
+	Rate     string            `json:"rate,omitempty"`          // open loop: -R, ops/s or FROM:TO
+	Dir      string            `json:"data_dir"`                // where stores without a path lived
+	DirKept  bool              `json:"data_dir_kept"`           // false: removed after the run
+	Vary     []Axis            `json:"vary,omitempty"`          // options varied over every store
+	Repeat   int               `json:"repeat,omitempty"`        // times the whole comparison ran (--repeat)
 }
 
 // Axis is one varied option and its values (--vary NAME=V1,V2).
@@ -72,12 +73,25 @@ type Store struct {
 	Info    store.Info `json:"info"`
 	Phases  []Phase    `json:"phases"`
 	Error   string     `json:"error,omitempty"` // why the store could not run
+	// Prepared is the data the workload loaded before its phases.
+	Prepared []Prepared `json:"prepared,omitempty"`
+}
+
+// Prepared is one load of a workload's data set into a store.
+type Prepared struct {
+	Repeat  int     `json:"repeat,omitempty"`
+	Rows    int64   `json:"rows"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Phase is one measured operation (or mix) on one store.
 type Phase struct {
-	Op           string       `json:"op"`
-	Repeat       int          `json:"repeat,omitempty"` // which run of --repeat, from 0
+	Op     string `json:"op"`
+	Repeat int    `json:"repeat,omitempty"` // which run of --repeat, from 0
+	// Sweep and SweepValue: the quantity a sweep of phases varies, such as
+	// records read per request, and its value here.
+	Sweep        string       `json:"sweep,omitempty"`
+	SweepValue   float64      `json:"sweep_value,omitempty"`
 	Interrupted  bool         `json:"interrupted,omitempty"`
 	Clients      int          `json:"clients"`
 	Elapsed      float64      `json:"elapsed_s"` // measured wall time, warm-up excluded
@@ -111,6 +125,9 @@ type Phase struct {
 	WarmupOps            int64     `json:"warmup_ops,omitempty"`
 	Series               []Second  `json:"series"`
 	Verify               []Verify  `json:"verify,omitempty"`
+
+	// HTTP holds what kurabe http measured beside the engine's figures.
+	HTTP *HTTPStats `json:"http,omitempty"`
 }
 
 // OpenLoop is what an open-loop phase (a rate) measured beside latency.

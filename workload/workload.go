@@ -27,6 +27,10 @@ type Kind struct {
 type Phase struct {
 	Name    string
 	Weights []int // per kind, in Kinds order; an operation's kind is drawn by weight
+	// Sweep names the quantity a sweep of phases varies ("records"), and
+	// SweepValue its value in this phase; reports fit lines over them.
+	Sweep      string
+	SweepValue float64
 }
 
 // Workload is a configured workload.
@@ -48,6 +52,19 @@ type Client interface {
 	// Do performs one operation of the given kind (an index into Kinds)
 	// and returns the bytes it read or wrote.
 	Do(ctx context.Context, kind int) (bytes int64, err error)
+}
+
+// Preparer is implemented by workloads that fill their tables before the
+// measured phases (a data set to read); it returns the rows loaded. The
+// load is timed and reported, apart from the phases.
+type Preparer interface {
+	Prepare(ctx context.Context, st store.Store) (rows int64, err error)
+}
+
+// Counter is implemented by definitions whose phases want another number
+// of operations than the engine's default when -n is not given.
+type Counter interface {
+	DefaultCount() int64
 }
 
 // Definition is a workload before it is configured: it registers its own

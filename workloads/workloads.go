@@ -5,6 +5,7 @@ package workloads
 import (
 	"kurabe/workload"
 	"kurabe/workload/bbs"
+	"kurabe/workload/rangeread"
 )
 
 // Entry is one built-in workload.
@@ -16,6 +17,7 @@ type Entry struct {
 // Builtin lists the workloads kurabe ships, in the order help shows them.
 var Builtin = []Entry{
 	{"bbs", bbs.New},
+	{"range", rangeread.New},
 }
 
 // Names returns the workload names.

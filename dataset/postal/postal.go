@@ -14,6 +14,9 @@ package postal
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -24,6 +27,9 @@ import (
 
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/transform"
+
+	"kurabe/datasets"
+	"kurabe/store"
 )
 
 // Columns are the file's columns, in order, with the names kurabe's postal
@@ -222,4 +228,71 @@ func Summary(rd *Reader, max int) (records int, errs []error, err error) {
 			errs = append(errs, e)
 		}
 	}
+}
+
+// Table is the postal table in kurabe's stores: the row number as key, the
+// fifteen columns (the six flags as integers), and indexes on the postal
+// code and the old code, as in the study that loaded it.
+func Table() *store.Table {
+	t := &store.Table{Name: "postal", Columns: []store.Column{{Name: "id", Kind: store.Int}}, Indexes: [][]string{{"code"}, {"old_code"}}}
+	for i, c := range Columns {
+		k := store.Text
+		if i >= flagStart {
+			k = store.Int
+		}
+		t.Columns = append(t.Columns, store.Column{Name: c, Kind: k})
+	}
+	return t
+}
+
+// Open returns a reader over the postal data set shipped with kurabe.
+func Open() (*Reader, error) {
+	gz, err := gzip.NewReader(bytes.NewReader(datasets.KenAllGz))
+	if err != nil {
+		return nil, fmt.Errorf("the shipped postal data set is damaged: %v", err)
+	}
+	return NewReader(gz, "ken_all.csv.gz (shipped)"), nil
+}
+
+// Load inserts every record of r into t through s, numbering rows from 1,
+// in batches of batch rows through the store's batch path, and returns the
+// number of rows loaded. limit > 0 stops after that many.
+func Load(ctx context.Context, s store.Session, t *store.Table, r *Reader, batch, limit int) (int64, error) {
+	rows := make([]store.Row, 0, batch)
+	vals := make([]store.Value, 0, batch*len(t.Columns))
+	var n int64
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		err := store.InsertBatch(ctx, s, t, rows)
+		rows, vals = rows[:0], vals[:0]
+		return err
+	}
+	for r.Next() {
+		rec := r.Record()
+		n++
+		start := len(vals)
+		vals = append(vals, store.Value{Int: n})
+		for i, f := range rec.Fields {
+			if i >= flagStart {
+				vals = append(vals, store.Value{Int: int64(rec.Flags[i-flagStart])})
+			} else {
+				vals = append(vals, store.Value{Text: []byte(f)})
+			}
+		}
+		rows = append(rows, vals[start:len(vals):len(vals)])
+		if len(rows) == batch {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+		if limit > 0 && n >= int64(limit) {
+			break
+		}
+	}
+	if err := r.Err(); err != nil {
+		return n, err
+	}
+	return n, flush()
 }

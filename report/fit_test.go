@@ -1,0 +1,62 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"kurabe/result"
+)
+
+func sweepDoc(lines map[string][2]float64, xs []float64) *result.Document {
+	d := &result.Document{}
+	for _, name := range []string{"a", "b"} {
+		l := lines[name]
+		s := result.Store{Label: name}
+		for _, x := range xs {
+			s.Phases = append(s.Phases, result.Phase{Op: "range", Sweep: "records", SweepValue: x, Clients: 1,
+				Latency: result.Latency{Count: 10, Mean: l[0] + l[1]*x}})
+		}
+		d.Stores = append(d.Stores, s)
+	}
+	return d
+}
+
+func TestFitsRecoverLinesAndCrossing(t *testing.T) {
+	// a: 100 µs + 2 µs/record; b: 400 µs + 0.5 µs/record; they cross at
+	// (400-100)/(2-0.5) = 200 records, a faster below.
+	d := sweepDoc(map[string][2]float64{"a": {100, 2}, "b": {400, 0.5}}, []float64{1, 100, 500, 1000, 5000})
+	fits := Fits(d)
+	if len(fits) != 2 {
+		t.Fatalf("%d fits", len(fits))
+	}
+	if f := fits[0]; math.Abs(f.Intercept-100) > 1e-6 || math.Abs(f.Slope-2) > 1e-9 || math.Abs(f.R2-1) > 1e-9 || f.Points != 5 {
+		t.Fatalf("fit a = %+v", f)
+	}
+	cs := Crossings(fits)
+	if len(cs) != 1 || math.Abs(cs[0].At-200) > 1e-6 || cs[0].Below != "a" {
+		t.Fatalf("crossings %+v", cs)
+	}
+}
+
+func TestNoCrossingForParallelOrNegative(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b [2]float64
+	}{
+		{"parallel", [2]float64{100, 1}, [2]float64{200, 1}},
+		{"cross below zero", [2]float64{100, 2}, [2]float64{50, 1}},
+	}
+	for _, c := range cases {
+		d := sweepDoc(map[string][2]float64{"a": c.a, "b": c.b}, []float64{1, 10, 100})
+		if cs := Crossings(Fits(d)); len(cs) != 0 {
+			t.Errorf("%s: crossings %+v", c.name, cs)
+		}
+	}
+}
+
+func TestFitNeedsTwoValues(t *testing.T) {
+	d := sweepDoc(map[string][2]float64{"a": {1, 1}, "b": {2, 2}}, []float64{100})
+	if f := Fits(d); len(f) != 0 {
+		t.Fatalf("fitted a line through one point: %+v", f)
+	}
+}

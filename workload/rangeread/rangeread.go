@@ -1,0 +1,208 @@
+// Package rangeread is the range workload: read N consecutive records
+// starting at a random position in key order, for a sweep of N, over the
+// postal data set (120,720 records of Japan Post's KEN_ALL.CSV). It
+// reproduces the study that fetched 1 to 5,000 postal records from a random
+// offset and drew latency against records fetched, one line per store.
+//
+// Each N is a phase of its own; the report fits a least-squares line per
+// store (intercept: the fixed cost of a request; slope: the cost of each
+// record) and says where two stores' lines cross.
+//
+// --by key reads WHERE id >= start ORDER BY id LIMIT N; --by offset reads
+// ORDER BY id LIMIT N OFFSET start, the way many applications page, which
+// most stores answer by walking past the skipped rows.
+package rangeread
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kurabe/dataset/postal"
+	"kurabe/store"
+	"kurabe/workload"
+)
+
+// Config holds the workload's settings.
+type Config struct {
+	Records string // the sweep of N, comma-separated
+	By      string // key or offset
+	Rows    int    // load only this many records of the data set (0: all)
+}
+
+// DefaultConfig is the sweep of the study.
+func DefaultConfig() Config {
+	return Config{Records: "1,100,200,500,1000,2000,5000", By: "key"}
+}
+
+// Definition registers the workload's flags.
+type Definition struct{ cfg Config }
+
+// New returns the definition with default settings.
+func New() workload.Definition { return &Definition{cfg: DefaultConfig()} }
+
+func (d *Definition) Summary() string {
+	return "read N records from a random position of the postal data set, for a sweep of N, with a fitted line per store"
+}
+
+// Ops are the phases: one per N of the sweep, named "range N".
+func (d *Definition) Ops() (all, defaults []string) {
+	ns, _ := parseRecords(d.cfg.Records)
+	for _, n := range ns {
+		all = append(all, "range "+strconv.Itoa(n))
+	}
+	return all, all
+}
+
+// DefaultCount is the repetitions per N of the study.
+func (d *Definition) DefaultCount() int64 { return 100 }
+
+func (d *Definition) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&d.cfg.Records, "records", d.cfg.Records, "range: records read per request, a comma-separated sweep; each N is a phase of its own")
+	fs.StringVar(&d.cfg.By, "by", d.cfg.By, "range: position the read by key (WHERE id >= start) or by offset (LIMIT/OFFSET)")
+	fs.IntVar(&d.cfg.Rows, "rows", d.cfg.Rows, "range: load only this many records of the data set (0: all 120,720)")
+}
+
+func parseRecords(s string) ([]int, error) {
+	var ns []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--records %q: want record counts of 1 or more, comma-separated, e.g. 1,100,1000", s)
+		}
+		if !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	return ns, nil
+}
+
+func (d *Definition) Build(ops []string) (workload.Workload, error) {
+	c := d.cfg
+	ns, err := parseRecords(c.Records)
+	if err != nil {
+		return nil, err
+	}
+	if c.By != "key" && c.By != "offset" {
+		return nil, fmt.Errorf("--by %q: want key or offset", c.By)
+	}
+	if c.Rows < 0 {
+		return nil, fmt.Errorf("--rows %d: want 0 (all) or more", c.Rows)
+	}
+	w := &ranges{cfg: c, table: postal.Table()}
+	all, _ := d.Ops()
+	for _, n := range ns {
+		w.kinds = append(w.kinds, workload.Kind{Name: "range " + strconv.Itoa(n)})
+		w.ns = append(w.ns, n)
+	}
+	for _, op := range ops {
+		i := slices.Index(all, op)
+		if i < 0 {
+			// "range 100" may be given as "100".
+			i = slices.Index(all, "range "+strings.TrimSpace(op))
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("range has no operation %q; its operations follow --records: %s", op, strings.Join(all, ", "))
+		}
+		ph := workload.Phase{Name: all[i], Weights: make([]int, len(ns)), Sweep: "records", SweepValue: float64(ns[i])}
+		ph.Weights[i] = 1
+		w.phases = append(w.phases, ph)
+	}
+	return w, nil
+}
+
+type ranges struct {
+	cfg    Config
+	table  *store.Table
+	kinds  []workload.Kind
+	ns     []int
+	phases []workload.Phase
+	rows   int64 // loaded by Prepare
+}
+
+func (w *ranges) Name() string             { return "range" }
+func (w *ranges) Tables() []*store.Table   { return []*store.Table{w.table} }
+func (w *ranges) Kinds() []workload.Kind   { return w.kinds }
+func (w *ranges) Phases() []workload.Phase { return w.phases }
+
+func (w *ranges) Params() map[string]string {
+	rows := "all"
+	if w.cfg.Rows > 0 {
+		rows = strconv.Itoa(w.cfg.Rows)
+	}
+	return map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": rows}
+}
+
+// Prepare loads the postal data set into the store, in batches of 1000.
+func (w *ranges) Prepare(ctx context.Context, st store.Store) (int64, error) {
+	r, err := postal.Open()
+	if err != nil {
+		return 0, err
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	n, err := postal.Load(ctx, s, w.table, r, 1000, w.cfg.Rows)
+	w.rows = n
+	return n, err
+}
+
+func (w *ranges) NewClient(s store.Session, rng *rand.Rand) workload.Client {
+	c := &client{s: s, w: w, rng: rng}
+	c.onRow = c.count
+	return c
+}
+
+type client struct {
+	s     store.Session
+	w     *ranges
+	rng   *rand.Rand
+	read  int64
+	n     int
+	next  int64 // key the next row must have, to check order and gaps
+	bad   bool
+	onRow func(store.Row) error
+}
+
+func (c *client) count(r store.Row) error {
+	if r[0].Int != c.next {
+		c.bad = true
+	}
+	c.next++
+	c.n++
+	for _, v := range r[1:] {
+		c.read += int64(len(v.Text)) + 8
+	}
+	return nil
+}
+
+// Do reads N records from a random start; fewer rows than asked, or rows
+// out of key order, are an error of class "short-read".
+func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+	n := c.w.ns[kind]
+	rows := c.w.rows
+	if rows < int64(n) {
+		return 0, &store.ClassError{Class: "too-few-rows", Err: fmt.Errorf("range %d: the table holds only %d rows; lower --records or raise --rows", n, rows)}
+	}
+	start := c.rng.Int64N(rows - int64(n) + 1) // 0-based position of the first row
+	q := store.Query{Limit: n}
+	if c.w.cfg.By == "key" {
+		q.HasFrom, q.From = true, start+1
+	} else {
+		q.Offset = int(start)
+	}
+	c.read, c.n, c.next, c.bad = 0, 0, start+1, false
+	if _, err := c.s.Scan(ctx, c.w.table, q, c.onRow); err != nil {
+		return c.read, err
+	}
+	if c.n != n || c.bad {
+		return c.read, &store.ClassError{Class: "short-read", Err: fmt.Errorf("range %d from row %d: got %d rows, in order: %v", n, start+1, c.n, !c.bad)}
+	}
+	return c.read, nil
+}

@@ -1,0 +1,127 @@
+package rangeread
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"kurabe/store"
+	"kurabe/store/file"
+	"kurabe/store/sqlite"
+	"kurabe/workload"
+)
+
+func build(t *testing.T, ops []string, args ...string) *ranges {
+	t.Helper()
+	d := New()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	d.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if ops == nil {
+		ops, _ = d.Ops()
+	}
+	w, err := d.Build(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.(*ranges)
+}
+
+func TestRangeReadsExactlyNInKeyOrder(t *testing.T) {
+	// On real stores, by key and by offset: every read returns exactly N
+	// rows, consecutive in key order (the client checks each row's key).
+	for _, open := range []struct {
+		name string
+		fn   store.Opener
+		spec string
+	}{{"sqlite", sqlite.Open, "sqlite:"}, {"file", file.Open, "file:"}} {
+		for _, by := range []string{"key", "offset"} {
+			t.Run(open.name+"/"+by, func(t *testing.T) {
+				w := build(t, nil, "--records", "1,7,250", "--by", by, "--rows", "3000")
+				sp, _ := store.ParseSpec(open.spec)
+				st, err := open.fn(context.Background(), sp, store.Env{Dir: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				ctx := context.Background()
+				if err := st.Setup(ctx, w.Tables()); err != nil {
+					t.Fatal(err)
+				}
+				n, err := w.Prepare(ctx, st)
+				if err != nil || n != 3000 {
+					t.Fatalf("loaded %d rows: %v", n, err)
+				}
+				if c, _ := st.Count(ctx, w.table); c != 3000 {
+					t.Fatalf("store holds %d rows", c)
+				}
+				s, _ := st.Open(ctx)
+				defer s.Close()
+				c := w.NewClient(s, rand.New(rand.NewPCG(1, 2)))
+				for kind, want := range []int{1, 7, 250} {
+					for range 30 {
+						if _, err := c.Do(ctx, kind); err != nil {
+							t.Fatalf("range %d: %v", want, err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// shortStore is a fake session that returns one row fewer than asked, for
+// the check that a short read is an error.
+type shortSession struct{ store.Session }
+
+func (s shortSession) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	q.Limit--
+	return s.Session.Scan(ctx, t, q, fn)
+}
+
+func TestShortReadIsAnError(t *testing.T) {
+	w := build(t, []string{"range 10"}, "--records", "10", "--rows", "500")
+	sp, _ := store.ParseSpec("sqlite:")
+	st, _ := sqlite.Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	defer st.Close()
+	ctx := context.Background()
+	st.Setup(ctx, w.Tables())
+	if _, err := w.Prepare(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Open(ctx)
+	defer s.Close()
+	c := w.NewClient(shortSession{s}, rand.New(rand.NewPCG(1, 2)))
+	_, err := c.Do(ctx, 0)
+	if store.Classify(err) != "short-read" {
+		t.Fatalf("err = %v (class %q), want short-read", err, store.Classify(err))
+	}
+}
+
+func TestBuild(t *testing.T) {
+	w := build(t, []string{"100", "range 1"}, "--records", "1,100")
+	if len(w.Phases()) != 2 || w.Phases()[0].Name != "range 100" || w.Phases()[0].SweepValue != 100 || w.Phases()[1].Weights[0] != 1 {
+		t.Fatalf("phases %+v", w.Phases())
+	}
+	var _ workload.Preparer = w
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--records", "0"}, "--records"},
+		{[]string{"--records", "a,b"}, "--records"},
+		{[]string{"--by", "page"}, "--by"},
+	} {
+		d := New()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		d.Flags(fs)
+		fs.Parse(c.args)
+		if _, err := d.Build([]string{"range 1"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v", c.args, err)
+		}
+	}
+}
