@@ -91,6 +91,12 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch args[0] {
 	case "run":
 		return a.run(ctx, args[1:], stdout, stderr)
+	case "report":
+		return a.report(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return a.compare(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return a.serve(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
@@ -100,7 +106,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stdout)
 		return nil
 	}
-	return usageErr("unknown command %q; commands are: run, version, help", args[0])
+	return usageErr("unknown command %q; commands are: run, report, compare, serve, version, help", args[0])
 }
 
 func (a *App) usage(w io.Writer) {
@@ -115,6 +121,12 @@ func (a *App) usage(w io.Writer) {
 
 Usage:
   kurabe run [flags]      run a workload against one or more stores
+  kurabe report FILE.json [MORE.json ...] [--html F] [--png DIR] [--svg DIR] [--format F]
+                          tables, an HTML report and charts from results
+  kurabe compare OLD.json NEW.json
+                          what changed between two runs, and is it significant
+  kurabe serve --store SPEC [--listen 127.0.0.1:3001] [--cgi]
+                          serve the message board over HTTP from any store
   kurabe version          print the version
   kurabe help run         list every flag of run
 

@@ -47,3 +47,14 @@ func (p *progress) clear() {
 		p.drawn = false
 	}
 }
+
+// note shows a line of what is happening between phases.
+func (p *progress) note(msg string) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, "\r\x1b[K"+msg)
+	p.drawn = true
+}

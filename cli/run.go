@@ -34,13 +34,15 @@ type runFlags struct {
 	vary     multiFlag
 	workload string
 	ops      string
-	clients  int
+	clients  string
 	count    int64
 	duration time.Duration
 	warmup   time.Duration
 	think    string
 	seed     uint64
 	jsonOut  string
+	htmlOut  string
+	lang     *string
 	format   string
 	dir      string
 	keep     bool
@@ -63,7 +65,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.workload, "workload", "bbs", "the workload to run")
 	fs.StringVar(&f.workload, "w", "bbs", "short for --workload")
 	fs.StringVar(&f.ops, "ops", "", "operations to measure, in order, comma-separated (default: the workload's own list)")
-	fs.IntVar(&f.clients, "c", 10, "concurrent clients, each with its own session")
+	fs.StringVar(&f.clients, "c", "10", "concurrent clients, each with its own session; a list such as 1,2,4,8 runs every phase at each level")
 	fs.Int64Var(&f.count, "n", 2000, "operations per phase in total, spread exactly over the clients")
 	fs.DurationVar(&f.duration, "d", 0, "run each phase for this long instead of -n operations, e.g. 30s")
 	fs.StringVar(&f.rate, "R", "", "open loop: start operations at this many per second whatever the store's pace (latency measured from the scheduled start); RATE, or FROM:TO for a linear ramp over -d")
@@ -71,6 +73,8 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms) or a uniform range (5ms-20ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
+	fs.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report (verification, tables, charts) to this file")
+	f.lang = langFlag(fs)
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
@@ -123,7 +127,16 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for i, t := range w.Tables() {
 		t.ID = i
 	}
-	cfg := engine.Config{Clients: f.clients, Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed}
+	levels, err := parseLevels(f.clients)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if !set["n"] {
+		if c, ok := def.(workload.Counter); ok {
+			f.count = c.DefaultCount()
+		}
+	}
+	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed}
 	if set["d"] {
 		if set["n"] {
 			return usageErr("give either -n or -d, not both")
@@ -134,9 +147,6 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	} else if f.count < 1 {
 		return usageErr("-n %d: want 1 or more operations", f.count)
-	}
-	if f.clients < 1 {
-		return usageErr("-c %d: want 1 or more clients", f.clients)
 	}
 	if f.repeat < 1 {
 		return usageErr("--repeat %d: want 1 or more", f.repeat)
@@ -153,18 +163,23 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cfg.Validate(); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	render, ok := report.Formats[f.format]
-	if !ok {
+	if _, ok := report.Formats[f.format]; !ok {
 		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.FormatNames(), ", "))
+	}
+	if err := report.CheckLang(*f.lang); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if cfg.Seed == 0 {
 		var b [8]byte
 		crand.Read(b[:])
 		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
-	if f.jsonOut != "" {
-		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
-			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
+	for _, out := range []struct{ flag, path string }{{"--json", f.jsonOut}, {"--html", f.htmlOut}} {
+		if out.path == "" {
+			continue
+		}
+		if err := checkWritableDir(filepath.Dir(out.path)); err != nil {
+			return usageErr("%s %s: %v; choose a writable directory", out.flag, out.path, err)
 		}
 	}
 	specArgs := f.stores
@@ -244,7 +259,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	doc := &result.Document{
 		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
-			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Count: cfg.Count,
+			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat,
 		},
@@ -277,9 +292,13 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				}
 				o.closed = false
 			}
-			phases, err := runStore(ctx, cfg, o.st, w, o.label, prog)
+			phases, prep, err := runStore(ctx, cfg, levels, o.st, w, o.label, prog)
 			for j := range phases {
 				phases[j].Repeat = rep
+			}
+			if prep != nil {
+				prep.Repeat = rep
+				sr.Prepared = append(sr.Prepared, *prep)
 			}
 			sr.Phases = append(sr.Phases, phases...)
 			if err != nil {
@@ -295,39 +314,72 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	doc.Finished = time.Now().UTC()
 	doc.Interrupted = ctx.Err() != nil
 
-	var jsonErr error
+	var outErr error
 	if f.jsonOut != "" {
-		jsonErr = result.WriteFile(f.jsonOut, doc)
+		outErr = result.WriteFile(f.jsonOut, doc)
 	}
-	if err := render(stdout, doc); err != nil {
+	if f.htmlOut != "" {
+		if err := writeFileAtomic(f.htmlOut, func(w io.Writer) error { return report.WriteHTML(w, *f.lang, doc) }); err != nil && outErr == nil {
+			outErr = err
+		}
+	}
+	if err := report.WriteTables(stdout, f.format, *f.lang, doc); err != nil {
 		return err
 	}
-	if jsonErr != nil {
-		return jsonErr
+	if outErr != nil {
+		return outErr
 	}
 	return outcome(doc)
 }
 
-// runStore sets up the workload's tables and runs each phase in turn.
-func runStore(ctx context.Context, cfg engine.Config, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, error) {
+// runStore sets up the workload's tables, loads its data set if it has
+// one, and runs each phase in turn, at each client level.
+func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, *result.Prepared, error) {
 	if err := st.Setup(ctx, w.Tables()); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var prep *result.Prepared
+	if p, ok := w.(workload.Preparer); ok {
+		prog.note(label + ": loading the data set")
+		t0 := time.Now()
+		rows, err := p.Prepare(ctx, st)
+		prog.clear()
+		prep = &result.Prepared{Rows: rows, Seconds: time.Since(t0).Seconds()}
+		if err != nil {
+			return nil, prep, fmt.Errorf("loading the data set: %w", err)
+		}
 	}
 	var phases []result.Phase
 	for i := range w.Phases() {
-		if ctx.Err() != nil {
-			break
+		for _, c := range levels {
+			if ctx.Err() != nil {
+				return phases, prep, nil
+			}
+			cc := cfg
+			cc.Clients = c
+			cc.Tick = prog.tick(label)
+			p, err := engine.RunPhase(ctx, cc, st, w, i)
+			prog.clear()
+			if err != nil {
+				return phases, prep, err
+			}
+			phases = append(phases, p)
 		}
-		c := cfg
-		c.Tick = prog.tick(label)
-		p, err := engine.RunPhase(ctx, c, st, w, i)
-		prog.clear()
-		if err != nil {
-			return phases, err
-		}
-		phases = append(phases, p)
 	}
-	return phases, nil
+	return phases, prep, nil
+}
+
+// parseLevels reads -c: "10" or a list such as "1,2,4,8".
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-c %s: want 1 or more clients, or a list such as 1,2,4,8", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // outcome turns what the run found into an exit status.

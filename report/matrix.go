@@ -12,22 +12,22 @@ import (
 // operation, then each varied setting as the store reported it back. A
 // read-back value that differs from the request is marked with "≠", so a
 // setting that silently did not apply is visible.
-func matrix(d *result.Document) (row, []row, []bool) {
-	header := row{"store"}
+func matrix(d *result.Document, l tr) (row, []row, []bool) {
+	header := row{l.t("store")}
 	numeric := []bool{false}
 	for _, a := range d.Run.Vary {
 		header = append(header, a.Name)
 		numeric = append(numeric, false)
 	}
 	for _, op := range d.Run.Ops {
-		header = append(header, op+" ops/s")
+		header = append(header, op+" "+l.t("ops/s"))
 		numeric = append(numeric, true)
 	}
 	for _, a := range d.Run.Vary {
-		header = append(header, a.Name+" (read back)")
+		header = append(header, a.Name+" "+l.t("(read back)"))
 		numeric = append(numeric, false)
 	}
-	header = append(header, "errors", "lost")
+	header = append(header, l.t("errors"), l.t("lost"))
 	numeric = append(numeric, true, true)
 
 	var rows []row
@@ -48,7 +48,7 @@ func matrix(d *result.Document) (row, []row, []bool) {
 		for _, op := range d.Run.Ops {
 			cell := "-"
 			if s.Error != "" {
-				cell = "FAILED"
+				cell = l.t("FAILED")
 			}
 			for _, p := range s.Phases {
 				if p.Op == op {

@@ -1,6 +1,9 @@
-// Package report renders a result document as tables: aligned text for a
-// terminal and Markdown for a blog post. Each format is one function that
-// writes to an io.Writer; both show the same rows and columns.
+// Package report renders result documents: tables (aligned text for a
+// terminal, Markdown for a blog post, CSV for a spreadsheet, Go benchmark
+// format for benchstat), charts (PNG and SVG, drawn with gonum/plot), one
+// self-contained HTML page, and the comparison of two runs with a
+// significance test. Each format is one function that writes to an
+// io.Writer. Words change with the language (lang.go); numbers never do.
 package report
 
 import (
@@ -12,43 +15,61 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/width"
+
 	"kurabe/result"
 )
 
 // Formats lists the table formats by name.
 var Formats = map[string]func(io.Writer, *result.Document) error{
-	"text":     Text,
-	"markdown": Markdown,
+	"text":      Text,
+	"markdown":  Markdown,
+	"csv":       CSV,
+	"benchstat": Benchstat,
 }
 
 // FormatNames returns the format names, sorted.
 func FormatNames() []string { return slices.Sorted(maps.Keys(Formats)) }
 
 // Summary returns the lines that say what ran.
-func Summary(d *result.Document) []string {
+func Summary(d *result.Document) []string { return summary(d, English) }
+
+func summary(d *result.Document, l tr) []string {
 	r := d.Run
 	var what []string
-	what = append(what, "kurabe "+d.Kurabe, "workload "+r.Workload+" "+strings.Join(r.Ops, ","))
+	what = append(what, "kurabe "+d.Kurabe, l.t("workload")+" "+r.Workload+" "+strings.Join(r.Ops, ","))
 	if p := params(r.Params); p != "" {
 		what = append(what, p)
 	}
-	what = append(what, plural(r.Clients, "client"))
-	if r.Count > 0 {
-		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" per op")
+	if l == Japanese {
+		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client"))
 	} else {
-		what = append(what, "duration "+time.Duration(r.Duration).String()+" per op")
+		if len(r.Levels) > 1 {
+			var ls []string
+			for _, l := range r.Levels {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			what = append(what, "clients "+strings.Join(ls, ","))
+		} else {
+			what = append(what, plural(r.Clients, "client"))
+		}
 	}
-	what = append(what, "warm-up "+time.Duration(r.Warmup).String())
+	if r.Count > 0 {
+		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
+	} else {
+		what = append(what, l.t("duration")+" "+time.Duration(r.Duration).String()+" "+l.t("per op"))
+	}
+	what = append(what, l.t("warm-up")+" "+time.Duration(r.Warmup).String())
 	if r.Think != "" {
-		what = append(what, "think "+r.Think)
+		what = append(what, l.t("think")+" "+r.Think)
 	}
 	if r.Rate != "" {
-		what = append(what, "open loop at "+r.Rate+" ops/s (latency from the scheduled start)")
+		what = append(what, l.f("open loop at %s ops/s (latency from the scheduled start)", r.Rate))
 	}
-	what = append(what, "seed "+strconv.FormatUint(d.Seed, 10))
+	what = append(what, l.t("seed")+" "+strconv.FormatUint(d.Seed, 10))
 	lines := []string{strings.Join(what, " · ")}
 	for _, s := range d.Stores {
-		line := "store " + s.Label + ": " + s.Info.Target
+		line := l.t("store") + " " + s.Label + ": " + s.Info.Target
 		if s.Info.Version != "" {
 			line += " (" + s.Info.Driver + " " + s.Info.Version + ")"
 		}
@@ -57,15 +78,15 @@ func Summary(d *result.Document) []string {
 		}
 		lines = append(lines, line)
 	}
-	dir := "data " + r.Dir
+	dir := l.t("data") + " " + r.Dir
 	if r.DirKept {
-		dir += " (kept)"
+		dir += " (" + l.t("kept") + ")"
 	} else {
-		dir += " (removed)"
+		dir += " (" + l.t("removed") + ")"
 	}
 	lines = append(lines, dir)
 	if d.Interrupted {
-		lines = append(lines, "INTERRUPTED: the figures cover only the part that ran")
+		lines = append(lines, l.t("INTERRUPTED"))
 	}
 	return lines
 }
@@ -148,12 +169,14 @@ func group(s string) string {
 	return b.String()
 }
 
-// table builds the header and rows: one row per store and operation.
-func table(d *result.Document) (row, []row, []bool) {
+// table builds the header and rows: one row per store and operation, and
+// with --repeat one row per repeat (write #1, write #2, ...): the table shows
+// what was measured; compare and the charts summarise repeats.
+func table(d *result.Document, l tr) (row, []row, []bool) {
 	if len(d.Run.Vary) > 0 {
-		return matrix(d)
+		return matrix(d, l)
 	}
-	header := row{"store", "op", "ops/s"}
+	header := row{l.t("store"), l.t("op"), l.t("ops/s")}
 	type pr struct {
 		s result.Store
 		p result.Phase
@@ -165,12 +188,15 @@ func table(d *result.Document) (row, []row, []bool) {
 		}
 	}
 	for _, c := range latCols {
-		header = append(header, c.name)
+		header = append(header, l.t(c.name))
 	}
-	header = append(header, "errors", "lost", "last/first")
+	header = append(header, l.t("errors"), l.t("lost"), l.t("last/first"))
 	var rows []row
 	for _, x := range prs {
 		r := row{x.s.Label, x.p.Op, num(x.p.OpsPerSec)}
+		if len(d.Run.Levels) > 1 {
+			r[1] += " c=" + strconv.Itoa(x.p.Clients)
+		}
 		if d.Run.Repeat > 1 {
 			r[1] += " #" + strconv.Itoa(x.p.Repeat+1)
 		}
@@ -185,7 +211,7 @@ func table(d *result.Document) (row, []row, []bool) {
 	}
 	for _, s := range d.Stores {
 		if s.Error != "" {
-			r := row{s.Label, "FAILED"}
+			r := row{s.Label, l.t("FAILED")}
 			for len(r) < len(header) {
 				r = append(r, "-")
 			}
@@ -228,6 +254,9 @@ func Notes(d *result.Document) []string {
 		if s.Error != "" {
 			out = append(out, fmt.Sprintf("%s: FAILED: %s", s.Label, s.Error))
 		}
+		for _, p := range s.Prepared {
+			out = append(out, fmt.Sprintf("%s: data set loaded: %s rows in %.2f s (%s rows/s)", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
+		}
 		for _, p := range s.Phases {
 			for _, c := range p.ErrorClasses {
 				out = append(out, fmt.Sprintf("%s %s: %d errors of class %s, first: %s", s.Label, p.Op, c.Count, c.Class, c.First))
@@ -262,26 +291,57 @@ func Notes(d *result.Document) []string {
 			}
 		}
 	}
-	return out
+	return append(out, fitNotes(d)...)
 }
 
 // Text writes the summary and an aligned table for a terminal.
-func Text(w io.Writer, d *result.Document) error {
-	header, rows, numeric := table(d)
+func Text(w io.Writer, d *result.Document) error { return text(w, d, English) }
+
+func text(w io.Writer, d *result.Document, l tr) error {
+	header, rows, numeric := table(d, l)
+	var b strings.Builder
+	for _, s := range summary(d, l) {
+		b.WriteString(s + "\n")
+	}
+	b.WriteString("\n")
+	alignTable(&b, header, rows, numeric)
+	if notes := Notes(d); len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			b.WriteString(n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// displayWidth is how many terminal columns s takes: Japanese (East Asian
+// wide and fullwidth) characters take two.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// alignTable writes rows under header in aligned columns, numbers to the
+// right, two spaces apart.
+func alignTable(b *strings.Builder, header row, rows []row, numeric []bool) {
 	width := make([]int, len(header))
 	for _, r := range append([]row{header}, rows...) {
 		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
+			width[i] = max(width[i], displayWidth(c))
 		}
 	}
-	var b strings.Builder
-	for _, l := range Summary(d) {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("\n")
 	for _, r := range append([]row{header}, rows...) {
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			pad := strings.Repeat(" ", width[i]-displayWidth(c))
 			if i > 0 {
 				b.WriteString("  ")
 			}
@@ -295,24 +355,32 @@ func Text(w io.Writer, d *result.Document) error {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// Markdown writes the summary and a Markdown table.
+func Markdown(w io.Writer, d *result.Document) error { return markdown(w, d, English) }
+
+func markdown(w io.Writer, d *result.Document, l tr) error {
+	header, rows, numeric := table(d, l)
+	var b strings.Builder
+	for _, s := range summary(d, l) {
+		b.WriteString(s + "  \n")
+	}
+	b.WriteString("\n")
+	markdownTable(&b, header, rows, numeric)
 	if notes := Notes(d); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
-			b.WriteString(n + "\n")
+			b.WriteString("- " + n + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// Markdown writes the summary and a Markdown table.
-func Markdown(w io.Writer, d *result.Document) error {
-	header, rows, numeric := table(d)
-	var b strings.Builder
-	for _, l := range Summary(d) {
-		b.WriteString(l + "  \n")
-	}
-	b.WriteString("\n")
+// markdownTable writes rows under header as a Markdown table, numbers
+// aligned right.
+func markdownTable(b *strings.Builder, header row, rows []row, numeric []bool) {
 	line := func(r row) {
 		b.WriteString("|")
 		for _, c := range r {
@@ -333,12 +401,4 @@ func Markdown(w io.Writer, d *result.Document) error {
 	for _, r := range rows {
 		line(r)
 	}
-	if notes := Notes(d); len(notes) > 0 {
-		b.WriteString("\n")
-		for _, n := range notes {
-			b.WriteString("- " + n + "\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

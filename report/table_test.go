@@ -106,7 +106,7 @@ func TestMatrixMarksSettingsThatDidNotApply(t *testing.T) {
 			{Label: "b", Variant: []result.Setting{{Name: "innodb_page_size", Value: "16k"}}, Info: store.Info{Driver: "mariadb", Options: map[string]string{"innodb_page_size": "4096"}},
 				Phases: []result.Phase{{Op: "write", OpsPerSec: 90}}},
 		}}
-	_, rows, _ := table(d)
+	_, rows, _ := table(d, English)
 	if rows[0][3] != "4096" || rows[1][3] != "≠ 4096" {
 		t.Fatalf("read-back cells %q and %q", rows[0][3], rows[1][3])
 	}

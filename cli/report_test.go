@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realRuns runs kurabe twice with the same small configuration, file and
+// SQLite, two repeats, and returns the two result documents' paths.
+func realRuns(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for _, name := range []string{"a.json", "b.json"} {
+		js := filepath.Join(dir, name)
+		_, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--store", "sqlite:", "--ops", "write,read-latest",
+			"-n", "120", "-c", "2", "--repeat", "2", "--seed", "3", "--json", js)
+		if code != 0 {
+			t.Fatalf("kurabe run: exit %d: %s", code, errs)
+		}
+		paths = append(paths, js)
+	}
+	return paths[0], paths[1]
+}
+
+func TestReportOnRealRuns(t *testing.T) {
+	a, b := realRuns(t)
+	dir := t.TempDir()
+	html := filepath.Join(dir, "report.html")
+	pngs, svgs := filepath.Join(dir, "png"), filepath.Join(dir, "svg")
+
+	// Tables on stdout, text by default.
+	out, errs, code := runCLI(t, testApp(), "report", a)
+	if code != 0 || !strings.Contains(out, "write #2") || !strings.Contains(out, "sqlite") {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
+	}
+
+	// Files, with flags after the documents; --format as well prints CSV.
+	out, errs, code = runCLI(t, testApp(), "report", a, b, "--html", html, "--png", pngs, "--svg", svgs, "--format", "csv", "--lang", "en")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 1+2*2*2*2 { // header + 2 runs × 2 stores × 2 ops × 2 repeats
+		t.Fatalf("csv: %v, %d records\n%s", err, len(recs), out)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "Verified", `id="run2"`, "Runs side by side", "sqlite"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	for _, d := range []string{pngs, svgs} {
+		files, _ := filepath.Glob(filepath.Join(d, "*"))
+		if len(files) != 2*5 { // per run: throughput, 2 latency, 2 timeline
+			t.Errorf("%s: %d charts: %v", d, len(files), files)
+		}
+		for _, f := range files {
+			if !strings.Contains(errs, "wrote "+f) {
+				t.Errorf("%s not listed on stderr", f)
+			}
+			b, err := os.ReadFile(f)
+			if err != nil || len(b) == 0 {
+				t.Fatalf("%s: %v, %d bytes", f, err, len(b))
+			}
+			if strings.HasSuffix(f, ".png") {
+				if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+					t.Errorf("%s: %v", f, err)
+				}
+			} else if err := xml.Unmarshal(b, new(struct{})); err != nil {
+				t.Errorf("%s: not XML: %v", f, err)
+			}
+		}
+	}
+
+	// benchstat and Markdown, in Japanese.
+	out, _, code = runCLI(t, testApp(), "report", "--format", "benchstat", a)
+	if code != 0 || !strings.Contains(out, "BenchmarkKurabe/store=sqlite/op=write/clients=2 120 ") {
+		t.Errorf("benchstat: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, testApp(), "report", "--format", "markdown", "--lang", "ja", a)
+	if code != 0 || !strings.Contains(out, "| ストア | 操作 | ops/s |") {
+		t.Errorf("markdown ja: exit %d\n%s", code, out)
+	}
+}
+
+func TestCompareOnRealRuns(t *testing.T) {
+	a, b := realRuns(t)
+	out, errs, code := runCLI(t, testApp(), "compare", a, b, "--lang", "en")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	// Two repeats per side: too few to call anything significant.
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "file ") || strings.HasPrefix(line, "sqlite ") {
+			rows++
+			if !strings.Contains(line, " ~ ") || !strings.Contains(line, "n=2+2 (too few samples)") {
+				t.Errorf("row not ~ with too few samples: %s", line)
+			}
+		}
+	}
+	if rows != 8 { // 2 stores × 2 ops × (ops/s, p99)
+		t.Errorf("%d rows, want 8:\n%s", rows, out)
+	}
+	out, _, code = runCLI(t, testApp(), "compare", "--format", "markdown", a, b)
+	if code != 0 || !strings.Contains(out, "|---|---|---:|---:|---:|---|") {
+		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+}
+
+// TestCompareFindsSynchronousFull runs SQLite's writes with synchronous=OFF
+// and FULL (an fsync per commit), four repeats each, and expects compare
+// to call the difference significant, as the issue asks.
+func TestCompareFindsSynchronousFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs SQLite with fsync")
+	}
+	dir := t.TempDir()
+	var paths []string
+	for _, sync := range []string{"off", "full"} {
+		js := filepath.Join(dir, sync+".json")
+		// One store per run: labelled "sqlite" in both, so compare pairs them.
+		_, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=delete&synchronous="+sync, "--ops", "write",
+			"-n", "150", "-c", "1", "--repeat", "4", "--dir", filepath.Join(dir, sync), "--json", js)
+		if code != 0 {
+			t.Fatalf("run synchronous=%s: exit %d: %s", sync, code, errs)
+		}
+		paths = append(paths, js)
+	}
+	out, errs, code := runCLI(t, testApp(), "compare", paths[0], paths[1], "--lang", "en")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "sqlite ") {
+			line = l
+			break
+		}
+	}
+	if line == "" || strings.Contains(line, " ~ ") || !strings.Contains(line, "%") {
+		t.Fatalf("synchronous=off vs full not significant:\n%s", out)
+	}
+}
+
+func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "x.json")
+	os.WriteFile(notJSON, []byte("hello"), 0o644)
+	good := filepath.Join(dir, "good.json")
+	if _, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--ops", "write", "-n", "10", "-c", "1", "--json", good); code != 0 {
+		t.Fatal(errs)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", []string{"report"}, "no result given"},
+		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"not a result", []string{"report", notJSON}, "not a kurabe result"},
+		{"bad format", []string{"report", good, "--format", "pdf"}, "--format"},
+		{"bad lang", []string{"report", good, "--lang", "fr"}, "--lang"},
+		{"html in a missing dir", []string{"report", good, "--html", filepath.Join(dir, "no", "such", "r.html")}, "writable"},
+		{"png dir is a file", []string{"report", good, "--png", notJSON}, "--png"},
+		{"unknown flag", []string{"report", good, "--pdf", "x"}, "bad flags"},
+		{"compare one file", []string{"compare", good}, "two results"},
+		{"compare bad format", []string{"compare", good, good, "--format", "csv"}, "--format"},
+		{"compare not a result", []string{"compare", good, notJSON}, "not a kurabe result"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, testApp(), c.args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want 2; stderr %s", code, errs)
+			}
+			last := strings.TrimSpace(errs[strings.LastIndex(strings.TrimSuffix(errs, "\n"), "\n")+1:])
+			if !strings.Contains(last, c.want) {
+				t.Fatalf("error line %q lacks %q", last, c.want)
+			}
+			if out != "" {
+				t.Fatalf("printed on bad input: %s", out)
+			}
+		})
+	}
+}

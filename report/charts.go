@@ -1,0 +1,846 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/font/liberation"
+	"gonum.org/v1/plot/plotter"
+	plottext "gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"kurabe/hist"
+	"kurabe/result"
+)
+
+// Chart sizes. 525 pt is 700 px at 96 dpi, a blog's column; PNG files are
+// drawn at twice that resolution so they stay sharp on a high-density
+// screen, and their text (9 to 12 pt) is 12 to 16 px when shown 700 px wide.
+const (
+	chartW   = 525 * vg.Length(1)
+	chartH   = 320 * vg.Length(1)
+	tallH    = 420 * vg.Length(1)
+	pngDPI   = 192
+	titlePt  = 12
+	labelPt  = 10
+	tickPt   = 9
+	legendPt = 9
+)
+
+// chart is one picture: a title, a legend row of its own (never over the
+// data) and one or more plots stacked.
+type chart struct {
+	Name    string // file name without extension: "throughput", "latency-write"
+	Title   string
+	Caption string // what a reader should know that the picture cannot say
+	h       vg.Length
+	legend  []legendEntry
+	plots   []*plot.Plot
+	style   *chartStyle
+}
+
+type legendEntry struct {
+	label string
+	color color.Color
+	line  bool // a line sample rather than a filled box
+	dash  []vg.Length
+}
+
+// chartKinds builds a document's charts, in the order they appear. Each
+// returns no chart when the document has nothing for it (no series, no
+// --vary). Sweep charts (latency against records fetched with fitted lines,
+// time and ops/s against clients) will be one more entry here, reading the
+// sweep's phases from the document.
+var chartKinds = []func(*chartStyle, *result.Document) []*chart{
+	throughputChart,
+	matrixCharts,
+	latencyCharts,
+	timelineCharts,
+}
+
+// chartStyle holds what every chart of one report shares: the language,
+// the fonts, and the colour of each store.
+type chartStyle struct {
+	l       tr
+	handler plottext.Handler
+	font    font.Font
+	colors  map[string]int // store label (or base store) -> palette index
+}
+
+// okabeIto is Okabe and Ito's palette, which stays distinguishable with
+// every common kind of colour blindness; yellow comes last, being faint on
+// white. Line charts also vary the dash pattern, so lines differ in grey too.
+var okabeIto = []color.RGBA{
+	{0x00, 0x72, 0xB2, 0xff}, // blue
+	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	{0xE6, 0x9F, 0x00, 0xff}, // orange
+	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	{0x00, 0x00, 0x00, 0xff}, // black
+	{0xF0, 0xE4, 0x42, 0xff}, // yellow
+}
+
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+
+// newChartStyle assigns colours to stores in the order they first appear
+// across all documents, so a store keeps its colour in every chart of a
+// report. With Japanese, chart text needs a font with Japanese glyphs;
+// cjk is one (see cjkFont), or nil, and then chart text stays English.
+func newChartStyle(lang string, cjk *font.Face, docs []*result.Document) *chartStyle {
+	cache := font.NewCache(liberation.Collection())
+	st := &chartStyle{l: tr(lang), font: font.Font{Typeface: "Liberation", Variant: "Sans"}, colors: map[string]int{}}
+	if st.l == Japanese {
+		if cjk != nil {
+			cache.Add(font.Collection{*cjk})
+			st.font = cjk.Font
+		} else {
+			st.l = English
+		}
+	}
+	st.handler = plottext.Plain{Fonts: cache}
+	for _, d := range docs {
+		for _, s := range d.Stores {
+			// A --vary run's matrix colours stores by their base spec,
+			// its other charts by variant: the base comes first.
+			for _, k := range []string{baseStore(s), s.Label} {
+				if _, ok := st.colors[k]; !ok {
+					st.colors[k] = len(st.colors)
+				}
+			}
+		}
+	}
+	return st
+}
+
+func (st *chartStyle) color(key string) color.Color {
+	return okabeIto[st.colors[key]%len(okabeIto)]
+}
+
+func (st *chartStyle) dash(key string) []vg.Length {
+	return dashes[st.colors[key]%len(dashes)]
+}
+
+func (st *chartStyle) text(size float64) plottext.Style {
+	return plottext.Style{Color: color.Black, Font: font.From(st.font, font.Length(size)), Handler: st.handler,
+		XAlign: draw.XLeft, YAlign: draw.YBottom}
+}
+
+// newPlot returns a plot with the report's fonts on every text.
+func (st *chartStyle) newPlot(xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.TextHandler = st.handler
+	p.Legend.TextStyle.Handler = st.handler
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(st.font, labelPt)
+		a.Label.TextStyle.Handler = st.handler
+		a.Tick.Label.Font = font.From(st.font, tickPt)
+		a.Tick.Label.Handler = st.handler
+		a.Tick.Color = color.Gray{0x80}
+		a.Color = color.Gray{0x80}
+	}
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	return p
+}
+
+// grid adds light horizontal grid lines behind the data.
+func grid(p *plot.Plot) {
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	g.Horizontal.Color = color.Gray{0xe0}
+	p.Add(g)
+}
+
+// draw draws the chart on c.
+func (ch *chart) draw(c draw.Canvas) {
+	st := ch.style
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	pad := vg.Points(6)
+	y := c.Max.Y - pad
+	title := st.text(titlePt)
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	c.FillText(title, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y}, ch.Title)
+	y -= title.Height(ch.Title) + pad
+	// The legend flows left to right, wrapping.
+	lt := st.text(legendPt)
+	lt.YAlign = draw.YCenter
+	rowH := lt.Height("Ag") + vg.Points(4)
+	swatch := vg.Points(16)
+	x := c.Min.X + pad
+	if len(ch.legend) > 0 {
+		y -= rowH / 2
+	}
+	for i, e := range ch.legend {
+		w := swatch + vg.Points(4) + lt.Width(e.label) + vg.Points(14)
+		if x+w > c.Max.X-pad && i > 0 {
+			x = c.Min.X + pad
+			y -= rowH
+		}
+		if e.line {
+			c.StrokeLine2(draw.LineStyle{Color: e.color, Width: vg.Points(2), Dashes: e.dash}, x, y, x+swatch, y)
+		} else {
+			h := vg.Points(4)
+			c.FillPolygon(e.color, []vg.Point{{X: x, Y: y - h}, {X: x + swatch, Y: y - h}, {X: x + swatch, Y: y + h}, {X: x, Y: y + h}})
+		}
+		c.FillText(lt, vg.Point{X: x + swatch + vg.Points(4), Y: y}, e.label)
+		x += w
+	}
+	if len(ch.legend) > 0 {
+		y -= rowH / 2
+	}
+	body := draw.Crop(c, pad, -pad, pad, y-c.Max.Y-pad)
+	if len(ch.plots) == 1 {
+		ch.plots[0].Draw(body)
+		return
+	}
+	cols := make([][]*plot.Plot, len(ch.plots))
+	for i, p := range ch.plots {
+		cols[i] = []*plot.Plot{p}
+	}
+	tiles := plot.Align(cols, draw.Tiles{Rows: len(ch.plots), Cols: 1, PadY: vg.Points(8)}, body)
+	for i, p := range ch.plots {
+		p.Draw(tiles[i][0])
+	}
+}
+
+// SVG returns the chart as an SVG document.
+func (ch *chart) SVG() ([]byte, error) {
+	c := vgsvg.New(chartW, ch.h)
+	ch.draw(draw.New(c))
+	var b bytes.Buffer
+	_, err := c.WriteTo(&b)
+	return b.Bytes(), err
+}
+
+// PNG returns the chart as a PNG image.
+func (ch *chart) PNG() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(chartW, ch.h), vgimg.UseDPI(pngDPI))
+	ch.draw(draw.New(c))
+	var b bytes.Buffer
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(&b)
+	return b.Bytes(), err
+}
+
+// charts returns every chart of the documents, with file names that are
+// unique across them (prefixed run1-, run2-, ... when there are several).
+func charts(st *chartStyle, docs []*result.Document) [][]*chart {
+	out := make([][]*chart, len(docs))
+	for i, d := range docs {
+		for _, kind := range chartKinds {
+			for _, ch := range kind(st, d) {
+				if len(docs) > 1 {
+					ch.Name = fmt.Sprintf("run%d-%s", i+1, ch.Name)
+				}
+				out[i] = append(out[i], ch)
+			}
+		}
+	}
+	return out
+}
+
+// WriteCharts draws every chart of the documents into dir, as "png" or
+// "svg" files, and returns the paths written. With lang "ja" the charts'
+// words are Japanese when a font with Japanese glyphs is installed (see
+// JapaneseFont), English otherwise.
+func WriteCharts(dir, format, lang string, docs ...*result.Document) ([]string, error) {
+	return writeCharts(dir, format, lang, cjkFont(lang), docs)
+}
+
+func writeCharts(dir, format, lang string, cjk *font.Face, docs []*result.Document) ([]string, error) {
+	if format != "png" && format != "svg" {
+		return nil, fmt.Errorf("chart format %q: choose png or svg", format)
+	}
+	if err := CheckLang(lang); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %v; choose a writable directory", dir, err)
+	}
+	var paths []string
+	for _, chs := range charts(newChartStyle(lang, cjk, docs), docs) {
+		for _, ch := range chs {
+			var b []byte
+			var err error
+			if format == "png" {
+				b, err = ch.PNG()
+			} else {
+				b, err = ch.SVG()
+			}
+			if err != nil {
+				return paths, fmt.Errorf("chart %s: %v", ch.Name, err)
+			}
+			path := filepath.Join(dir, ch.Name+"."+format)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return paths, fmt.Errorf("cannot write %s: %v", path, err)
+			}
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+// fileName keeps letters, digits, '-', '_' and '.' of an operation's name.
+func fileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// ops returns the operations of a document in run order, then any others
+// its phases hold.
+func ops(d *result.Document) []string {
+	out := slices.Clone(d.Run.Ops)
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			if !slices.Contains(out, p.Op) {
+				out = append(out, p.Op)
+			}
+		}
+	}
+	return out
+}
+
+// spread is the median, minimum and maximum of one figure over repeats.
+type spread struct {
+	med, lo, hi float64
+	n           int
+}
+
+func spreadOf(vs []float64) spread {
+	if len(vs) == 0 {
+		return spread{}
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return spread{med, s[0], s[len(s)-1], len(s)}
+}
+
+// opsPerSec collects a store's ops/s for op over repeats.
+func opsPerSec(s result.Store, op string) spread {
+	var vs []float64
+	for _, p := range s.Phases {
+		if p.Op == op && p.Ops > 0 {
+			vs = append(vs, p.OpsPerSec)
+		}
+	}
+	return spreadOf(vs)
+}
+
+func hasRepeats(d *result.Document) bool {
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			if p.Repeat > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// throughputChart draws grouped bars: one group per operation, one bar per
+// store, with the value on each bar (a slow store's bar may be too short to
+// read against a fast one's on a linear scale). With repeats a bar is the
+// median and a whisker spans the lowest to the highest repeat. A --vary run
+// gets matrixCharts instead.
+func throughputChart(st *chartStyle, d *result.Document) []*chart {
+	if len(d.Run.Vary) > 0 {
+		return nil
+	}
+	var stores []result.Store
+	for _, s := range d.Stores {
+		if len(s.Phases) > 0 {
+			stores = append(stores, s)
+		}
+	}
+	opl := ops(d)
+	if len(stores) == 0 || len(opl) == 0 {
+		return nil
+	}
+	ch := &chart{Name: "throughput", Title: st.l.t("chart.throughput"), h: chartH, style: st}
+	p := st.newPlot("", st.l.t("axis.ops/s"))
+	grid(p)
+	b := &bars{style: st, labels: len(stores) <= 4}
+	width := 0.8 / float64(len(stores))
+	for j, s := range stores {
+		for i, op := range opl {
+			v := opsPerSec(s, op)
+			if v.n == 0 {
+				continue
+			}
+			x := float64(i) - 0.4 + width*float64(j)
+			b.add(x, x+width*0.92, v, st.color(s.Label))
+		}
+		ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label)})
+	}
+	p.Add(b)
+	p.NominalX(opl...)
+	p.X.Min, p.X.Max = -0.5, float64(len(opl))-0.5
+	p.Y.Min = 0
+	p.Y.Max = math.Max(b.max*1.12, 1)
+	p.Y.Tick.Marker = numTicks{}
+	ch.plots = []*plot.Plot{p}
+	if hasRepeats(d) {
+		ch.Caption = st.l.t("chart.repeats")
+	}
+	return []*chart{ch}
+}
+
+// matrixCharts draws, for a --vary run, one chart per operation: one group
+// of bars per combination of settings, one bar per store.
+func matrixCharts(st *chartStyle, d *result.Document) []*chart {
+	if len(d.Run.Vary) == 0 {
+		return nil
+	}
+	var variants, bases []string
+	for _, s := range d.Stores {
+		v := variantValues(s.Variant)
+		if !slices.Contains(variants, v) {
+			variants = append(variants, v)
+		}
+		if b := baseStore(s); !slices.Contains(bases, b) {
+			bases = append(bases, b)
+		}
+	}
+	var names []string
+	for _, a := range d.Run.Vary {
+		names = append(names, a.Name)
+	}
+	var out []*chart
+	for _, op := range ops(d) {
+		ch := &chart{Name: "vary-" + fileName(op), Title: st.l.f("chart.matrix", op), h: chartH, style: st}
+		p := st.newPlot(strings.Join(names, " · "), st.l.t("axis.ops/s"))
+		grid(p)
+		b := &bars{style: st, labels: len(variants)*len(bases) <= 12}
+		width := 0.8 / float64(len(bases))
+		for _, s := range d.Stores {
+			v := opsPerSec(s, op)
+			if v.n == 0 {
+				continue
+			}
+			i, j := slices.Index(variants, variantValues(s.Variant)), slices.Index(bases, baseStore(s))
+			x := float64(i) - 0.4 + width*float64(j)
+			b.add(x, x+width*0.92, v, st.color(baseStore(s)))
+		}
+		if len(b.items) == 0 {
+			continue
+		}
+		for _, base := range bases {
+			ch.legend = append(ch.legend, legendEntry{label: base, color: st.color(base)})
+		}
+		p.Add(b)
+		p.NominalX(variants...)
+		if len(variants) > 5 {
+			p.X.Tick.Label.Rotation = math.Pi / 6
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+		}
+		p.X.Min, p.X.Max = -0.5, float64(len(variants))-0.5
+		p.Y.Min, p.Y.Max = 0, math.Max(b.max*1.12, 1)
+		p.Y.Tick.Marker = numTicks{}
+		ch.plots = []*plot.Plot{p}
+		if hasRepeats(d) {
+			ch.Caption = st.l.t("chart.repeats")
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// variantValues names a variant by its values: "wal · off".
+func variantValues(v []result.Setting) string {
+	var parts []string
+	for _, s := range v {
+		parts = append(parts, s.Value)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// baseStore is a store's spec without its varied settings, so that every
+// variant of one store shares a colour in the matrix charts.
+func baseStore(s result.Store) string {
+	if len(s.Variant) == 0 {
+		return s.Label
+	}
+	spec, query, _ := strings.Cut(s.Spec, "?")
+	var keep []string
+	for _, kv := range strings.Split(query, "&") {
+		name, _, _ := strings.Cut(kv, "=")
+		varied := kv == ""
+		for _, v := range s.Variant {
+			varied = varied || v.Name == name
+		}
+		if !varied {
+			keep = append(keep, kv)
+		}
+	}
+	if len(keep) > 0 {
+		spec += "?" + strings.Join(keep, "&")
+	}
+	return spec
+}
+
+// latencyQuantiles are the points of a percentile curve: from p50 to
+// p99.99, evenly spaced in "nines" (x = -log10(1-q)).
+func nines(q float64) float64 { return -math.Log10(1 - q) }
+
+// latencyCharts draws, per operation, each store's latency percentiles
+// from p50 to p99.99 on a log scale, from the histogram in the document
+// (all repeats merged). A curve stops where the sample runs out: with n
+// operations, quantiles above 1 - 1/n are all the maximum.
+func latencyCharts(st *chartStyle, d *result.Document) []*chart {
+	var out []*chart
+	for _, op := range ops(d) {
+		ch := &chart{Name: "latency-" + fileName(op), Title: st.l.f("chart.latency", op), h: chartH, style: st}
+		p := st.newPlot(st.l.t("axis.percentile"), st.l.t("axis.latency"))
+		grid(p)
+		lo, hi := math.Inf(1), 0.0
+		for _, s := range d.Stores {
+			var h hist.Snapshot
+			for _, ph := range s.Phases {
+				if ph.Op == op && ph.Latency.Count > 0 {
+					h.Merge(ph.Latency.Histogram())
+				}
+			}
+			if h.Count == 0 {
+				continue
+			}
+			top := math.Min(4, math.Log10(float64(h.Count)))
+			var xys plotter.XYs
+			for x := math.Log10(2); ; x += 0.05 {
+				x = math.Min(x, top)
+				v := math.Max(h.Quantile(1-math.Pow(10, -x))/1e3, 0.001)
+				xys = append(xys, plotter.XY{X: x, Y: v})
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				if x >= top {
+					break
+				}
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				continue
+			}
+			l.LineStyle = draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(2), Dashes: st.dash(s.Label)}
+			p.Add(l)
+			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+		}
+		if len(ch.legend) == 0 {
+			continue
+		}
+		p.X.Min, p.X.Max = math.Log10(2), 4
+		p.X.Tick.Marker = plot.ConstantTicks{{Value: math.Log10(2), Label: "p50"}, {Value: 1, Label: "p90"},
+			{Value: 2, Label: "p99"}, {Value: 3, Label: "p99.9"}, {Value: 4, Label: "p99.99"}}
+		logY(p, lo, hi)
+		ch.plots = []*plot.Plot{p}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// timelineCharts draws, per operation, each store's ops/s and p99 latency
+// second by second (first repeat), with the warm-up shaded: warm-up,
+// stalls and slow starts show here and nowhere else.
+func timelineCharts(st *chartStyle, d *result.Document) []*chart {
+	var out []*chart
+	for _, op := range ops(d) {
+		ch := &chart{Name: "timeline-" + fileName(op), Title: st.l.f("chart.timeline", op), h: tallH, style: st}
+		top := st.newPlot("", st.l.t("axis.ops/s"))
+		bottom := st.newPlot(st.l.t("axis.time"), st.l.t("axis.p99"))
+		grid(top)
+		grid(bottom)
+		warm, tmax, maxOps := 0.0, 0.0, 0.0
+		lo, hi := math.Inf(1), 0.0
+		for _, s := range d.Stores {
+			var ph *result.Phase
+			for i := range s.Phases {
+				if s.Phases[i].Op == op && s.Phases[i].Repeat == 0 && len(s.Phases[i].Series) > 0 {
+					ph = &s.Phases[i]
+					break
+				}
+			}
+			if ph == nil {
+				continue
+			}
+			var opsXY, p99XY plotter.XYs
+			for _, sec := range ph.Series {
+				if sec.Warmup {
+					warm = math.Max(warm, sec.T)
+				}
+				tmax = math.Max(tmax, sec.T)
+				maxOps = math.Max(maxOps, sec.OpsPerSec)
+				opsXY = append(opsXY, plotter.XY{X: sec.T, Y: sec.OpsPerSec})
+				if sec.P99 > 0 {
+					p99XY = append(p99XY, plotter.XY{X: sec.T, Y: sec.P99})
+					lo, hi = math.Min(lo, sec.P99), math.Max(hi, sec.P99)
+				}
+			}
+			ls := draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(1.5), Dashes: st.dash(s.Label)}
+			addSeries(top, opsXY, ls)
+			addSeries(bottom, p99XY, ls)
+			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+		}
+		if len(ch.legend) == 0 {
+			continue
+		}
+		if warm > 0 {
+			shade := color.Gray{0xe4}
+			top.Add(&band{x0: 0, x1: warm, color: shade})
+			bottom.Add(&band{x0: 0, x1: warm, color: shade})
+			ch.legend = append(ch.legend, legendEntry{label: st.l.t("legend.warm-up"), color: shade})
+		}
+		for _, p := range []*plot.Plot{top, bottom} {
+			p.X.Min, p.X.Max = 0, math.Max(tmax, 1)
+			p.X.Tick.Marker = plot.DefaultTicks{}
+		}
+		top.Y.Min, top.Y.Max = 0, math.Max(maxOps*1.08, 1)
+		top.Y.Tick.Marker = numTicks{}
+		if hi > 0 {
+			logY(bottom, lo, hi)
+		}
+		ch.plots = []*plot.Plot{top, bottom}
+		if hasRepeats(d) {
+			ch.Caption = st.l.t("chart.timeline.repeat1")
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// addSeries adds a line, with its points marked when there are few.
+func addSeries(p *plot.Plot, xys plotter.XYs, ls draw.LineStyle) {
+	if len(xys) == 0 {
+		return
+	}
+	l, sc, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return
+	}
+	l.LineStyle = ls
+	p.Add(l)
+	if len(xys) < 12 {
+		sc.GlyphStyle = draw.GlyphStyle{Color: ls.Color, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+	}
+}
+
+// logY gives p a log-scaled Y axis of latencies in µs covering lo..hi,
+// with ticks labelled in their own unit (10µs, 1ms, 1s).
+func logY(p *plot.Plot, lo, hi float64) {
+	lo, hi = math.Max(lo, 0.001), math.Max(hi, 0.001)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+	p.Y.Tick.Marker = durTicks{}
+}
+
+// durTicks marks a log axis of microseconds at powers of ten, and at 2 and
+// 5 times them when the axis spans less than two decades, labelled with
+// the table's duration format.
+type durTicks struct{}
+
+func (durTicks) Ticks(lo, hi float64) []plot.Tick {
+	steps := []float64{1}
+	if hi/lo < 100 {
+		steps = []float64{1, 2, 5}
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1.0; m < 10; m++ {
+			v := m * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if slices.Contains(steps, m) {
+				t.Label = durLabel(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// durLabel writes a round latency in µs without trailing zeros: 20µs,
+// 1ms, 500ms, 2s.
+func durLabel(us float64) string {
+	unit, v := "µs", us
+	switch {
+	case us >= 1e6:
+		unit, v = "s", us/1e6
+	case us >= 1e3:
+		unit, v = "ms", us/1e3
+	}
+	return fmt.Sprintf("%g%s", math.Round(v*1000)/1000, unit)
+}
+
+// numTicks marks a linear axis from zero with the table's number format
+// (thousands separated), at round steps.
+type numTicks struct{}
+
+func (numTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = group(fmt.Sprintf("%.0f", ticks[i].Value))
+			if ticks[i].Value != math.Trunc(ticks[i].Value) {
+				ticks[i].Label = fmt.Sprintf("%g", ticks[i].Value)
+			}
+		}
+	}
+	return ticks
+}
+
+// bars is a bar plotter in data units: each bar spans x0..x1 from zero to
+// its median, with a whisker from its lowest to its highest repeat and,
+// when there is room, its value above it.
+type bars struct {
+	style  *chartStyle
+	labels bool
+	items  []bar
+	max    float64
+}
+
+type bar struct {
+	x0, x1 float64
+	v      spread
+	color  color.Color
+}
+
+func (b *bars) add(x0, x1 float64, v spread, c color.Color) {
+	b.items = append(b.items, bar{x0, x1, v, c})
+	b.max = math.Max(b.max, v.hi)
+}
+
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	lt := b.style.text(8)
+	lt.XAlign, lt.YAlign = draw.XCenter, draw.YBottom
+	for _, it := range b.items {
+		x0, x1, y0, y1 := trX(it.x0), trX(it.x1), trY(0), trY(it.v.med)
+		c.FillPolygon(it.color, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+		top := y1
+		if it.v.n > 1 && it.v.hi > it.v.lo {
+			xm := (x0 + x1) / 2
+			ls := draw.LineStyle{Color: color.Gray{0x30}, Width: vg.Points(1)}
+			yl, yh := trY(it.v.lo), trY(it.v.hi)
+			c.StrokeLine2(ls, xm, yl, xm, yh)
+			cap := (x1 - x0) / 4
+			c.StrokeLine2(ls, xm-cap, yl, xm+cap, yl)
+			c.StrokeLine2(ls, xm-cap, yh, xm+cap, yh)
+			top = yh
+		}
+		if b.labels {
+			c.FillText(lt, vg.Point{X: (x0 + x1) / 2, Y: top + vg.Points(2)}, num(it.v.med))
+		}
+	}
+}
+
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, it := range b.items {
+		xmin, xmax = math.Min(xmin, it.x0), math.Max(xmax, it.x1)
+	}
+	return xmin, xmax, 0, b.max
+}
+
+// band shades x0..x1 over the plot's full height (the warm-up).
+type band struct {
+	x0, x1 float64
+	color  color.Color
+}
+
+func (b *band) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := trX(b.x0), trX(b.x1)
+	c.FillPolygon(b.color, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+}
+
+// cjkFonts are where Linux distributions install fonts with Japanese
+// glyphs (Debian's fonts-noto-cjk first).
+var cjkFonts = []string{
+	"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+	"/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+	"/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+	"/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
+	"/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
+}
+
+// JapaneseFont returns the font file that Japanese chart text is drawn
+// with, or "" when none is installed (charts then stay in English).
+func JapaneseFont() string {
+	for _, p := range cjkFonts {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// cjkFont loads the Japanese font for lang "ja", or returns nil.
+func cjkFont(lang string) *font.Face {
+	if lang != Japanese {
+		return nil
+	}
+	path := JapaneseFont()
+	if path == "" {
+		return nil
+	}
+	f, err := loadFont(path)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+var errNoFace = errors.New("no usable face")
+
+// loadFont reads a TrueType or OpenType font or collection; from a
+// collection it takes the Japanese face ("... JP") or else the first.
+func loadFont(path string) (*font.Face, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := opentype.ParseCollection(b)
+	if err != nil {
+		return nil, err
+	}
+	var pick *opentype.Font
+	var buf sfnt.Buffer
+	for i := range coll.NumFonts() {
+		f, err := coll.Font(i)
+		if err != nil {
+			continue
+		}
+		if pick == nil {
+			pick = f
+		}
+		if name, err := f.Name(&buf, sfnt.NameIDFamily); err == nil && strings.HasSuffix(name, " JP") {
+			pick = f
+			break
+		}
+	}
+	if pick == nil {
+		return nil, errNoFace
+	}
+	return &font.Face{Font: font.Font{Typeface: "kurabe-ja"}, Face: pick}, nil
+}

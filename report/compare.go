@@ -1,0 +1,233 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchmath"
+
+	"kurabe/result"
+)
+
+// Alpha is the significance level of compare: a difference counts when the
+// Mann–Whitney U test gives p <= Alpha, as in benchstat.
+const Alpha = 0.05
+
+// Comparison is what changed between two runs, store by store and
+// operation by operation.
+type Comparison struct {
+	Old, New *result.Document
+	Rows     []CompareRow
+	OnlyOld  []string // "store op" present only in the old run
+	OnlyNew  []string
+}
+
+// CompareRow compares one store × operation.
+type CompareRow struct {
+	Store, Op string
+	OpsPerSec Change
+	P99       Change // microseconds
+}
+
+// Change compares one figure's samples (one per repeat) in two runs.
+//
+// The method is benchstat's: the centre of each side is its median, with a
+// 95% confidence interval where the sample count allows (6 or more), and
+// the two sides are compared with a Mann–Whitney U test, which assumes
+// nothing about the distribution. With n1 and n2 samples the smallest p
+// the test can give is 2/C(n1+n2, n1): below 4 samples per side that is
+// above 0.05, so no difference can be called significant, however large;
+// TooFew says so.
+type Change struct {
+	Old, New    Center
+	Delta       float64 // new/old - 1
+	P           float64
+	Significant bool
+	TooFew      bool
+}
+
+// Center is a side's median and its confidence interval (±Inf when too
+// few samples for one).
+type Center struct {
+	Median, Lo, Hi float64
+	N              int
+}
+
+// Compare pairs the phases of two runs by store label and operation. Each
+// repeat of a phase is one sample.
+func Compare(old, new *result.Document) *Comparison {
+	c := &Comparison{Old: old, New: new}
+	oldS, oldKeys := samples(old)
+	newS, newKeys := samples(new)
+	for _, k := range oldKeys {
+		n, ok := newS[k]
+		if !ok {
+			c.OnlyOld = append(c.OnlyOld, k.store+" "+k.op)
+			continue
+		}
+		o := oldS[k]
+		c.Rows = append(c.Rows, CompareRow{Store: k.store, Op: k.op,
+			OpsPerSec: change(o.opsPerSec, n.opsPerSec), P99: change(o.p99, n.p99)})
+	}
+	for _, k := range newKeys {
+		if _, ok := oldS[k]; !ok {
+			c.OnlyNew = append(c.OnlyNew, k.store+" "+k.op)
+		}
+	}
+	return c
+}
+
+type sampleKey struct{ store, op string }
+
+type sampleSet struct{ opsPerSec, p99 []float64 }
+
+// samples collects each store × operation's figures over repeats, in the
+// document's order. Phases without a successful operation are left out.
+func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
+	m := map[sampleKey]*sampleSet{}
+	var keys []sampleKey
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			if p.Ops == 0 {
+				continue
+			}
+			k := sampleKey{s.Label, p.Op}
+			if m[k] == nil {
+				m[k] = &sampleSet{}
+				keys = append(keys, k)
+			}
+			m[k].opsPerSec = append(m[k].opsPerSec, p.OpsPerSec)
+			m[k].p99 = append(m[k].p99, p.Latency.P99)
+		}
+	}
+	return m, keys
+}
+
+func change(old, new []float64) Change {
+	// benchmath sorts the values it is given: pass copies.
+	so := benchmath.NewSample(slices.Clone(old), &benchmath.DefaultThresholds)
+	sn := benchmath.NewSample(slices.Clone(new), &benchmath.DefaultThresholds)
+	ch := Change{Old: center(so), New: center(sn)}
+	if ch.Old.Median != 0 {
+		ch.Delta = ch.New.Median/ch.Old.Median - 1
+	}
+	cmp := benchmath.AssumeNothing.Compare(so, sn)
+	ch.P = cmp.P
+	ch.Significant = cmp.P <= Alpha
+	ch.TooFew = minUTestP(len(old), len(new)) > Alpha
+	if ch.TooFew {
+		ch.Significant = false
+	}
+	return ch
+}
+
+func center(s *benchmath.Sample) Center {
+	sum := benchmath.AssumeNothing.Summary(s, 0.95)
+	return Center{Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(s.Values)}
+}
+
+// minUTestP is the smallest two-sided p-value a Mann–Whitney U test can
+// give for samples of n1 and n2 values: both orderings in which one sample
+// lies wholly above the other, out of C(n1+n2, n1) equally likely ones.
+func minUTestP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	// C(n1+n2, n1) computed in floating point; exact enough for a threshold.
+	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n) + 1); return v }
+	return math.Min(1, 2/math.Exp(lg(n1+n2)-lg(n1)-lg(n2)))
+}
+
+// WriteCompare writes the comparison as an aligned table ("text") or a
+// Markdown table ("markdown"): one table for ops/s, one for p99 latency.
+func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
+	l := tr(lang)
+	var b strings.Builder
+	side := func(key string, d *result.Document) string {
+		reps := 0
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				reps = max(reps, p.Repeat+1)
+			}
+		}
+		return fmt.Sprintf("%s: kurabe %s · %s · %s %s · %s %d", l.t(key), d.Kurabe, d.Started.UTC().Format(time.RFC3339),
+			l.t("workload"), d.Run.Workload, l.t("repeats"), reps)
+	}
+	lines := []string{side("old", c.Old), side("new", c.New)}
+	for _, x := range lines {
+		if format == "markdown" {
+			x += "  "
+		}
+		b.WriteString(x + "\n")
+	}
+	for _, fig := range []struct {
+		name string
+		get  func(CompareRow) Change
+		fmt  func(float64) string
+	}{
+		{l.t("ops/s"), func(r CompareRow) Change { return r.OpsPerSec }, num},
+		{"p99", func(r CompareRow) Change { return r.P99 }, dur},
+	} {
+		header := row{l.t("store"), l.t("op"), l.t("old") + " " + fig.name, l.t("new") + " " + fig.name, l.t("delta"), l.t("significance")}
+		numeric := []bool{false, false, true, true, true, false}
+		var rows []row
+		for _, r := range c.Rows {
+			ch := fig.get(r)
+			rows = append(rows, row{r.Store, r.Op, centerCell(ch.Old, fig.fmt), centerCell(ch.New, fig.fmt), deltaCell(ch), pCell(ch, l)})
+		}
+		b.WriteString("\n")
+		if format == "markdown" {
+			markdownTable(&b, header, rows, numeric)
+		} else {
+			alignTable(&b, header, rows, numeric)
+		}
+	}
+	b.WriteString("\n")
+	var notes []string
+	if len(c.OnlyOld) > 0 {
+		notes = append(notes, l.t("only in old")+": "+strings.Join(c.OnlyOld, ", "))
+	}
+	if len(c.OnlyNew) > 0 {
+		notes = append(notes, l.t("only in new")+": "+strings.Join(c.OnlyNew, ", "))
+	}
+	notes = append(notes, l.t("compare.footnote"))
+	for _, n := range notes {
+		if format == "markdown" {
+			n = "- " + n
+		}
+		b.WriteString(n + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// centerCell writes a median with its confidence interval as ± the larger
+// relative distance to either bound, when there is one.
+func centerCell(c Center, f func(float64) string) string {
+	s := f(c.Median)
+	if math.IsInf(c.Lo, 0) || math.IsInf(c.Hi, 0) || c.Median == 0 {
+		return s
+	}
+	pct := math.Max(c.Hi/c.Median-1, 1-c.Lo/c.Median) * 100
+	return s + " ± " + strconv.FormatFloat(pct, 'f', 0, 64) + "%"
+}
+
+func deltaCell(ch Change) string {
+	if !ch.Significant {
+		return "~"
+	}
+	return fmt.Sprintf("%+.2f%%", ch.Delta*100)
+}
+
+func pCell(ch Change, l tr) string {
+	n := "n=" + strconv.Itoa(ch.Old.N) + "+" + strconv.Itoa(ch.New.N)
+	if ch.TooFew {
+		return n + " (" + l.t("too few samples") + ")"
+	}
+	return "p=" + strconv.FormatFloat(ch.P, 'f', 3, 64) + " " + n
+}

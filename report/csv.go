@@ -1,0 +1,69 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"kurabe/result"
+)
+
+// csvHeader names the CSV columns. Numbers are written unformatted (no
+// thousands separators, no units in the cells: the unit is in the column
+// name), latencies in microseconds as in the result document, so a
+// spreadsheet or a script reads them without parsing.
+var csvHeader = []string{
+	"run", "store", "driver", "variant", "op", "repeat", "clients",
+	"ops", "errors", "elapsed_s", "ops_per_s",
+	"mean_us", "p50_us", "p90_us", "p95_us", "p99_us", "p99_9_us", "max_us",
+	"lost", "extra", "bytes_read", "bytes_written", "finish_ratio", "interrupted",
+}
+
+// CSV writes one row per store × operation × variant × repeat, with a header.
+func CSV(w io.Writer, d *result.Document) error { return writeCSV(w, []*result.Document{d}) }
+
+// writeCSV writes the rows of several documents under one header; the run
+// column (the run's start time) tells them apart.
+func writeCSV(w io.Writer, docs []*result.Document) error {
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader)
+	for _, d := range docs {
+		run := d.Started.UTC().Format(time.RFC3339)
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				var lost, extra int64
+				for _, v := range p.Verify {
+					lost += v.Lost
+					extra += v.Extra
+				}
+				l := p.Latency
+				cw.Write([]string{
+					run, s.Label, s.Info.Driver, variantString(s.Variant), p.Op,
+					strconv.Itoa(p.Repeat + 1), strconv.Itoa(p.Clients),
+					strconv.FormatInt(p.Ops, 10), strconv.FormatInt(p.Errors, 10),
+					ff(p.Elapsed), ff(p.OpsPerSec),
+					ff(l.Mean), ff(l.P50), ff(l.P90), ff(l.P95), ff(l.P99), ff(l.P999), ff(l.Max),
+					strconv.FormatInt(lost, 10), strconv.FormatInt(extra, 10),
+					strconv.FormatInt(p.BytesRead, 10), strconv.FormatInt(p.BytesWritten, 10),
+					ff(p.FinishRatio), strconv.FormatBool(p.Interrupted),
+				})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ff writes a float with the fewest digits that read back as the same value.
+func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// variantString writes a variant's settings as "name=value name=value".
+func variantString(v []result.Setting) string {
+	parts := make([]string, len(v))
+	for i, s := range v {
+		parts[i] = s.Name + "=" + s.Value
+	}
+	return strings.Join(parts, " ")
+}

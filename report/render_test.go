@@ -1,0 +1,541 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"kurabe/result"
+)
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (go test ./report -update rewrites it; review the diff):\n%s", path, firstDiff(got, want))
+	}
+}
+
+// firstDiff shows the first differing line of two outputs.
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + trunc(a) + "\nwant: " + trunc(b)
+		}
+	}
+	return ""
+}
+
+func trunc(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+func TestGoldenReports(t *testing.T) {
+	cases := []struct {
+		name   string
+		render func(w io.Writer) error
+	}{
+		// The HTML page of two runs, charts inline, in English.
+		{"report-en.html", func(w io.Writer) error { return writeHTML(w, English, nil, []*result.Document{richDoc(), varyDoc()}) }},
+		// In Japanese with no Japanese font given: page words Japanese,
+		// chart words English; numbers identical to the English page.
+		{"report-ja.html", func(w io.Writer) error { return writeHTML(w, Japanese, nil, []*result.Document{richDoc()}) }},
+		// A run with repeats: one row per repeat (write #1, #2, #3).
+		{"repeat.txt", func(w io.Writer) error { return WriteTables(w, "text", English, richDoc()) }},
+		// The text table in Japanese, and a --vary matrix in Japanese.
+		{"repeat-ja.txt", func(w io.Writer) error { return WriteTables(w, "text", Japanese, richDoc(), varyDoc()) }},
+		{"repeat-ja.md", func(w io.Writer) error { return WriteTables(w, "markdown", Japanese, richDoc()) }},
+		// CSV and benchstat of two runs in one stream.
+		{"two-runs.csv", func(w io.Writer) error { return WriteTables(w, "csv", English, richDoc(), varyDoc()) }},
+		{"two-runs.benchstat", func(w io.Writer) error { return WriteTables(w, "benchstat", English, richDoc(), varyDoc()) }},
+		// compare: six repeats against six, one store much faster.
+		{"compare.txt", func(w io.Writer) error {
+			return WriteCompare(w, Compare(repeatDoc(6, 1000, 5000), repeatDoc(6, 2000, 5000)), "text", English)
+		}},
+		{"compare-ja.md", func(w io.Writer) error {
+			return WriteCompare(w, Compare(repeatDoc(3, 1000, 5000), repeatDoc(3, 2000, 5000)), "markdown", Japanese)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := c.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.name, b.Bytes())
+		})
+	}
+}
+
+// repeatDoc is a run of n repeats of two stores' writes: "a" at about
+// aOps ops/s and "b" at about bOps, each repeat ±1% (seeded), with p99
+// inversely proportional.
+func repeatDoc(n int, aOps, bOps float64) *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Started: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC),
+		Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 2, Count: 1000, Repeat: n}}
+	for i, s := range []struct {
+		label string
+		ops   float64
+	}{{"a", aOps}, {"b", bOps}} {
+		st := result.Store{Label: s.label}
+		for rep := range n {
+			// Spread the repeats over ±1% in a fixed, interleaved order.
+			f := 1 + 0.01*math.Sin(float64(rep*7+i*3+1))
+			ops := s.ops * f
+			st.Phases = append(st.Phases, result.Phase{Op: "write", Repeat: rep, Ops: 1000, OpsPerSec: ops,
+				Latency: result.Latency{Count: 1000, P99: 2e6 / ops}})
+		}
+		d.Stores = append(d.Stores, st)
+	}
+	return d
+}
+
+func TestCompareSignificance(t *testing.T) {
+	// The same samples on both sides: no difference anywhere.
+	same := Compare(repeatDoc(6, 1000, 5000), repeatDoc(6, 1000, 5000))
+	var b bytes.Buffer
+	if err := WriteCompare(&b, same, "text", English); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range same.Rows {
+		for _, ch := range []Change{r.OpsPerSec, r.P99} {
+			if ch.Significant || deltaCell(ch) != "~" {
+				t.Errorf("%s %s: identical samples called significant: %+v", r.Store, r.Op, ch)
+			}
+		}
+	}
+	if got := strings.Count(b.String(), "  ~  "); got != 4 {
+		t.Errorf("want ~ in all 4 rows (2 stores × ops/s and p99), got %d:\n%s", got, b.String())
+	}
+
+	// 1000±10 against 2000±10 ops/s, six repeats each: significant,
+	// p = 2/C(12,6) = 0.0022, and the change is +100%.
+	diff := Compare(repeatDoc(6, 1000, 5000), repeatDoc(6, 2000, 5000))
+	a := diff.Rows[0]
+	if a.Store != "a" || !a.OpsPerSec.Significant || math.Abs(a.OpsPerSec.Delta-1) > 0.03 || math.Abs(a.OpsPerSec.P-0.0022) > 0.0001 {
+		t.Errorf("a: %+v", a.OpsPerSec)
+	}
+	if !a.P99.Significant || a.P99.Delta > -0.45 {
+		t.Errorf("a p99: %+v", a.P99)
+	}
+	if diff.Rows[1].OpsPerSec.Significant {
+		t.Errorf("b did not change: %+v", diff.Rows[1].OpsPerSec)
+	}
+	// Six samples allow a 95% confidence interval of the median.
+	if math.IsInf(a.OpsPerSec.Old.Lo, 0) || !strings.Contains(centerCell(a.OpsPerSec.Old, num), "±") {
+		t.Errorf("no confidence interval with 6 samples: %+v", a.OpsPerSec.Old)
+	}
+
+	// Three repeats cannot show anything at α = 0.05, however large.
+	few := Compare(repeatDoc(3, 1000, 5000), repeatDoc(3, 9000, 5000)).Rows[0].OpsPerSec
+	if few.Significant || !few.TooFew || !strings.Contains(pCell(few, English), "too few samples") {
+		t.Errorf("3 vs 3: %+v", few)
+	}
+	// A single run each: the same.
+	one := Compare(repeatDoc(1, 1000, 5000), repeatDoc(1, 9000, 5000)).Rows[0].OpsPerSec
+	if one.Significant || !one.TooFew {
+		t.Errorf("1 vs 1: %+v", one)
+	}
+}
+
+func TestMinUTestP(t *testing.T) {
+	cases := []struct {
+		n1, n2 int
+		want   float64
+	}{
+		{3, 3, 0.1},                   // 2/20: never below 0.05
+		{4, 4, 0.02857142857142857},   // 2/70: the smallest equal sizes that can
+		{6, 6, 0.0021645021645021645}, // benchmath's own table agrees
+		{1, 39, 0.05},                 // one sample needs 39 on the other side
+		{0, 5, 1},
+	}
+	for _, c := range cases {
+		if got := minUTestP(c.n1, c.n2); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("minUTestP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
+		}
+	}
+}
+
+func TestCompareReportsStoresInOneRunOnly(t *testing.T) {
+	old, new := repeatDoc(1, 1, 1), repeatDoc(1, 1, 1)
+	new.Stores[1].Label = "c"
+	c := Compare(old, new)
+	if len(c.Rows) != 1 || !slices.Equal(c.OnlyOld, []string{"b write"}) || !slices.Equal(c.OnlyNew, []string{"c write"}) {
+		t.Fatalf("rows %d, only old %v, only new %v", len(c.Rows), c.OnlyOld, c.OnlyNew)
+	}
+}
+
+// TestCSVRoundTrip parses the CSV back and finds every figure unchanged.
+func TestCSVRoundTrip(t *testing.T) {
+	docs := []*result.Document{richDoc(), varyDoc()}
+	var b bytes.Buffer
+	if err := writeCSV(&b, docs); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recs[0], csvHeader) {
+		t.Fatalf("header %v", recs[0])
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	i := 1
+	for _, d := range docs {
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				r := recs[i]
+				i++
+				f := func(name string) float64 {
+					v, err := strconv.ParseFloat(r[col[name]], 64)
+					if err != nil {
+						t.Fatalf("row %d %s: %v", i, name, err)
+					}
+					return v
+				}
+				if r[col["store"]] != s.Label || r[col["op"]] != p.Op || r[col["variant"]] != variantString(s.Variant) ||
+					r[col["run"]] != d.Started.Format(time.RFC3339) || f("repeat") != float64(p.Repeat+1) {
+					t.Fatalf("row %d names %v", i, r)
+				}
+				var lost int64
+				for _, v := range p.Verify {
+					lost += v.Lost
+				}
+				for name, want := range map[string]float64{
+					"ops_per_s": p.OpsPerSec, "ops": float64(p.Ops), "elapsed_s": p.Elapsed, "mean_us": p.Latency.Mean,
+					"p50_us": p.Latency.P50, "p99_us": p.Latency.P99, "p99_9_us": p.Latency.P999, "max_us": p.Latency.Max,
+					"lost": float64(lost), "bytes_written": float64(p.BytesWritten), "finish_ratio": p.FinishRatio, "clients": float64(p.Clients),
+				} {
+					if got := f(name); got != want {
+						t.Errorf("row %d %s = %v, want %v", i, name, got, want)
+					}
+				}
+			}
+		}
+	}
+	if i != len(recs) {
+		t.Fatalf("%d rows, want %d", len(recs)-1, i-1)
+	}
+}
+
+// TestBenchstatParses reads the benchmark format back with benchfmt, the
+// reader benchstat uses.
+func TestBenchstatParses(t *testing.T) {
+	d := richDoc()
+	var b bytes.Buffer
+	if err := Benchstat(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(&b, "kurabe.txt")
+	var n int
+	units := map[string]bool{}
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Fatalf("syntax error: %v", rec)
+		case *benchfmt.UnitMetadata:
+			units[rec.Unit+" "+rec.Key+"="+rec.Value] = true
+		case *benchfmt.Result:
+			base, parts := rec.Name.Parts()
+			if string(base) != "Kurabe" || len(parts) != 3 || !strings.HasPrefix(string(parts[0]), "/store=") || string(parts[2]) != "/clients=4" {
+				t.Fatalf("name %s parts %q", rec.Name, parts)
+			}
+			if rec.GetConfig("workload") != "bbs" || rec.GetConfig("goos") != "linux" {
+				t.Errorf("config %v", rec.Config)
+			}
+			want := []string{"sec/op", "ops/s", "p50-sec", "p99-sec", "p99.9-sec"}
+			var got []string
+			for _, v := range rec.Values {
+				got = append(got, v.Unit)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("units %v, want %v", got, want)
+			}
+			p := d.Stores[n/6].Phases[n%6]
+			if rec.Iters != int(p.Ops) || rec.Values[1].Value != p.OpsPerSec || math.Abs(rec.Values[3].Value-p.Latency.P99/1e6) > 1e-12 {
+				t.Errorf("result %d: %d iters, %v ops/s, p99 %v s; want %d, %v, %v", n, rec.Iters, rec.Values[1].Value, rec.Values[3].Value, p.Ops, p.OpsPerSec, p.Latency.P99/1e6)
+			}
+			n++
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 12 || !units["ops/s better=higher"] {
+		t.Fatalf("%d results (want 12: 2 stores × 2 ops × 3 repeats), units %v", n, units)
+	}
+}
+
+func TestBenchNameKeepsToBenchfmtRules(t *testing.T) {
+	d := varyDoc()
+	d.Stores[0].Info.Driver = "sq lite/x"
+	name := benchName(d, d.Stores[0], d.Stores[0].Phases[0])
+	if name != "BenchmarkKurabe/store=sq_lite_x/journal_mode=delete/synchronous=off/op=write/clients=2" {
+		t.Fatalf("name %q", name)
+	}
+}
+
+func TestWriteCharts(t *testing.T) {
+	docs := []*result.Document{richDoc(), varyDoc()}
+	for _, format := range []string{"png", "svg"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			paths, err := WriteCharts(dir, format, English, docs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range paths {
+				names = append(names, filepath.Base(p))
+			}
+			want := []string{"run1-throughput", "run1-latency-write", "run1-latency-read-latest", "run1-timeline-write", "run1-timeline-read-latest",
+				"run2-vary-write", "run2-latency-write", "run2-timeline-write"}
+			for i := range want {
+				want[i] += "." + format
+			}
+			if !slices.Equal(names, want) {
+				t.Fatalf("charts %v, want %v", names, want)
+			}
+			for _, p := range paths {
+				f, err := os.Open(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if format == "png" {
+					img, err := png.Decode(f)
+					if err != nil {
+						t.Fatalf("%s: %v", p, err)
+					}
+					// 525 pt wide at 192 dpi.
+					if w := img.Bounds().Dx(); w != 1400 {
+						t.Errorf("%s: %d px wide", p, w)
+					}
+				} else {
+					dec := xml.NewDecoder(f)
+					var elems int
+					for {
+						tok, err := dec.Token()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							t.Fatalf("%s: not XML: %v", p, err)
+						}
+						if _, ok := tok.(xml.StartElement); ok {
+							elems++
+						}
+					}
+					if elems < 20 {
+						t.Errorf("%s: only %d elements", p, elems)
+					}
+				}
+				f.Close()
+			}
+		})
+	}
+	if _, err := WriteCharts(t.TempDir(), "gif", English, docs...); err == nil {
+		t.Error("gif accepted")
+	}
+}
+
+// TestChartColoursFollowStores checks that a store keeps its colour across
+// the documents of a report, whatever their order of stores.
+func TestChartColoursFollowStores(t *testing.T) {
+	a, b := repeatDoc(1, 1, 1), repeatDoc(1, 1, 1)
+	b.Stores[0], b.Stores[1] = b.Stores[1], b.Stores[0]
+	st := newChartStyle(English, nil, []*result.Document{a, b})
+	for _, chs := range charts(st, []*result.Document{a, b}) {
+		for _, e := range chs[0].legend {
+			if e.color != st.color(e.label) {
+				t.Errorf("%s drawn in %v, assigned %v", e.label, e.color, st.color(e.label))
+			}
+		}
+	}
+	if st.color("a") == st.color("b") {
+		t.Error("two stores share a colour")
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeHTML(&b, English, nil, []*result.Document{richDoc(), varyDoc()}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// Nothing that a browser would fetch: no scripts, stylesheets,
+	// images, fonts or frames from elsewhere. (SVG's xmlns attributes are
+	// names, not requests.)
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "src=", "@import", "url(", "href="} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	urls := regexp.MustCompile(`https?://[^"\s]+`).FindAllString(page, -1)
+	for _, u := range urls {
+		if u != "http://www.w3.org/2000/svg" && u != "http://www.w3.org/1999/xlink" {
+			t.Errorf("page names %s", u)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 8 {
+		t.Errorf("%d inline charts, want 8", n)
+	}
+	// Verification comes first in each run, and the lost write of the
+	// second run is in red.
+	run2 := page[strings.Index(page, `<section id="run2"`):]
+	if strings.Index(run2, "Verification") > strings.Index(run2, "Results") {
+		t.Error("verification is not first")
+	}
+	if !strings.Contains(run2, `class="verify bad"`) || !strings.Contains(run2, `<td class="num bad">LOST 1</td>`) {
+		t.Error("lost write not marked red")
+	}
+	if strings.Contains(page[:strings.Index(page, `<section id="run2"`)], "verify bad") {
+		t.Error("run 1 lost nothing but is marked bad")
+	}
+}
+
+// TestEveryWordIsTranslated finds each key the reports look up (l.t, l.f,
+// {{t ...}}) and checks that the table holds it in both languages.
+func TestEveryWordIsTranslated(t *testing.T) {
+	re := regexp.MustCompile(`(?:\bl\.t|\bl\.f|st\.l\.t|st\.l\.f|\{\{t) ?\(?"([^"]+)"`)
+	files, _ := filepath.Glob("*.go")
+	files = append(files, "assets/report.html.tmpl")
+	keys := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			keys[m[1]] = true
+		}
+	}
+	if len(keys) < 40 {
+		t.Fatalf("found only %d keys; is the pattern still right?", len(keys))
+	}
+	for k := range keys {
+		w, ok := words[k]
+		if !ok {
+			t.Errorf("%q is not in the table", k)
+			continue
+		}
+		if w[1] == "" {
+			t.Errorf("%q has no Japanese", k)
+		}
+	}
+	for k, w := range words {
+		en := w[0]
+		if en == "" {
+			en = k
+		}
+		if strings.Count(en, "%") != strings.Count(w[1], "%") {
+			t.Errorf("%q: the languages take different arguments", k)
+		}
+	}
+}
+
+func TestDefaultLang(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, English},
+		{map[string]string{"LANG": "ja_JP.UTF-8"}, Japanese},
+		{map[string]string{"LANG": "en_US.UTF-8"}, English},
+		{map[string]string{"LC_ALL": "ja_JP.UTF-8", "LANG": "en_US.UTF-8"}, Japanese}, // LC_ALL wins
+		{map[string]string{"LC_ALL": "C", "LANG": "ja_JP.UTF-8"}, English},
+		{map[string]string{"LC_MESSAGES": "ja_JP", "LANG": "C"}, Japanese},
+	}
+	for _, c := range cases {
+		if got := DefaultLang(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: %s, want %s", c.env, got, c.want)
+		}
+	}
+}
+
+// TestNumbersAreTheSameInBothLanguages checks that only words change.
+func TestNumbersAreTheSameInBothLanguages(t *testing.T) {
+	var en, ja bytes.Buffer
+	WriteTables(&en, "text", English, richDoc())
+	WriteTables(&ja, "text", Japanese, richDoc())
+	digits := regexp.MustCompile(`[0-9][0-9.,]*(µs|ms|s)?`)
+	if a, b := digits.FindAllString(en.String(), -1), digits.FindAllString(ja.String(), -1); !slices.Equal(a, b) {
+		t.Fatalf("numbers differ:\n%v\n%v", a, b)
+	}
+}
+
+// TestSparseDocuments renders documents with little in them: no series,
+// no environment, a failed store, no stores at all, a phase with no
+// successful operation. Nothing may panic, and every format writes.
+func TestSparseDocuments(t *testing.T) {
+	failed := seeded()
+	failed.Stores = append(failed.Stores, result.Store{Label: "broken", Error: "cannot open"})
+	failed.Stores[0].Phases[1].Ops, failed.Stores[0].Phases[1].Latency, failed.Stores[0].Phases[1].OpsPerSec = 0, result.Latency{}, 0
+	docs := map[string]*result.Document{
+		"seeded": seeded(), "failed store": failed,
+		"empty": {Schema: result.Schema, Run: result.RunConfig{Workload: "bbs"}},
+	}
+	for name, d := range docs {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeHTML(&b, Japanese, nil, []*result.Document{d}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := writeCharts(t.TempDir(), "svg", English, nil, []*result.Document{d}); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range FormatNames() {
+				if err := WriteTables(&b, f, English, d); err != nil {
+					t.Fatal(f, err)
+				}
+			}
+			if err := WriteCompare(&b, Compare(d, d), "text", English); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	var b bytes.Buffer
+	writeHTML(&b, English, nil, []*result.Document{failed})
+	if !strings.Contains(b.String(), "broken: FAILED: cannot open") || !strings.Contains(b.String(), `class="verify bad"`) {
+		t.Error("failed store not reported in the verification box")
+	}
+}
