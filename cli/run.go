@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,7 +22,9 @@ import (
 	"kurabe/engine"
 	"kurabe/report"
 	"kurabe/result"
+	"kurabe/service"
 	"kurabe/store"
+	"kurabe/store/httpstore"
 	"kurabe/stores"
 	"kurabe/workload"
 )
@@ -49,6 +52,7 @@ type runFlags struct {
 	quiet    bool
 	repeat   int
 	rate     string
+	viaHTTP  bool
 }
 
 type multiFlag []string
@@ -79,6 +83,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	fs.BoolVar(&f.viaHTTP, "via-http", false, "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
@@ -103,6 +108,9 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
 	// Validate everything before touching any store.
+	if f.viaHTTP && f.workload != "bbs" {
+		return usageErr("--via-http runs the bbs workload through kurabe serve's board API; it cannot carry workload %s", f.workload)
+	}
 	def, ok := defs[f.workload]
 	if !ok {
 		return usageErr("unknown workload %q; choose from %s", f.workload, strings.Join(slices.Sorted(maps.Keys(defs)), ", "))
@@ -230,6 +238,8 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		variant []result.Setting
 		st      store.Store
 		closed  bool
+		via     string // "http": run through kurabe serve over st
+		of      string // the direct store's label, for a via run
 	}
 	var sts []*opened
 	defer func() {
@@ -254,6 +264,17 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if sp.Target != "" && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
+		if f.viaHTTP && sp.Driver != "http" && sp.Driver != "https" {
+			vdir := sdir + "-via-http"
+			if err := os.MkdirAll(vdir, 0o755); err != nil {
+				return usageErr("cannot create %s: %v", vdir, err)
+			}
+			vst, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: vdir})
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+			}
+			sts = append(sts, &opened{spec: sp, label: labels[i] + " via http", variant: variants[i], st: vst, via: "http", of: labels[i]})
+		}
 	}
 
 	doc := &result.Document{
@@ -272,7 +293,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// --repeat, the whole comparison runs again, stores taking turns, each
 	// repeat on a freshly opened store.
 	for _, o := range sts {
-		doc.Stores = append(doc.Stores, result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant})
+		doc.Stores = append(doc.Stores, result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant, Via: o.via, Of: o.of})
 	}
 	for rep := 0; rep < f.repeat && ctx.Err() == nil; rep++ {
 		for i, o := range sts {
@@ -292,7 +313,14 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				}
 				o.closed = false
 			}
-			phases, prep, err := runStore(ctx, cfg, levels, o.st, w, o.label, prog)
+			var phases []result.Phase
+			var prep *result.Prepared
+			var info *store.Info
+			if o.via == "http" {
+				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog)
+			} else {
+				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog)
+			}
 			for j := range phases {
 				phases[j].Repeat = rep
 			}
@@ -304,7 +332,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			if err != nil {
 				sr.Error = err.Error()
 			}
-			sr.Info = o.st.Info(context.WithoutCancel(ctx))
+			if info != nil {
+				sr.Info = *info
+			} else {
+				sr.Info = o.st.Info(context.WithoutCancel(ctx))
+			}
 			if err := o.st.Close(); err != nil && sr.Error == "" {
 				sr.Error = "closing: " + err.Error()
 			}
@@ -367,6 +399,43 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 	}
 	return phases, prep, nil
+}
+
+// runViaHTTP serves st with kurabe's board service on a free loopback port
+// and runs the workload against it through the http store, as a web
+// application's clients would reach it. It returns the phases and the http
+// store's description, which names the store behind the service.
+func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, *store.Info, error) {
+	svc, err := service.New(st, service.Config{Version: Version})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := svc.CreateTables(ctx); err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot listen on loopback for --via-http: %v", err)
+	}
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(sctx, ln) }()
+	defer func() {
+		stop()
+		<-served
+	}()
+	sp, err := store.ParseSpec("http://" + ln.Addr().String())
+	if err != nil {
+		return nil, nil, err
+	}
+	hst, err := httpstore.Open(ctx, sp, store.Env{})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer hst.Close()
+	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog)
+	info := hst.Info(context.WithoutCancel(ctx))
+	return phases, &info, err
 }
 
 // parseLevels reads -c: "10" or a list such as "1,2,4,8".

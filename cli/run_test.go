@@ -380,3 +380,28 @@ func TestOpenLoopRun(t *testing.T) {
 		t.Fatalf("table does not label the open loop:\n%s", out)
 	}
 }
+
+func TestViaHTTPRunsDirectAndThroughServe(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=wal", "--via-http", "--ops", "write,read-latest", "-n", "200", "-c", "2", "--json", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Stores) != 2 || doc.Stores[1].Via != "http" || doc.Stores[1].Of != doc.Stores[0].Label {
+		t.Fatalf("stores %+v", doc.Stores)
+	}
+	via := doc.Stores[1]
+	if via.Info.Driver != "http" || len(via.Phases) != 2 || via.Phases[0].Ops != 200 || via.Phases[0].Verify[0].Lost != 0 || via.Phases[0].Verify[0].Acked != 200 {
+		t.Fatalf("via-http store: %+v", via)
+	}
+	if !strings.Contains(out, "write through http") || !strings.Contains(out, "the http layer adds") {
+		t.Fatalf("no comparison under the table:\n%s", out)
+	}
+	if _, _, code := runCLI(t, testApp(), "run", "-w", "range", "--via-http"); code != ExitUsage {
+		t.Fatalf("--via-http with range: exit %d", code)
+	}
+}

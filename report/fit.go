@@ -145,3 +145,30 @@ func singular(s string) string {
 	}
 	return s
 }
+
+// viaNotes compares each store run through kurabe serve (--via-http) with
+// its direct run, operation by operation: the cost of the HTTP layer.
+func viaNotes(d *result.Document) []string {
+	var out []string
+	for _, v := range d.Stores {
+		if v.Via == "" {
+			continue
+		}
+		for _, s := range d.Stores {
+			if s.Label != v.Of {
+				continue
+			}
+			for _, vp := range v.Phases {
+				for _, sp := range s.Phases {
+					if sp.Op != vp.Op || sp.Clients != vp.Clients || sp.Repeat != vp.Repeat || sp.OpsPerSec == 0 {
+						continue
+					}
+					out = append(out, fmt.Sprintf("%s %s through %s: %s ops/s against %s direct (%+.0f%%); mean latency %s against %s: the %s layer adds %s per operation",
+						s.Label, sp.Op, v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), (vp.OpsPerSec/sp.OpsPerSec-1)*100,
+						dur(vp.Latency.Mean), dur(sp.Latency.Mean), v.Via, dur(vp.Latency.Mean-sp.Latency.Mean)))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -291,7 +291,8 @@ func Notes(d *result.Document) []string {
 			}
 		}
 	}
-	return append(out, fitNotes(d)...)
+	out = append(out, fitNotes(d)...)
+	return append(out, viaNotes(d)...)
 }
 
 // Text writes the summary and an aligned table for a terminal.

@@ -67,12 +67,16 @@ type Setting struct {
 
 // Store is one store's results.
 type Store struct {
-	Label   string     `json:"label"`
-	Spec    string     `json:"spec"`              // as given, credentials removed
-	Variant []Setting  `json:"variant,omitempty"` // the varied options' values for this store
-	Info    store.Info `json:"info"`
-	Phases  []Phase    `json:"phases"`
-	Error   string     `json:"error,omitempty"` // why the store could not run
+	Label   string    `json:"label"`
+	Spec    string    `json:"spec"`              // as given, credentials removed
+	Variant []Setting `json:"variant,omitempty"` // the varied options' values for this store
+	// Via is "http" when the workload reached the store through kurabe
+	// serve (--via-http); Of is then the label of the direct run.
+	Via    string     `json:"via,omitempty"`
+	Of     string     `json:"of,omitempty"`
+	Info   store.Info `json:"info"`
+	Phases []Phase    `json:"phases"`
+	Error  string     `json:"error,omitempty"` // why the store could not run
 	// Prepared is the data the workload loaded before its phases.
 	Prepared []Prepared `json:"prepared,omitempty"`
 }
