@@ -133,6 +133,38 @@ type ConnectTimer interface {
 	ConnectTime() time.Duration
 }
 
+// SQLSession is implemented by sessions of SQL stores (sqlite, postgres,
+// mysql/mariadb). Statements are text in the store's own dialect, with
+// placeholders as the dialect writes them ("?" for sqlite and mysql, "$1"
+// for postgres); workloads that speak SQL pick their text by Dialect.
+// Statements are prepared on first use and cached per session, so running
+// the same text again costs what a prepared statement costs.
+type SQLSession interface {
+	Dialect() string // "sqlite", "postgres" or "mysql"
+	// Exec runs a statement that returns no rows and reports the rows it
+	// changed.
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// Query runs a statement, reads every row it returns, and reports how
+	// many rows and bytes it read. The values are discarded, as pgbench
+	// does; fn, when not nil, sees each row's first column as an integer
+	// (0 when it is not one), for workloads that check a result.
+	Query(ctx context.Context, sql string, args []any, fn func(first int64)) (rows int, bytes int64, err error)
+	// Begin, Commit and Rollback delimit a transaction on the session's
+	// connection.
+	Begin(ctx context.Context) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// BulkLoader is implemented by stores with a native bulk path faster than
+// batched INSERTs: PostgreSQL's COPY, MySQL's LOAD DATA LOCAL INFILE,
+// SQLite's prepared insert inside one transaction.
+type BulkLoader interface {
+	// BulkLoad inserts every row next yields (next returns false when
+	// done; the row is valid until the next call) and returns the count.
+	BulkLoad(ctx context.Context, t *Table, next func() (Row, bool)) (int64, error)
+}
+
 // Truncater is implemented by stores that empty a table faster than
 // creating it anew.
 type Truncater interface {

@@ -340,6 +340,7 @@ type session struct {
 	c      *sqlite3.Conn
 	tables []*stmts // by table ID
 	row    store.Row
+	sql    map[string]*sqlite3.Stmt // SQLSession statements by text
 }
 
 func (s *session) prepared(t *store.Table) (*stmts, error) {
@@ -502,6 +503,9 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 }
 
 func (s *session) Close() error {
+	for _, st := range s.sql {
+		st.Close()
+	}
 	for _, p := range s.tables {
 		if p != nil {
 			p.insert.Close()

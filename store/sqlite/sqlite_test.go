@@ -155,3 +155,53 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestSQLSessionAndBulkLoad(t *testing.T) {
+	st := open(t, "sqlite:?journal_mode=wal")
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	// Bulk load 1000 rows in one transaction.
+	i := 0
+	row := store.Row{{}, {}, {Text: []byte("bulk")}}
+	n, err := st.(store.BulkLoader).BulkLoad(ctx, tb, func() (store.Row, bool) {
+		if i == 1000 {
+			return nil, false
+		}
+		i++
+		row[1].Int = int64(i)
+		return row, true
+	})
+	if err != nil || n != 1000 {
+		t.Fatalf("BulkLoad: %d, %v", n, err)
+	}
+	sess, _ := st.Open(ctx)
+	defer sess.Close()
+	sq := sess.(store.SQLSession)
+	if sq.Dialect() != "sqlite" {
+		t.Fatal(sq.Dialect())
+	}
+	// A transaction that is rolled back leaves nothing behind.
+	if err := sq.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := sq.Exec(ctx, "UPDATE kurabe_conformance SET n = n + ? WHERE n <= ?", 10000, 10); err != nil || ch != 10 {
+		t.Fatalf("update changed %d: %v", ch, err)
+	}
+	if err := sq.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	rows, bytes, err := sq.Query(ctx, "SELECT sum(n) FROM kurabe_conformance WHERE n <= ?", []any{10}, func(v int64) { sum = v })
+	if err != nil || rows != 1 || bytes != 8 || sum != 55 {
+		t.Fatalf("query: rows %d bytes %d sum %d err %v", rows, bytes, sum, err)
+	}
+	if _, err := sq.Exec(ctx, "SELECT 1; SELECT 2"); err == nil {
+		t.Fatal("two statements accepted")
+	}
+	if _, err := sq.Exec(ctx, "UPDATE kurabe_conformance SET n = ?", struct{}{}); err == nil {
+		t.Fatal("unbindable argument accepted")
+	}
+}
