@@ -60,10 +60,11 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f runFlags
+// runFlagSet builds the flag set of kurabe run, every workload's flags
+// included, bound to f; scenario files are checked against the same set.
+func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]workload.Definition) {
 	fs := flag.NewFlagSet("kurabe run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(out)
 	fs.Var(&f.stores, "store", "a store to compare, DRIVER:[PATH][?OPTION=VALUE&...]; repeat for more (default: "+strings.Join(defaultStores, " ")+")")
 	fs.Var(&f.vary, "vary", "run every store once per value of a store or server option, NAME=V1,V2,...; repeat to vary several (every combination runs)")
 	fs.StringVar(&f.workload, "workload", "bbs", "the workload to run")
@@ -92,9 +93,18 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		defs[e.Name] = d
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags after it override it.\n\nFlags:")
 		fs.PrintDefaults()
 	}
+	return fs, defs
+}
+
+func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && isScenario(args[0]) {
+		return a.runScenario(ctx, args[0], args[1:], stdout, stderr)
+	}
+	var f runFlags
+	fs, defs := a.runFlagSet(&f, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
