@@ -44,7 +44,9 @@ type scenarioError struct {
 	Msg       string
 }
 
-func (e *scenarioError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+func (e *scenarioError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
 
 // loadScenario reads and checks a scenario file against run's flags.
 func (a *App) loadScenario(path string) (*scenario, error) {
