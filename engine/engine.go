@@ -284,9 +284,23 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(openErrs...); err != nil {
+	// A client that could not open its session (too many connections, a
+	// refused connection) is a finding, not a crash: it is counted by
+	// class, and the phase runs with the clients that got in.
+	var opened []*worker
+	for i, wk := range workers {
+		if openErrs[i] == nil {
+			opened = append(opened, wk)
+			continue
+		}
+		res.SessionErrors = mergeClasses(res.SessionErrors, []result.ErrorClass{{Class: store.Classify(openErrs[i]), Count: 1, First: openErrs[i].Error()}})
+	}
+	if len(opened) == 0 {
 		return res, fmt.Errorf("opening %d sessions: %w", cfg.Clients, firstErr(openErrs))
 	}
+	workers = opened
+	cfg.Clients = len(opened)
+	res.Clients = len(opened)
 	openRec := hist.NewRecorder()
 	for _, wk := range workers {
 		openRec.Record(int64(wk.openTime))

@@ -273,3 +273,19 @@ func TestPerOpConnectReportedApart(t *testing.T) {
 		t.Fatalf("verify %+v", res.Verify[0])
 	}
 }
+
+func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {
+	st := &storefault.Capacity{Store: openStore(t, "file:"), Max: 4}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 10, Count: 1000, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Clients != 4 || len(res.SessionErrors) != 1 || res.SessionErrors[0].Count != 6 || res.SessionErrors[0].Class != "too-many-connections" {
+		t.Fatalf("clients %d, session errors %+v", res.Clients, res.SessionErrors)
+	}
+	if res.Ops != 1000 || res.Verify[0].After != 1000 {
+		t.Fatalf("ops %d, stored %d: the clients that got in must do all the work", res.Ops, res.Verify[0].After)
+	}
+}

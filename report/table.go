@@ -258,6 +258,9 @@ func Notes(d *result.Document) []string {
 			out = append(out, fmt.Sprintf("%s: data set loaded: %s rows in %.2f s (%s rows/s)", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
 		}
 		for _, p := range s.Phases {
+			for _, c := range p.SessionErrors {
+				out = append(out, fmt.Sprintf("%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", s.Label, p.Op, c.Count, c.Class, c.First, p.Clients))
+			}
 			for _, c := range p.ErrorClasses {
 				out = append(out, fmt.Sprintf("%s %s: %d errors of class %s, first: %s", s.Label, p.Op, c.Count, c.Class, c.First))
 			}

@@ -113,6 +113,9 @@ type Phase struct {
 	ClientFinish []float64 `json:"client_finish_s"`
 	FinishRatio  float64   `json:"finish_ratio"`
 	SessionOpen  Latency   `json:"session_open"` // time to open each client's session
+	// SessionErrors counts the clients that could not open a session, by
+	// class; Clients is then the number that ran.
+	SessionErrors []ErrorClass `json:"session_errors,omitempty"`
 	// With a connection per operation (connect=per-op): the time spent
 	// connecting, the latency without it, and ops/s without it, like
 	// pgbench's tps "without initial connection time".

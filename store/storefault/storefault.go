@@ -5,6 +5,7 @@ package storefault
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -77,4 +78,36 @@ func (ss *stallSession) Insert(ctx context.Context, t *store.Table, row store.Ro
 func (ss *stallSession) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
 	ss.stall()
 	return ss.Session.Scan(ctx, t, q, fn)
+}
+
+// Capacity wraps a real store that accepts at most Max sessions open at
+// once, refusing more as a server at its connection limit does (class
+// "too-many-connections").
+type Capacity struct {
+	store.Store
+	Max  int64
+	open atomic.Int64
+}
+
+func (c *Capacity) Open(ctx context.Context) (store.Session, error) {
+	if c.open.Add(1) > c.Max {
+		c.open.Add(-1)
+		return nil, &store.ClassError{Class: "too-many-connections", Err: errors.New("too many connections (fake limit)")}
+	}
+	s, err := c.Store.Open(ctx)
+	if err != nil {
+		c.open.Add(-1)
+		return nil, err
+	}
+	return &capSession{Session: s, c: c}, nil
+}
+
+type capSession struct {
+	store.Session
+	c *Capacity
+}
+
+func (s *capSession) Close() error {
+	s.c.open.Add(-1)
+	return s.Session.Close()
 }
