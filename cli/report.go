@@ -113,7 +113,7 @@ func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "kurabe: no font with Japanese glyphs found (Debian: apt-get install fonts-noto-cjk); the charts' words stay English")
 	}
 	if *htmlOut != "" {
-		if err := writeFileAtomic(*htmlOut, func(w io.Writer) error { return report.WriteHTML(w, *lang, docs...) }); err != nil {
+		if err := result.WriteAtomic(*htmlOut, func(w io.Writer) error { return report.WriteHTML(w, *lang, docs...) }); err != nil {
 			return err
 		}
 		fmt.Fprintln(stderr, "wrote "+*htmlOut)
@@ -129,30 +129,6 @@ func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes a file through a temporary file in the same
-// directory, so a reader never sees half a report.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".kurabe-report-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", path, err)
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	return nil
 }

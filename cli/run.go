@@ -361,7 +361,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		outErr = result.WriteFile(f.jsonOut, doc)
 	}
 	if f.htmlOut != "" {
-		if err := writeFileAtomic(f.htmlOut, func(w io.Writer) error { return report.WriteHTML(w, *f.lang, doc) }); err != nil && outErr == nil {
+		if err := result.WriteAtomic(f.htmlOut, func(w io.Writer) error { return report.WriteHTML(w, *f.lang, doc) }); err != nil && outErr == nil {
 			outErr = err
 		}
 	}

@@ -9,6 +9,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -259,18 +260,27 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// WriteFile writes the document atomically: to a temporary file in the same
-// directory, synced, then renamed over path. A reader never sees half a file.
+// WriteFile writes the document atomically (see WriteAtomic).
 func WriteFile(path string, d *Document) error {
 	b, err := json.MarshalIndent(d, "", " ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".kurabe-result-*")
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// WriteAtomic writes a file through a temporary file in the same
+// directory, synced, then renamed over path: a reader never sees half a
+// file, and an interrupted write leaves the old one.
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".kurabe-*")
 	if err != nil {
-		return fmt.Errorf("cannot write result %s: %v; choose a writable directory", path, err)
+		return fmt.Errorf("cannot write %s: %v; choose a writable directory", path, err)
 	}
-	_, err = f.Write(append(b, '\n'))
+	err = write(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -285,7 +295,7 @@ func WriteFile(path string, d *Document) error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("cannot write result %s: %v", path, err)
+		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	return nil
 }
