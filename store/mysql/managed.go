@@ -137,6 +137,14 @@ func (m *managed) start(ctx context.Context, pass string) (string, error) {
 	if err := server.PrepareDir(m.dir, u); err != nil {
 		return "", fail(err)
 	}
+	// A temporary directory of the server's own: servers sharing /tmp
+	// delete each other's temporary tables (mariadb-install-db run
+	// beside another fails with "Unknown table 'mysql.tmp_user_sys'").
+	// A tmpdir setting in the spec comes later and wins.
+	tmp := filepath.Join(m.dir, "tmp")
+	if err := server.PrepareDir(tmp, u); err != nil {
+		return "", fail(err)
+	}
 	sock := filepath.Join(m.dir, "mysql.sock")
 	if len(sock) > 100 { // a socket's path holds at most 107 bytes
 		if m.tmpDir, err = os.MkdirTemp("", "kurabe-mysql-"); err != nil {
@@ -165,10 +173,11 @@ func (m *managed) start(ctx context.Context, pass string) (string, error) {
 			creation = append(creation, s.arg())
 		}
 	}
-	if err := m.initialise(ctx, u, slices.Concat(user, creation)); err != nil {
+	tmpArg := []string{"--tmpdir=" + tmp}
+	if err := m.initialise(ctx, u, slices.Concat(user, tmpArg, creation)); err != nil {
 		return "", fail(err)
 	}
-	common = slices.Concat(user, common)
+	common = slices.Concat(user, tmpArg, common)
 
 	logPath := filepath.Join(m.dir, "mysqld.log")
 	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
@@ -194,7 +203,10 @@ func (m *managed) start(ctx context.Context, pass string) (string, error) {
 			"--log-error=" + logPath,
 			// No reverse DNS lookup per connection: connect=per-op would
 			// measure the resolver.
-			"--skip-name-resolve"}
+			"--skip-name-resolve",
+			// BulkLoad's LOAD DATA LOCAL INFILE; a local_infile setting
+			// in the spec comes later and wins.
+			"--local-infile=1"}
 		if m.flavor == "mysql" {
 			args = append(args, "--mysqlx=OFF") // its own port would clash between instances
 		}

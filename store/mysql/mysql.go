@@ -43,6 +43,13 @@
 //     packet (max_allowed_packet) or exceed the 65535 placeholders of a
 //     prepared statement is it split, and then the parts run in one
 //     transaction.
+//   - Sessions are store.SQLSessions too (sql.go): statements in MySQL's
+//     SQL with ? placeholders, prepared once per text as the other
+//     statements are, with kurabe's database as the default one so that
+//     such SQL can name tables as the workload does; Exec reports matched
+//     rows. The store is a store.BulkLoader: LOAD DATA LOCAL INFILE fed
+//     by a streaming reader, or multi-row INSERTs where the server has
+//     local_infile off (a managed server is started with it on).
 package mysql
 
 import (
@@ -173,6 +180,10 @@ type Store struct {
 	// The statements connect=pool sessions share, prepared on the pool
 	// (database/sql prepares them again on each connection).
 	pool map[poolKey]*sql.Stmt
+	// SQLSession texts connect=pool sessions share, likewise.
+	sqlPool map[string]*sql.Stmt
+	// How the last BulkLoad went in (bulkLoadData or bulkInsert).
+	bulkPath string
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -247,6 +258,9 @@ func newConfig(user, pass, network, addr string) *mysql.Config {
 	cfg.Timeout = 10 * time.Second
 	// The driver would print to stderr; its errors reach us anyway.
 	cfg.Logger = &mysql.NopLogger{}
+	// LOAD DATA LOCAL INFILE may only read the readers BulkLoad
+	// registers, never a file a server asks for.
+	cfg.AllowAllFiles = false
 	return cfg
 }
 
@@ -301,6 +315,19 @@ func (s *Store) start(ctx context.Context) error {
 	cfg := s.base.Clone()
 	cfg.MaxAllowedPacket = s.maxPacket
 	cfg.InterpolateParams = s.opts.connect == "per-op"
+	// SQL a workload sends (store.SQLSession) names kurabe's tables
+	// without their database, which is an option; kurabe's own SQL
+	// qualifies every name. connect=pool and per-op connect at their
+	// first operation, after Setup has made the database, so theirs is
+	// chosen in the handshake; a connect=session session connects at
+	// Open, which may come first, and sends USE before its first SQL
+	// statement instead (sqlStmt).
+	if s.opts.connect != "session" {
+		cfg.DBName = s.opts.database
+	}
+	// Matched rows, not changed ones, are what Exec reports on every SQL
+	// store.
+	cfg.ClientFoundRows = true
 	db, err := openDB(cfg)
 	if err != nil {
 		admin.Close()
@@ -617,11 +644,14 @@ var readBack = []string{"innodb_page_size", "innodb_buffer_pool_size", "innodb_f
 // managed server, and reports what it could not read in Facts["error"].
 func (s *Store) Info(ctx context.Context) store.Info {
 	s.mu.Lock()
-	target, admin, closed := s.target, s.admin, s.closed
+	target, admin, closed, bulkPath := s.target, s.admin, s.closed, s.bulkPath
 	s.mu.Unlock()
 	info := store.Info{Driver: s.driver, Target: target, Options: s.optionMap(), Facts: map[string]string{
 		"client": "github.com/go-sql-driver/mysql via database/sql",
 	}}
+	if bulkPath != "" {
+		info.Facts["bulk_load"] = bulkPath
+	}
 	if s.m != nil {
 		info.Facts["server"] = s.m.serverBin
 		info.Facts["datadir"] = s.m.datadir()
@@ -765,6 +795,9 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	for _, st := range s.pool {
+		st.Close()
+	}
+	for _, st := range s.sqlPool {
 		st.Close()
 	}
 	var errs []error

@@ -139,6 +139,9 @@ func TestServer(t *testing.T) {
 		})
 	}
 
+	// SQLSession and BulkLoader (sql_test.go).
+	t.Run("SQL", func(t *testing.T) { testSQL(t, open, root, dsn) })
+
 	// Setup creates each index, as information_schema.STATISTICS shows it,
 	// under every engine and in the row format with the smallest limit on
 	// an indexed column; a text column is indexed on a prefix that fits.

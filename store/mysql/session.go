@@ -235,6 +235,17 @@ type session struct {
 	ints  []int64
 	texts []sql.RawBytes
 	row   store.Row
+
+	// SQLSession: statements by text; a connect=pool transaction's Tx
+	// and the connection it holds; whether a transaction is open; and
+	// the columns Query scans into.
+	sql     map[string]*sqlStmt
+	tx      *sql.Tx
+	txConn  *sql.Conn
+	inTx    bool
+	usedDB  bool // connect=session: USE database sent
+	sqlCols []sqlCol
+	sqlDest []any
 }
 
 // perOpSession connects for every operation and reports the time it took.
@@ -587,6 +598,7 @@ func (s *session) read(t *store.Table, rows *sql.Rows, fn func(store.Row) error)
 // Close closes the session's statements and connection (for
 // connect=pool, the pool's stay for other sessions).
 func (s *session) Close() error {
+	s.closeSQL()
 	if s.conn == nil {
 		return nil
 	}

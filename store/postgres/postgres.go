@@ -49,6 +49,15 @@
 // (or one multi-statement simple query), one implicit transaction, through
 // the same statement as Insert.
 //
+// Sessions are store.SQLSessions too (sql.go): statements in PostgreSQL's
+// SQL with $1 placeholders, through pgx's statement cache (or its simple
+// protocol), on the connection the connect mode gives; connections start
+// with search_path kurabe, public, so that such SQL can name kurabe's
+// tables as they are named in the workload. A transaction holds one
+// connection from Begin to Commit or Rollback, so connect=per-op has
+// none. The store is a store.BulkLoader: COPY FROM STDIN in the binary
+// format, streamed.
+//
 // Passwords never appear in what the store reports: targets are redacted
 // and every error message is scrubbed of the password in use.
 package postgres
@@ -210,6 +219,9 @@ func (s *Store) tune(cfg *pgx.ConnConfig) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "kurabe"
+	// SQL a workload sends (store.SQLSession) names kurabe's tables as
+	// they are in its schema; kurabe's own SQL qualifies every name.
+	cfg.RuntimeParams["search_path"] = schema + ", public"
 	// The spec's query string holds store options, so connect_timeout
 	// cannot be given there (PGCONNECT_TIMEOUT can); without a limit an
 	// unreachable host would hang for the kernel's two minutes of retries.
@@ -428,12 +440,8 @@ func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer closeConn(c)
-	var owned bool
-	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+qualified("kurabe_meta")+" WHERE name = $1)", t.Name).Scan(&owned); err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
-	}
-	if !owned {
-		return fmt.Errorf("postgres: %s.%s on %s was %w; run Setup first", schema, t.Name, s.target, store.ErrNotOwned)
+	if err := s.checkOwned(ctx, c, t); err != nil {
+		return err
 	}
 	if _, err := c.Exec(ctx, "TRUNCATE "+qualified(t.Name)+" RESTART IDENTITY"); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: truncating %s: %w", s.target, t.Name, err))

@@ -56,7 +56,7 @@ func serverDir() (string, error) {
 }
 
 // sharedDSN returns the address of the shared server, starting it first.
-func sharedDSN(t *testing.T, userinfo string) string {
+func sharedDSN(t testing.TB, userinfo string) string {
 	t.Helper()
 	shared.once.Do(func() {
 		ctx := context.Background()
@@ -75,7 +75,7 @@ func sharedDSN(t *testing.T, userinfo string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", userinfo, shared.port)
 }
 
-func open(t *testing.T, spec string, env store.Env) store.Store {
+func open(t testing.TB, spec string, env store.Env) store.Store {
 	t.Helper()
 	sp, err := store.ParseSpec(spec)
 	if err != nil {

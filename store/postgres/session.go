@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"kurabe/store"
 )
@@ -113,6 +114,12 @@ type session struct {
 	params [3]any
 
 	connectTime time.Duration
+
+	// SQLSession state: the pooled connection a transaction holds
+	// (connect=pool), whether one is open, and scratch for arguments.
+	pinned  *pgxpool.Conn
+	inTx    bool
+	sqlArgs []any
 }
 
 // param is a scan parameter that reaches pgx without allocating. An int64
@@ -366,6 +373,10 @@ func decodeInt(b []byte, format int16) (int64, bool) {
 
 func (s *session) Close() error {
 	s.done()
+	// A transaction left open dies with its connection: a pinned pooled
+	// one is destroyed by Release, not reused, since it is not idle.
+	s.release()
+	s.inTx = false
 	if s.conn == nil {
 		return nil
 	}
