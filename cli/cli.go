@@ -97,6 +97,10 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return a.compare(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return a.serve(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return a.replay(ctx, args[1:], stdout, stderr)
+	case "capture":
+		return a.capture(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
@@ -106,7 +110,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stdout)
 		return nil
 	}
-	return usageErr("unknown command %q; commands are: run, report, compare, serve, version, help", args[0])
+	return usageErr("unknown command %q; commands are: run, report, compare, serve, replay, capture, version, help", args[0])
 }
 
 func (a *App) usage(w io.Writer) {
@@ -127,6 +131,10 @@ Usage:
                           what changed between two runs, and is it significant
   kurabe serve --store SPEC [--listen 127.0.0.1:3001] [--cgi]
                           serve the message board over HTTP from any store
+  kurabe replay --pg-log F | --mysql-general-log F --store SPEC [--speed 1|2|max] [--clients N]
+                          replay a server's query log against a store, per statement fingerprint
+  kurabe capture --store postgres:managed|mariadb:managed [--log F] -- COMMAND...
+                          run COMMAND against a throwaway server and save its log for replay
   kurabe version          print the version
   kurabe help run         list every flag of run
 

@@ -136,6 +136,8 @@ type Phase struct {
 
 	// HTTP holds what kurabe http measured beside the engine's figures.
 	HTTP *HTTPStats `json:"http,omitempty"`
+	// Replay holds what kurabe replay measured beside these figures.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // OpenLoop is what an open-loop phase (a rate) measured beside latency.

@@ -1,0 +1,427 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	crand "crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"kurabe/replay"
+	"kurabe/replay/pglog"
+	"kurabe/store"
+)
+
+const captureUsage = `Usage: kurabe capture --store postgres:managed|mariadb:managed [--log FILE] -- COMMAND [ARGS...]
+
+Starts a throwaway server that logs every statement, runs COMMAND with the
+connection in its environment, stops the server and saves the log of what
+COMMAND did, ready for kurabe replay.
+
+PostgreSQL: PGHOST, PGPORT, PGUSER, PGDATABASE and DATABASE_URL are set
+(no password: the server trusts loopback connections), so psql, pgbench
+and libpq programs connect with no flags.
+
+MariaDB: MYSQL_HOST, MYSQL_TCP_PORT and MYSQL_HOME are set; MYSQL_HOME
+holds a my.cnf with the user and its password, which the mariadb and mysql
+clients read on their own (others take --defaults-extra-file=$KURABE_MY_CNF).
+DATABASE_URL holds mysql://user:password@127.0.0.1:port/kurabe. The
+password is made up for this run and never printed.
+
+Flags:
+`
+
+func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("kurabe capture", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	spec := fs.String("store", "", "the server to start: postgres:managed or mariadb:managed, with server settings as options if you like (postgres:managed?shared_buffers=256MB)")
+	logOut := fs.String("log", "", "where to save the log (default: kurabe-capture-postgres.log or kurabe-capture-mariadb.log)")
+	dirFlag := fs.String("dir", "", "data directory of the server (default: a temporary one, removed)")
+	keep := fs.Bool("keep", false, "keep the server's data directory")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, captureUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return usageErr("%v; see kurabe capture -h", err)
+	}
+	command := fs.Args()
+	if len(command) > 0 && command[0] == "--" {
+		command = command[1:]
+	}
+	if len(command) == 0 {
+		return usageErr("give the command to run after --, e.g. kurabe capture --store postgres:managed -- psql -f app.sql")
+	}
+	if *spec == "" {
+		return usageErr("give the server with --store postgres:managed or --store mariadb:managed")
+	}
+	sp, err := store.ParseSpec(*spec)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	var kind string
+	switch sp.Driver {
+	case "postgres":
+		kind = "postgres"
+	case "mariadb", "mysql":
+		kind = "mariadb"
+	default:
+		return usageErr("--store %s: capture starts postgres:managed or mariadb:managed, whose logs kurabe replay reads", sp)
+	}
+	if sp.Target != "managed" {
+		return usageErr("--store %s: capture needs a server it starts itself, to set its logging; give %s:managed (for a server you run, set its logging yourself: see docs/replay.md)", sp, sp.Driver)
+	}
+	if a.driver(sp.Driver) == nil {
+		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+	}
+	if *logOut == "" {
+		*logOut = "kurabe-capture-" + kind + ".log"
+	}
+	if err := checkWritableDir(filepath.Dir(*logOut)); err != nil {
+		return usageErr("--log %s: %v; choose a writable directory", *logOut, err)
+	}
+	if _, err := exec.LookPath(command[0]); err != nil {
+		return usageErr("cannot run %s: %v", command[0], err)
+	}
+
+	dir, kept := *dirFlag, *keep || *dirFlag != ""
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+	} else if dir, err = os.MkdirTemp("", "kurabe-capture-"); err != nil {
+		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+	}
+	os.Chmod(dir, 0o755) // the server runs as another user when kurabe is root
+	if !kept {
+		defer os.RemoveAll(dir)
+	}
+	// The server's own directory is short, so that its socket's path fits.
+	sdir := filepath.Join(dir, "s")
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return usageErr("cannot create %s: %v", sdir, err)
+	}
+	// The client's files (MariaDB's my.cnf, with the password) live apart
+	// from the server's, readable by kurabe's user only.
+	cdir, err := os.MkdirTemp("", "kurabe-client-")
+	if err != nil {
+		return usageErr("cannot create a temporary directory: %v", err)
+	}
+	defer os.RemoveAll(cdir)
+
+	var c *captured
+	if kind == "postgres" {
+		c, err = a.startPostgres(ctx, sp, sdir)
+	} else {
+		c, err = a.startMariaDB(ctx, sp, sdir, cdir)
+	}
+	if c != nil && c.st != nil {
+		defer c.st.Close()
+	}
+	if err != nil {
+		return &ExitError{Code: ExitFailed, Err: err}
+	}
+	// Only what the command does goes into the saved log: not the server's
+	// start, nor kurabe's own connections before it.
+	from, err := fileSize(c.log)
+	if err != nil {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the server's log: %w", err)}
+	}
+	fmt.Fprintf(stderr, "kurabe capture: %s at %s; running %s\n", c.what, c.addr, strings.Join(command, " "))
+
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Env = append(os.Environ(), c.env...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	runErr := cmd.Run()
+
+	// Stopped, the server has written and closed its log.
+	if err := c.st.Close(); err != nil {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("stopping the server: %w", err)}
+	}
+	if err := saveLog(c.log, from, *logOut, kind == "mariadb"); err != nil {
+		return &ExitError{Code: ExitFailed, Err: err}
+	}
+	summary, err := summarizeLog(*logOut, kind)
+	if err != nil {
+		return &ExitError{Code: ExitFailed, Err: err}
+	}
+	flag, storeHint := "--pg-log", "postgres:managed"
+	if kind == "mariadb" {
+		flag, storeHint = "--mysql-general-log", "mariadb:managed"
+	}
+	fmt.Fprintf(stderr, "kurabe capture: saved %s (%s); replay it with: kurabe replay %s %s --store %s\n", *logOut, summary, flag, *logOut, storeHint)
+	if runErr != nil {
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s exited with status %d; the log of what it did was saved anyway", command[0], ee.ExitCode())}
+		}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %v; the log was saved anyway", command[0], runErr)}
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the log of what ran was saved")}
+	}
+	return nil
+}
+
+// captured is a running server whose log is being captured.
+type captured struct {
+	st   store.Store
+	what string   // "PostgreSQL 15.4"
+	addr string   // host:port
+	log  string   // the server's log file
+	env  []string // the connection, for the command
+}
+
+// pgCaptureSettings are the server settings that make PostgreSQL's log
+// one kurabe replay reads: every statement, sessions told apart,
+// connections and disconnections, English messages, on stderr.
+var pgCaptureSettings = map[string]string{
+	"log_statement":              "all",
+	"log_line_prefix":            pglog.DefaultPrefix,
+	"log_connections":            "on",
+	"log_disconnections":         "on",
+	"logging_collector":          "off",
+	"log_destination":            "stderr",
+	"lc_messages":                "C",
+	"log_min_duration_statement": "-1",
+}
+
+func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string) (*captured, error) {
+	sp = withOptions(sp)
+	for name, v := range pgCaptureSettings {
+		if given := sp.Options.Get(name); given != "" && given != v {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s=%s itself, for a log replay can read; leave it out", sp, name, v)}
+		}
+		sp.Options.Set(name, v)
+	}
+	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+	}
+	c := &captured{st: st, log: filepath.Join(sdir, "postgres.log")}
+	if err := startServer(ctx, st); err != nil {
+		return c, err
+	}
+	info := st.Info(ctx)
+	host, port, err := managedAddr(info)
+	if err != nil {
+		return c, err
+	}
+	c.what, c.addr = "PostgreSQL "+info.Version, net.JoinHostPort(host, port)
+	c.env = []string{"PGHOST=" + host, "PGPORT=" + port, "PGUSER=kurabe", "PGDATABASE=postgres", "PGSSLMODE=disable",
+		"DATABASE_URL=postgres://kurabe@" + c.addr + "/postgres?sslmode=disable"}
+	return c, nil
+}
+
+func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string) (*captured, error) {
+	sp = withOptions(sp)
+	logPath := filepath.Join(sdir, "general.log")
+	for name, v := range map[string]string{"general_log": "1", "general_log_file": logPath, "log_output": "FILE"} {
+		if given := sp.Options.Get(name); given != "" {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s itself, for a log replay can read; leave it out", sp, name)}
+		}
+		sp.Options.Set(name, v)
+	}
+	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+	}
+	c := &captured{st: st, log: logPath}
+	if err := startServer(ctx, st); err != nil {
+		return c, err
+	}
+	info := st.Info(ctx)
+	host, port, err := managedAddr(info)
+	if err != nil {
+		return c, err
+	}
+	c.what, c.addr = "MariaDB "+info.Version, net.JoinHostPort(host, port)
+	// The store's own account's password is its secret. As root, over
+	// the server's socket (root has no password there), make an account
+	// for the command with a password of its own.
+	var b [18]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return c, err
+	}
+	pass := hex.EncodeToString(b[:])
+	const user, database = "capture", "kurabe"
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr = "root", "unix", filepath.Join(sdir, "mysql.sock")
+	cfg.Timeout = 10 * time.Second
+	cfg.Logger = &mysql.NopLogger{}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return c, err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS " + database,
+		"CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED BY '" + pass + "'",
+		"GRANT ALL ON *.* TO '" + user + "'@'127.0.0.1'",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return c, fmt.Errorf("preparing an account for the command as root over %s: %s", cfg.Addr, strings.ReplaceAll(err.Error(), pass, "xxxxx"))
+		}
+	}
+	cnf := filepath.Join(cdir, "my.cnf")
+	text := fmt.Sprintf("# kurabe capture: the throwaway server's account, for this run only\n[client]\nuser=%s\npassword=%s\nhost=%s\nport=%s\nprotocol=TCP\n\n[mysql]\ndatabase=%s\n\n[mariadb-client]\ndatabase=%s\n", user, pass, host, port, database, database)
+	if err := os.WriteFile(cnf, []byte(text), 0o600); err != nil {
+		return c, err
+	}
+	u := url.URL{Scheme: "mysql", User: url.UserPassword(user, pass), Host: c.addr, Path: "/" + database}
+	c.env = []string{"MYSQL_HOME=" + cdir, "KURABE_MY_CNF=" + cnf, "MYSQL_HOST=" + host, "MYSQL_TCP_PORT=" + port, "DATABASE_URL=" + u.String()}
+	return c, nil
+}
+
+// withOptions returns sp with a map of options of its own to change.
+func withOptions(sp store.Spec) store.Spec {
+	opts := url.Values{}
+	for k, v := range sp.Options {
+		opts[k] = append([]string(nil), v...)
+	}
+	sp.Options = opts
+	return sp
+}
+
+// startServer starts a managed server: opening a session does, without
+// creating kurabe's tables (which Setup would, into the log).
+func startServer(ctx context.Context, st store.Store) error {
+	s, err := st.Open(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+var managedRE = regexp.MustCompile(`^managed (\S+):(\d+)$`)
+
+// managedAddr reads a managed server's address from its Info.Target,
+// "managed 127.0.0.1:PORT".
+func managedAddr(info store.Info) (host, port string, err error) {
+	m := managedRE.FindStringSubmatch(info.Target)
+	if m == nil {
+		return "", "", fmt.Errorf("cannot tell where the managed server listens from %q", info.Target)
+	}
+	return m[1], m[2], nil
+}
+
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// mariadbTime is the time stamp MariaDB writes on the first entry of a
+// second.
+var mariadbTime = regexp.MustCompile(`^\d{6} [ \d]\d:\d\d:\d\d\t`)
+
+// saveLog copies the server's log from offset from to out. A MariaDB log
+// keeps its header, and its first entry gets the time stamp it lacks when
+// the entry before it (cut off) had it.
+func saveLog(src string, from int64, out string, mariadb bool) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("the server's log: %w", err)
+	}
+	defer in.Close()
+	var head []string
+	var stamp string
+	if mariadb {
+		r := bufio.NewReader(io.LimitReader(in, from))
+		for n := 0; ; n++ {
+			line, err := r.ReadString('\n')
+			if n < 3 && line != "" {
+				head = append(head, line)
+			}
+			if m := mariadbTime.FindString(line); m != "" {
+				stamp = strings.TrimSuffix(m, "\t")
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if _, err := in.Seek(from, io.SeekStart); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".kurabe-capture-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", out, err)
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	for _, h := range head {
+		w.WriteString(h)
+	}
+	r := bufio.NewReader(in)
+	first := true
+	for {
+		line, err := r.ReadString('\n')
+		if first && line != "" {
+			first = false
+			if stamp != "" && strings.HasPrefix(line, "\t\t") {
+				line = stamp + line[1:]
+			}
+		}
+		w.WriteString(line)
+		if err != nil {
+			break
+		}
+	}
+	err = w.Flush()
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), out)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", out, err)
+	}
+	return nil
+}
+
+// summarizeLog reads a saved log back as replay will: sessions and
+// statements.
+func summarizeLog(path, kind string) (string, error) {
+	format, dialect := "pg-log", replay.Postgres
+	if kind == "mariadb" {
+		format, dialect = "mysql-general-log", replay.MySQL
+	}
+	lg, _, err := readLog(path, format, dialect, "")
+	if err != nil {
+		return "", err
+	}
+	s := fmt.Sprintf("%d sessions, %d statements, %.3f s", len(lg.Sessions), lg.Statements, lg.Span.Seconds())
+	if lg.Skips.Count > 0 {
+		s += fmt.Sprintf(", %d lines unreadable", lg.Skips.Count)
+	}
+	return s, nil
+}

@@ -1,0 +1,349 @@
+package cli
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"kurabe/replay"
+	"kurabe/replay/mylog"
+	"kurabe/replay/pglog"
+	"kurabe/report"
+	"kurabe/result"
+	"kurabe/store"
+)
+
+type replayFlags struct {
+	pgLog   string
+	myLog   string
+	prefix  string
+	stores  multiFlag
+	speed   string
+	clients int
+	warmup  time.Duration
+	delay   string
+	seed    uint64
+	jsonOut string
+	format  string
+	lang    *string
+	dir     string
+	keep    bool
+	quiet   bool
+	yes     bool
+}
+
+const replayUsage = `Usage: kurabe replay --pg-log FILE | --mysql-general-log FILE --store SPEC [flags]
+
+Replays the statements of a server's log against a store: each session of
+the log on a client of its own, at the logged times scaled by --speed, or
+the log's transactions spread over --clients N. Prints one row for all
+statements and one per statement fingerprint (values taken out), and says
+when the replay could not keep the log's pace.
+
+The statements run as they are, writes included: on a server you run
+yourself (not managed) or an SQLite file you name, give --yes.
+
+Flags:
+`
+
+func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f replayFlags
+	fs := flag.NewFlagSet("kurabe replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.pgLog, "pg-log", "", "a PostgreSQL server log written with log_statement=all or log_min_duration_statement=0")
+	fs.StringVar(&f.myLog, "mysql-general-log", "", "a MariaDB or MySQL general query log")
+	fs.StringVar(&f.prefix, "pg-prefix", "", "the log_line_prefix the PostgreSQL log was written with (default: found from the log; kurabe capture's is '"+pglog.DefaultPrefix+"')")
+	fs.Var(&f.stores, "store", "the store to replay on, DRIVER:[TARGET][?OPTION=VALUE&...], in the log's dialect; repeat to replay on each in turn")
+	fs.StringVar(&f.speed, "speed", "1", "1 replays at the logged pace, 2 twice as fast, 0.5 at half; max runs each client's statements back to back")
+	fs.IntVar(&f.clients, "clients", 0, "spread the log's transactions and statements over N clients (default: one client per session of the log)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "leave statements that start within this time of the start out of the figures")
+	fs.StringVar(&f.delay, "delay", "", "a delay after each statement before the client's next: a duration (5ms) or a uniform range (1ms-10ms)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random delays (default: random, recorded)")
+	fs.StringVar(&f.jsonOut, "json", "", "write the result document to this file (kurabe report and compare read it)")
+	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
+	f.lang = langFlag(fs)
+	fs.StringVar(&f.dir, "dir", "", "data directory of managed servers and stores without a path (default: a temporary one, removed)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
+	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	fs.BoolVar(&f.yes, "yes", false, "replay on a server you run or an SQLite file you name: the log's statements change it")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, replayUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return usageErr("%v; see kurabe replay -h", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q; give the log with --pg-log or --mysql-general-log", fs.Arg(0))
+	}
+
+	// Validate everything before reading the log or touching a store.
+	var logPath, format, dialect string
+	switch {
+	case f.pgLog != "" && f.myLog != "":
+		return usageErr("give one log: --pg-log or --mysql-general-log, not both")
+	case f.pgLog != "":
+		logPath, format, dialect = f.pgLog, "pg-log", replay.Postgres
+	case f.myLog != "":
+		logPath, format, dialect = f.myLog, "mysql-general-log", replay.MySQL
+		if f.prefix != "" {
+			return usageErr("--pg-prefix is for --pg-log; a general query log has no prefix")
+		}
+	default:
+		return usageErr("give the log to replay: --pg-log FILE or --mysql-general-log FILE (kurabe capture makes one)")
+	}
+	if len(f.stores) == 0 {
+		return usageErr("give the store to replay on with --store, e.g. --store %s:managed", map[string]string{replay.Postgres: "postgres", replay.MySQL: "mariadb"}[dialect])
+	}
+	cfg := replay.Config{Clients: f.clients, Warmup: f.warmup, Seed: f.seed}
+	if f.speed != "max" {
+		v, err := strconv.ParseFloat(f.speed, 64)
+		if err != nil || v <= 0 {
+			return usageErr("--speed %q: want a factor above 0 (1 = as logged, 2 = twice as fast) or max", f.speed)
+		}
+		cfg.Speed = v
+	}
+	if f.clients < 0 {
+		return usageErr("--clients %d: want 1 or more (or leave it out for one client per session)", f.clients)
+	}
+	var err error
+	if cfg.DelayMin, cfg.DelayMax, err = parseThink(f.delay); err != nil {
+		return usageErr("--delay %q: want a duration such as 5ms, or a range such as 1ms-10ms", f.delay)
+	}
+	if err := cfg.Validate(); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if _, ok := report.Formats[f.format]; !ok {
+		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.FormatNames(), ", "))
+	}
+	if err := report.CheckLang(*f.lang); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if f.jsonOut != "" {
+		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
+			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
+		}
+	}
+	var specs []store.Spec
+	for _, s := range f.stores {
+		sp, err := store.ParseSpec(s)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		if a.driver(sp.Driver) == nil {
+			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		}
+		if !f.yes && sp.Target != "managed" && sp.Target != "" {
+			return usageErr("store %s is not a throwaway one: the log's statements would run on it as they are, writes and DROPs included, outside kurabe's own tables; give --yes if that is what you want, or replay on %s:managed", sp, sp.Driver)
+		}
+		specs = append(specs, sp)
+	}
+	if cfg.Seed == 0 {
+		var b [8]byte
+		crand.Read(b[:])
+		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
+	}
+
+	lg, prefix, err := readLog(logPath, format, dialect, f.prefix)
+	if err != nil {
+		return err
+	}
+	if lg.Statements == 0 {
+		msg := fmt.Sprintf("%s has no statements to replay (%d lines read", logPath, lg.Lines)
+		if lg.Skips.Count > 0 {
+			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
+		}
+		msg += ")"
+		if format == "pg-log" {
+			msg += "; it needs log_statement=all or log_min_duration_statement=0, and --pg-prefix if its log_line_prefix is not one kurabe knows"
+		}
+		return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+	}
+
+	dir, kept := f.dir, f.keep || f.dir != ""
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
+		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+	} else {
+		os.Chmod(dir, 0o755) // managed servers run as another user when kurabe is root
+	}
+	if !kept {
+		defer os.RemoveAll(dir)
+	}
+
+	params := map[string]string{"log": logPath, "format": format, "speed": f.speed}
+	if prefix != "" {
+		params["log_line_prefix"] = prefix
+	}
+	if f.delay != "" {
+		params["delay"] = f.delay
+	}
+	clients := f.clients
+	if clients == 0 {
+		clients = len(lg.Sessions)
+	}
+	doc := &result.Document{
+		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Run: result.RunConfig{Workload: "replay", Params: params, Ops: []string{"replay"}, Clients: clients,
+			Count: lg.Statements, Warmup: result.Duration(f.warmup), Think: f.delay, Dir: dir, DirKept: kept},
+		Env: result.CollectEnv(dir),
+	}
+	labels := labelStores(specs)
+	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
+	for i, sp := range specs {
+		if ctx.Err() != nil {
+			break
+		}
+		sr := result.Store{Label: labels[i], Spec: sp.String()}
+		sdir := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return usageErr("cannot create %s: %v", sdir, err)
+		}
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		}
+		rc := cfg
+		rc.Tick = prog.tick(labels[i])
+		phases, err := replay.Run(ctx, rc, st, lg)
+		prog.clear()
+		if err != nil {
+			sr.Error = err.Error()
+		}
+		for j := range phases {
+			if r := phases[j].Replay; r != nil && phases[j].Op == "replay" {
+				r.Log, r.Format, r.Prefix = logPath, format, prefix
+			}
+		}
+		sr.Phases = phases
+		sr.Info = st.Info(context.WithoutCancel(ctx))
+		if err := st.Close(); err != nil && sr.Error == "" {
+			sr.Error = "closing: " + err.Error()
+		}
+		doc.Stores = append(doc.Stores, sr)
+		if len(specs) == 1 && sr.Error != "" && len(phases) == 0 {
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s: %s", sp, sr.Error)}
+		}
+	}
+	doc.Finished = time.Now().UTC()
+	doc.Interrupted = ctx.Err() != nil
+
+	var jsonErr error
+	if f.jsonOut != "" {
+		jsonErr = result.WriteFile(f.jsonOut, doc)
+	}
+	if err := report.WriteTables(stdout, f.format, *f.lang, doc); err != nil {
+		return err
+	}
+	if f.format == "text" || f.format == "markdown" {
+		var b strings.Builder
+		for _, line := range replayNotes(doc) {
+			b.WriteString(line + "\n")
+		}
+		if b.Len() > 0 {
+			if _, err := io.WriteString(stdout, "\n"+b.String()); err != nil {
+				return err
+			}
+		}
+	}
+	if jsonErr != nil {
+		return jsonErr
+	}
+	var failed []string
+	for _, s := range doc.Stores {
+		if s.Error != "" {
+			failed = append(failed, s.Label)
+		}
+	}
+	switch {
+	case doc.Interrupted:
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
+	case len(failed) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
+	}
+	return nil
+}
+
+// readLog parses a log into memory, with the prefix a PostgreSQL log was
+// read with.
+func readLog(path, format, dialect, prefix string) (*replay.Log, string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, "", usageErr("cannot read the log: %v", err)
+	}
+	defer fh.Close()
+	var p replay.Parser
+	if format == "pg-log" {
+		pp, err := pglog.New(fh, pglog.Config{File: path, Prefix: prefix})
+		if err != nil {
+			return nil, "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--pg-prefix: %w", err)}
+		}
+		p, prefix = pp, pp.Prefix()
+	} else {
+		p = mylog.New(fh, mylog.Config{File: path})
+	}
+	lg, err := replay.Load(p, dialect)
+	if err != nil {
+		return nil, "", &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	return lg, prefix, nil
+}
+
+// replayNotes returns the lines a replay adds under the table: the log
+// read, the pace kept or not, lines that could not be read, and notes.
+func replayNotes(d *result.Document) []string {
+	var out []string
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			r := p.Replay
+			if r == nil || p.Op != "replay" {
+				continue
+			}
+			mode := "one client per session"
+			if r.Mode == "clients" {
+				mode = fmt.Sprintf("%d clients", p.Clients)
+			}
+			line := fmt.Sprintf("%s replay: %d statements of %d sessions from %s (%d lines, %.3f s as logged), %s, speed %s", s.Label, r.Statements, r.Sessions, r.Log, r.Lines, r.LogSpan, mode, r.Speed)
+			if r.Delay != "" {
+				line += ", delay " + r.Delay
+			}
+			if r.Lag != nil {
+				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %d statements started more than %s late",
+					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), r.Late, usDur(r.LateAfterUs))
+				if r.Behind {
+					line += "; BEHIND: " + r.Note
+				} else {
+					line += "; kept the log's pace"
+				}
+			} else {
+				line += fmt.Sprintf("; took %.3f s", r.Wall)
+			}
+			out = append(out, line)
+			if r.Unreadable > 0 {
+				out = append(out, fmt.Sprintf("%s replay: %d lines of the log could not be read and were passed over; the first: %s", s.Label, r.Unreadable, strings.Join(r.FirstUnreadable, "; ")))
+			}
+			for _, n := range r.Notes {
+				out = append(out, s.Label+" replay: "+n)
+			}
+		}
+	}
+	return out
+}
+
+func usDur(us float64) string {
+	return time.Duration(us * 1e3).Round(time.Microsecond).String()
+}

@@ -1,0 +1,435 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kurabe/replay"
+	"kurabe/result"
+	"kurabe/store"
+	"kurabe/store/server"
+	"kurabe/store/storetest"
+)
+
+type subcommand func(a *App, ctx context.Context, args []string, stdout, stderr *bytes.Buffer) error
+
+func replayCmd(a *App, ctx context.Context, args []string, stdout, stderr *bytes.Buffer) error {
+	return a.replay(ctx, args, stdout, stderr)
+}
+
+func captureCmd(a *App, ctx context.Context, args []string, stdout, stderr *bytes.Buffer) error {
+	return a.capture(ctx, args, stdout, stderr)
+}
+
+// call runs a subcommand as Main would and returns what it wrote, its
+// error's message and the exit status.
+func call(t *testing.T, cmd subcommand, args ...string) (stdout, stderr string, code int, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err = cmd(testApp(), context.Background(), args, &out, &errb)
+	if err != nil {
+		code = ExitFailed
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+	}
+	return out.String(), errb.String(), code, err
+}
+
+const tinyPGLog = "2026-11-22 07:22:14.583 UTC [10828] 6b029826.2a4c kurabe@postgres LOG:  statement: select 1\n"
+
+func TestReplayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	pg := filepath.Join(dir, "pg.log")
+	empty := filepath.Join(dir, "empty.log")
+	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
+	os.WriteFile(empty, []byte("nothing here\n"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", "postgres:managed"}, "give the log"},
+		{[]string{"--pg-log", pg, "--mysql-general-log", pg, "--store", "postgres:managed"}, "not both"},
+		{[]string{"--pg-log", pg}, "--store postgres:managed"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "fast"}, "--speed"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "0"}, "--speed"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--delay", "5ms-1ms"}, "--delay"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--clients", "-1"}, "--clients"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--pg-prefix", "%m "}, "%c"},
+		{[]string{"--pg-log", pg, "--store", "nosuch:"}, "unknown driver"},
+		// A server kurabe does not run needs --yes: the log writes to it.
+		{[]string{"--pg-log", pg, "--store", "postgres://app@db.example/app"}, "--yes"},
+		{[]string{"--pg-log", filepath.Join(dir, "missing.log"), "--store", "postgres:managed"}, "cannot read the log"},
+		{[]string{"--pg-log", empty, "--store", "postgres:managed"}, "no statements to replay"},
+	}
+	for _, tc := range tests {
+		_, _, code, err := call(t, replayCmd, tc.args...)
+		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: status %d, %v; want %d and one line with %q", tc.args, code, err, ExitUsage, tc.want)
+		}
+	}
+}
+
+// TestReplayNeedsSQL: a store without SQL, or of another dialect, is one
+// line, after which nothing has run.
+func TestReplayNeedsSQL(t *testing.T) {
+	pg := filepath.Join(t.TempDir(), "pg.log")
+	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
+	for store, want := range map[string]string{"file:": "runs no SQL", "sqlite:": "does not translate"} {
+		_, _, code, err := call(t, replayCmd, "--pg-log", pg, "--store", store, "-q")
+		if code != ExitFailed || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: status %d, %v; want %d and one line with %q", store, code, err, ExitFailed, want)
+		}
+	}
+}
+
+func TestCaptureBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", "postgres:managed"}, "give the command"},
+		{[]string{"--", "true"}, "--store"},
+		{[]string{"--store", "sqlite:", "--", "true"}, "capture starts"},
+		{[]string{"--store", "postgres://a@b/c", "--", "true"}, "managed"},
+		{[]string{"--store", "postgres:managed", "--", "no-such-program-kurabe"}, "cannot run"},
+	}
+	for _, tc := range tests {
+		_, _, code, err := call(t, captureCmd, tc.args...)
+		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: status %d, %v; want %d with %q", tc.args, code, err, ExitUsage, tc.want)
+		}
+	}
+}
+
+// needPrograms skips (or fails, with KURABE_REQUIRE_SERVERS) when a client
+// program a test runs is not installed.
+func needPrograms(t *testing.T, pkg string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			storetest.RequireServer(t, errors.Join(server.ErrMissing, errors.New(n+" not found; install it with: apt-get install "+pkg)))
+		}
+	}
+}
+
+// logScenario is a script run under kurabe capture, what it leaves behind,
+// and what a replay must count.
+type logScenario struct {
+	store   string // the managed store
+	command string // run by sh -c, in the test's directory
+	files   map[string]string
+	// checks are queries whose first column is an integer: the capture's
+	// command writes their values, one a line, to want.txt; the replayed
+	// database must give the same.
+	checks []string
+	// counts are statements the log holds per fingerprint (by the start
+	// of its text), which the replay must run as many times.
+	counts map[string]int64
+}
+
+var pgScenario = logScenario{
+	store: "postgres:managed",
+	files: map[string]string{
+		"app.sql": `CREATE TABLE items (
+  id integer PRIMARY KEY,
+  name text NOT NULL,
+  qty integer
+);
+INSERT INTO items (id, name, qty) VALUES
+  (1, 'apple', 3),
+  (2, 'it''s a
+multi-line name', NULL);
+PREPARE add_item (integer, text, integer) AS
+  INSERT INTO items (id, name, qty) VALUES ($1, $2, $3);
+EXECUTE add_item(3, 'cherry', 7);
+EXECUTE add_item(4, 'date', 1);
+EXECUTE add_item(5, 'elder', NULL);
+BEGIN;
+UPDATE items SET qty = qty + 1 WHERE id = 1;
+DELETE FROM items WHERE id = 4;
+COMMIT;
+SELECT count(*) FROM items WHERE qty > 2;
+CREATE TABLE counters (id integer PRIMARY KEY, n integer NOT NULL);
+INSERT INTO counters VALUES (1, 0), (2, 0);
+`,
+		// Extended protocol with parameters, named (-M prepared) and
+		// unnamed (-M extended), from two sessions at once.
+		"bench.sql": "\\set id random(1, 2)\nUPDATE counters SET n = n + 1 WHERE id = :id;\nSELECT n FROM counters WHERE id = :id;\n",
+	},
+	command: "psql -X -q -v ON_ERROR_STOP=1 -f app.sql && " +
+		"pgbench -n -M prepared -f bench.sql -t 5 -c 2 >/dev/null && pgbench -n -M extended -f bench.sql -t 3 -c 1 >/dev/null && " +
+		"psql -X -At -v ON_ERROR_STOP=1 -c \"$CHECK1\" -c \"$CHECK2\" -c \"$CHECK3\" > want.txt",
+	checks: []string{
+		"SELECT (SELECT count(*) FROM items) * 1000 + (SELECT count(*) FROM counters)",
+		"SELECT ('x' || substr(md5(string_agg(id || ':' || name || ':' || coalesce(qty::text, '-'), ',' ORDER BY id)), 1, 15))::bit(60)::bigint FROM items",
+		"SELECT sum(n * id) FROM counters",
+	},
+	counts: map[string]int64{
+		"create table items":                          1,
+		"insert into items(id, name, qty) values":     1,
+		"prepare add_item":                            1,
+		"execute add_item(?, ?, ?)":                   3,
+		"begin":                                       1,
+		"update items set qty = qty + ? where id = ?": 1,
+		"delete from items":                           1,
+		"commit":                                      1,
+		"select count(*) from items where qty > ?":    1,
+		"update counters set n = n + ? where id = ?":  13,
+		"select n from counters where id = ?":         13,
+	},
+}
+
+var mariadbScenario = logScenario{
+	store: "mariadb:managed",
+	files: map[string]string{
+		"app.sql": `CREATE TABLE items (
+  id INT PRIMARY KEY,
+  name VARCHAR(100) NOT NULL,
+  qty INT
+);
+INSERT INTO items (id, name, qty) VALUES
+  (1, 'apple', 3),
+  (2, 'it''s a
+multi-line name', NULL);
+PREPARE add_item FROM 'INSERT INTO items (id, name, qty) VALUES (?, ?, ?)';
+SET @id = 3, @name = 'cherry', @qty = 7;
+EXECUTE add_item USING @id, @name, @qty;
+SET @id = 4, @name = 'date', @qty = 1;
+EXECUTE add_item USING @id, @name, @qty;
+SET @id = 5, @name = 'elder', @qty = NULL;
+EXECUTE add_item USING @id, @name, @qty;
+DEALLOCATE PREPARE add_item;
+START TRANSACTION;
+UPDATE items SET qty = qty + 1 WHERE id = 1;
+DELETE FROM items WHERE id = 4;
+COMMIT;
+SELECT COUNT(*) FROM items WHERE qty > 2;
+`,
+		"second.sql": "UPDATE items SET qty = COALESCE(qty, 0) + 10 WHERE id = 2;\nSELECT name FROM items WHERE id = 2;\n",
+	},
+	command: "mariadb < app.sql && mariadb < second.sql > /dev/null && " +
+		"mariadb -N -B -e \"$CHECK1; $CHECK2\" > want.txt",
+	checks: []string{
+		"SELECT COUNT(*) FROM items",
+		"SELECT CAST(CONV(SUBSTR(MD5(GROUP_CONCAT(CONCAT(id, ':', name, ':', COALESCE(qty, '-')) ORDER BY id SEPARATOR ',')), 1, 15), 16, 10) AS SIGNED) FROM items",
+	},
+	counts: map[string]int64{
+		"create table items":                          1,
+		"insert into items(id, name, qty) values":     3 + 1, // the script's, and three EXECUTEs as the server ran them
+		"set @id = ?, @name = ?, @qty = ?":            3,
+		"start transaction":                           1,
+		"update items set qty = qty + ? where id = ?": 1,
+		"delete from items":                           1,
+		"commit":                                      1,
+		"select count(*) from items where qty > ?":    1,
+		"update items set qty = coalesce(qty, ?) + ?": 1,
+	},
+}
+
+func TestCaptureReplayPostgres(t *testing.T) {
+	needPrograms(t, "postgresql postgresql-contrib", "psql", "pgbench")
+	runScenario(t, pgScenario, "--pg-log", replay.Postgres)
+}
+
+func TestCaptureReplayMariaDB(t *testing.T) {
+	needPrograms(t, "mariadb-client", "mariadb")
+	runScenario(t, mariadbScenario, "--mysql-general-log", replay.MySQL)
+}
+
+// runScenario captures the logScenario's log from a managed server, replays
+// it on a fresh one and checks the replayed database against the
+// original, and the statements run per fingerprint against the script;
+// then replays it through the command line and reads the result back.
+func runScenario(t *testing.T, sc logScenario, logFlag, dialect string) {
+	dir := t.TempDir()
+	for name, text := range sc.files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd, _ := os.Getwd()
+	os.Chdir(dir) // the command runs in the test's directory
+	defer os.Chdir(wd)
+	for i, q := range sc.checks {
+		t.Setenv("CHECK"+strconv.Itoa(i+1), q)
+	}
+	logPath := filepath.Join(dir, "captured.log")
+	_, errs, code, err := call(t, captureCmd, "--store", sc.store, "--log", logPath, "--", "sh", "-c", sc.command)
+	if err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatalf("capture: status %d: %v\n%s", code, err, errs)
+	}
+	t.Logf("capture said: %s", errs)
+	wantText, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(string(wantText))
+	if len(want) != len(sc.checks) {
+		t.Fatalf("want.txt holds %q, want %d values", want, len(sc.checks))
+	}
+	captured, _ := os.ReadFile(logPath)
+	if strings.Contains(string(captured), "IDENTIFIED BY") {
+		t.Errorf("the saved log holds an account's password:\n%s", captured)
+	}
+
+	// Replay on a fresh server through the package, to read its state.
+	format := map[string]string{replay.Postgres: "pg-log", replay.MySQL: "mysql-general-log"}[dialect]
+	lg, _, err := readLog(logPath, format, dialect, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Skips.Count > 0 {
+		t.Errorf("%d lines of the captured log could not be read: %v", lg.Skips.Count, lg.Skips.First)
+	}
+	sdir, err := os.MkdirTemp("", "kurabe-replay-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sdir, 0o755)
+	defer os.RemoveAll(sdir)
+	sp, _ := store.ParseSpec(sc.store)
+	st, err := testApp().driver(sp.Driver).Open(context.Background(), sp, store.Env{Dir: sdir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps, err := replay.Run(context.Background(), replay.Config{Speed: 0}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		for _, c := range p.ErrorClasses {
+			t.Errorf("replay: %s: %d errors, first: %s", p.Op, c.Count, c.First)
+		}
+	}
+	checkCounts(t, ps, sc.counts)
+	s, err := st.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := s.(store.SQLSession)
+	if dialect == replay.MySQL {
+		if _, err := ss.Exec(context.Background(), "USE kurabe"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, q := range sc.checks {
+		var got int64
+		if _, _, err := ss.Query(context.Background(), q, nil, func(v int64) { got = v }); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if strconv.FormatInt(got, 10) != want[i] {
+			t.Errorf("replayed database: %s gives %d, the original %s", q, got, want[i])
+		}
+	}
+	s.Close()
+	st.Close()
+
+	// The command line: the result document, and kurabe report on it.
+	jsonPath := filepath.Join(dir, "replay.json")
+	out, errs, code, err := call(t, replayCmd, logFlag, logPath, "--store", sc.store, "--speed", "max", "--json", jsonPath, "-q")
+	if err != nil {
+		t.Fatalf("replay: status %d: %v\n%s", code, err, errs)
+	}
+	t.Logf("replay printed:\n%s", out)
+	if !strings.Contains(out, "replay: ") || !strings.Contains(out, "one client per session") {
+		t.Errorf("replay printed no summary of the replay:\n%s", out)
+	}
+	doc, err := result.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, doc.Stores[0].Phases, sc.counts)
+	if r := doc.Stores[0].Phases[0].Replay; r == nil || r.Log != logPath || r.Statements != lg.Statements {
+		t.Errorf("the document's replay figures: %+v", r)
+	}
+	if dialect == replay.MySQL { // the HTML report takes seconds: once is enough
+		htmlPath := filepath.Join(dir, "replay.html")
+		rout, rerrs, code := runCLI(t, testApp(), "report", jsonPath, "--html", htmlPath)
+		html, err := os.ReadFile(htmlPath)
+		if code != ExitOK || err != nil || !strings.Contains(string(html), "update items set qty = qty + ? where id = ?") {
+			t.Errorf("kurabe report --html on a replay: status %d, %v\n%s%s", code, err, rout, rerrs)
+		}
+	}
+	cout, cerrs, code := runCLI(t, testApp(), "compare", jsonPath, jsonPath)
+	if code != ExitOK || !strings.Contains(cout, "update items set qty = qty + ? where id = ?") {
+		t.Errorf("kurabe compare on two replays: status %d\n%s%s", code, cout, cerrs)
+	}
+}
+
+// checkCounts checks the statements run per fingerprint.
+func checkCounts(t *testing.T, ps []result.Phase, counts map[string]int64) {
+	t.Helper()
+	for prefix, want := range counts {
+		var got, inLog int64
+		found := false
+		for _, p := range ps {
+			if p.Replay != nil && p.Op != "replay" && strings.HasPrefix(p.Replay.Text, prefix) {
+				got += p.Ops + p.Errors
+				inLog += p.Replay.InLog
+				found = true
+			}
+		}
+		if !found || got != want || inLog != want {
+			var have []string
+			for _, p := range ps {
+				if p.Replay != nil {
+					have = append(have, strconv.FormatInt(p.Ops, 10)+"× "+p.Replay.Text)
+				}
+			}
+			t.Errorf("fingerprint %q: ran %d, %d in the log; want %d. Fingerprints:\n%s", prefix, got, inLog, want, strings.Join(have, "\n"))
+		}
+	}
+}
+
+// TestReplayLagOnPostgres: a log whose statements came every 100 ms,
+// replayed at --speed 1 on a server where each takes 250 ms (pg_sleep),
+// ends late and says so, with the lag, instead of stretching the log's
+// time in silence.
+func TestReplayLagOnPostgres(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&b, "2026-11-22 07:22:14.%03d UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: select pg_sleep(0.25)\n", 100*i)
+	}
+	logPath := filepath.Join(dir, "slow.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o644)
+	jsonPath := filepath.Join(dir, "slow.json")
+	out, errs, code, err := call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "--speed", "1", "--json", jsonPath, "-q")
+	if err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatalf("replay: status %d: %v\n%s", code, err, errs)
+	}
+	doc, err := result.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := doc.Stores[0].Phases[0].Replay
+	t.Logf("scheduled %.3f s, took %.3f s, lag max %.0f µs, %d late: %s", r.Scheduled, r.Wall, r.Lag.Max, r.Late, r.Note)
+	if !r.Behind || r.Wall < 1.9 || r.Lag.Max < 1_000_000 || !strings.Contains(out, "BEHIND: the store could not keep the log's pace") {
+		t.Errorf("a slow store: behind %v after %.3f s of %.3f s scheduled, lag max %.0f µs; printed:\n%s", r.Behind, r.Wall, r.Scheduled, r.Lag.Max, out)
+	}
+}
+
+func TestReplayAndCaptureHelp(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  subcommand
+		want string
+	}{{replayCmd, "Usage: kurabe replay"}, {captureCmd, "Usage: kurabe capture"}} {
+		out, _, code, err := call(t, tc.cmd, "-h")
+		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) || !strings.Contains(out, "-store") {
+			t.Errorf("-h: status %d, %v\n%s", code, err, out)
+		}
+	}
+}

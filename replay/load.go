@@ -1,0 +1,243 @@
+package replay
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Log is a parsed log, ready to replay: its sessions, each with its
+// statements at their offsets from the log's first event.
+//
+// The whole log is held in memory (about the size of its statements'
+// text) so that sessions can be scheduled from their start times; a log of
+// several gigabytes is best cut into parts first.
+type Log struct {
+	Dialect      string
+	Sessions     []*Session
+	Fingerprints []Fingerprint
+	Statements   int64
+	Span         time.Duration // first event to last, as logged
+	Lines        int
+	Skips        Skips
+	// NoTime is set when the log has no time stamps: every statement is
+	// then due at once and only --speed max makes sense.
+	NoTime bool
+	// Databases lists the databases the sessions connected to.
+	Databases []string
+	// Copies counts COPY ... FROM STDIN and TO STDOUT statements, left
+	// out: the data they moved is not in the log.
+	Copies int64
+}
+
+// Session is one session of the log.
+type Session struct {
+	Key        string
+	Database   string
+	User       string
+	Start, End time.Duration // connected and disconnected (or last seen), from the log's start
+	Stmts      []Stmt
+}
+
+// Stmt is one statement to replay.
+type Stmt struct {
+	At   time.Duration // due, from the log's start
+	SQL  string
+	Args []any // string or nil, one per parameter
+	FP   int32 // index into Log.Fingerprints
+	Kind stmtKind
+	Line int
+}
+
+// size is the bytes a statement sends: its text and parameters.
+func (s *Stmt) size() int64 {
+	n := int64(len(s.SQL))
+	for _, a := range s.Args {
+		if v, ok := a.(string); ok {
+			n += int64(len(v))
+		}
+	}
+	return n
+}
+
+// Fingerprint is a statement with its values taken out, and how often the
+// log has it.
+type Fingerprint struct {
+	ID    string // 8 hex digits of a hash of Text: the same text has the same ID in every log
+	Text  string
+	Count int64
+}
+
+// Load reads every event of p into a Log. Statements of several
+// statements (a simple-protocol query, a multi-statement MySQL query) are
+// split, as they are run one by one; each part keeps its statement's time.
+func Load(p Parser, dialect string) (*Log, error) {
+	lg := &Log{Dialect: dialect}
+	byKey := map[string]int{} // session key → index
+	fps := map[string]int32{}
+	var first, last time.Time
+	// Per session: first and last time seen, and each statement's time;
+	// offsets are known once the log's first time is.
+	var starts, ends []time.Time
+	var stmtTimes [][]time.Time
+	dbs := map[string]bool{}
+	for {
+		ev, ok := p.Next()
+		if !ok {
+			break
+		}
+		if !ev.Time.IsZero() {
+			if first.IsZero() || ev.Time.Before(first) {
+				first = ev.Time
+			}
+			if ev.Time.After(last) {
+				last = ev.Time
+			}
+		}
+		i, ok := byKey[ev.Session]
+		if !ok && ev.Kind == Disconnect {
+			continue // the end of a session the log does not show
+		}
+		if !ok {
+			i = len(lg.Sessions)
+			byKey[ev.Session] = i
+			lg.Sessions = append(lg.Sessions, &Session{Key: ev.Session})
+			starts = append(starts, ev.Time)
+			ends = append(ends, ev.Time)
+			stmtTimes = append(stmtTimes, nil)
+		}
+		s := lg.Sessions[i]
+		if !ev.Time.IsZero() {
+			if starts[i].IsZero() || ev.Time.Before(starts[i]) {
+				starts[i] = ev.Time
+			}
+			if ev.Time.After(ends[i]) {
+				ends[i] = ev.Time
+			}
+		}
+		switch ev.Kind {
+		case Connect:
+			if ev.Database != "" {
+				s.Database = ev.Database
+				dbs[ev.Database] = true
+			}
+			if ev.User != "" {
+				s.User = ev.User
+			}
+		case Statement:
+			if s.Database == "" && ev.Database != "" {
+				s.Database = ev.Database
+				dbs[ev.Database] = true
+			}
+			var parts []string
+			var args []any
+			if len(ev.Params) > 0 {
+				parts = []string{ev.SQL}
+				args = make([]any, len(ev.Params))
+				for j, pa := range ev.Params {
+					if !pa.Null {
+						args[j] = pa.Value
+					}
+				}
+			} else {
+				parts = Split(ev.SQL, dialect)
+			}
+			for _, sql := range parts {
+				if dialect == Postgres && copyStdio(sql) {
+					lg.Copies++
+					continue
+				}
+				norm := Normalize(sql, dialect)
+				fp, ok := fps[norm]
+				if !ok {
+					fp = int32(len(lg.Fingerprints))
+					fps[norm] = fp
+					lg.Fingerprints = append(lg.Fingerprints, Fingerprint{ID: fingerprintID(norm), Text: norm})
+				}
+				lg.Fingerprints[fp].Count++
+				s.Stmts = append(s.Stmts, Stmt{SQL: sql, Args: args, FP: fp, Kind: classify(sql, dialect), Line: ev.Line})
+				stmtTimes[i] = append(stmtTimes[i], ev.Time)
+				lg.Statements++
+			}
+		}
+	}
+	if err := p.Err(); err != nil {
+		return nil, fmt.Errorf("reading the log: %w", err)
+	}
+	lg.Lines = p.Lines()
+	lg.Skips = *p.Skipped()
+	lg.NoTime = first.IsZero()
+	if !lg.NoTime {
+		lg.Span = last.Sub(first)
+	}
+	off := func(t time.Time) time.Duration {
+		if t.IsZero() || lg.NoTime {
+			return 0
+		}
+		return t.Sub(first)
+	}
+	for i, s := range lg.Sessions {
+		s.Start, s.End = off(starts[i]), off(ends[i])
+		prev := s.Start
+		for j := range s.Stmts {
+			at := off(stmtTimes[i][j])
+			if stmtTimes[i][j].IsZero() {
+				at = prev // a line without a time: with the one before
+			}
+			// A session's statements run in order; a time stamp out of
+			// order (a duration subtracted, a clock step) cannot move one
+			// before the statement ahead of it.
+			at = max(at, prev)
+			s.Stmts[j].At = at
+			prev = at
+		}
+		s.End = max(s.End, prev)
+	}
+	// Sessions start in the order of their start times.
+	slices.SortStableFunc(lg.Sessions, func(a, b *Session) int { return compareDur(a.Start, b.Start) })
+	for db := range dbs {
+		lg.Databases = append(lg.Databases, db)
+	}
+	slices.Sort(lg.Databases)
+	return lg, nil
+}
+
+func compareDur(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func fingerprintID(norm string) string {
+	h := fnv.New32a()
+	h.Write([]byte(norm))
+	s := strconv.FormatUint(uint64(h.Sum32()), 16)
+	for len(s) < 8 {
+		s = "0" + s
+	}
+	return s
+}
+
+// copyStdio reports whether a PostgreSQL statement is COPY from the
+// client or to it, whose data travels outside the statement.
+func copyStdio(sql string) bool {
+	w := firstWords(sql, Postgres, 1)
+	if len(w) == 0 || w[0] != "copy" {
+		return false
+	}
+	for _, t := range lex(sql, Postgres) {
+		if t.kind == tWord {
+			switch lower(sql[t.start:t.end]) {
+			case "stdin", "stdout":
+				return true
+			}
+		}
+	}
+	return false
+}
