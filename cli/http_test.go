@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kurabe/result"
+)
+
+// httpCLI runs kurabe http in-process and returns its output and status.
+func httpCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	err := app.Run(context.Background(), append([]string{"http"}, args...), &out, &errb)
+	if err != nil {
+		code = ExitFailed
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		errb.WriteString("kurabe: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+// httpCounting is a server that counts requests per path and method, and
+// answers 503 on /fail.
+type httpCounting struct {
+	*httptest.Server
+	n      atomic.Int64
+	mu     sync.Mutex
+	paths  map[string]int
+	bodies []string
+}
+
+func newHTTPCounting(t *testing.T) *httpCounting {
+	s := &httpCounting{paths: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.n.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.paths[r.Method+" "+r.URL.RequestURI()]++
+		if len(body) > 0 {
+			s.bodies = append(s.bodies, r.Header.Get("Content-Type")+" "+string(body))
+		}
+		s.mu.Unlock()
+		if r.URL.Path == "/fail" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		w.Header().Set("Server", "counting/1")
+		io.WriteString(w, "hello")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestHTTPSendsExactlyN(t *testing.T) {
+	s := newHTTPCounting(t)
+	out, errs, code := httpCLI(t, "-n", "10000", "-c", "100", "-k", s.URL+"/read_file")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got := s.n.Load(); got != 10000 {
+		t.Fatalf("the server saw %d requests, want exactly 10000", got)
+	}
+	for _, want := range []string{
+		"Server Software:        counting/1", "Server Port:", "Document Path:          /read_file", "Document Length:        5 bytes",
+		"Concurrency Level:      100", "Complete requests:      10000", "Failed requests:        0", "Requests per second:", "[ms] (mean, across all concurrent requests)",
+		"Transfer rate:", "Connection Times (ms, µs resolution)", "Connect:", "Processing:", "Waiting:", "Total:", "99.9%", "(longest request)",
+		"Transactions:                  10000 hits", "Availability:                  100.00 %", "Elapsed time:", "Data transferred:", "Response time:",
+		"Transaction rate:", "Throughput:", "Concurrency:", "Successful transactions:       10000", "Failed transactions:           0",
+		"Longest transaction:", "Shortest transaction:", "Status codes: 200 × 10000", "over 100 connections",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestHTTPFailuresByStatus(t *testing.T) {
+	s := newHTTPCounting(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	out, errs, code := httpCLI(t, "-n", "40", "-c", "4", "--json", js, s.URL+"/fail", s.URL+"/ok")
+	if code != ExitFailed || !strings.Contains(errs, "20 of 40 requests failed") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"Failed requests:        20 (http 503: 20)", "Non-2xx responses:      20", "Failed, http 503: 20; first: GET " + s.URL + "/fail: 503 Service Unavailable", "GET " + s.URL + "/ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := doc.Stores[0].Phases[0].HTTP
+	if h == nil || h.Failed != 20 || h.Non2xx != 20 || len(h.Targets) != 2 || doc.Run.Workload != "http" {
+		t.Fatalf("document %+v", h)
+	}
+}
+
+func TestHTTPURLFileAndPost(t *testing.T) {
+	s := newHTTPCounting(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "post.txt"), []byte("category=test&text=hogehoge"), 0o644)
+	urls := fmt.Sprintf("# siege's format\nBASE=%s\n$(BASE)/read_file\n$(BASE)/write POST category=a&text=b\n$(BASE)/put PUT <post.txt\n", s.URL)
+	os.WriteFile(filepath.Join(dir, "urls.txt"), []byte(urls), 0o644)
+	_, errs, code := httpCLI(t, "-f", filepath.Join(dir, "urls.txt"), "-c", "3", "-n", "30", "--format", "siege")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if s.paths["GET /read_file"] != 10 || s.paths["POST /write"] != 10 || s.paths["PUT /put"] != 10 {
+		t.Fatalf("server saw %v", s.paths)
+	}
+	if !contains(s.bodies, "application/x-www-form-urlencoded category=a&text=b") || !contains(s.bodies, "application/x-www-form-urlencoded category=test&text=hogehoge") {
+		t.Fatalf("bodies %v", s.bodies)
+	}
+	// ab's -p with -T.
+	os.WriteFile(filepath.Join(dir, "p.json"), []byte(`{"x":1}`), 0o644)
+	if _, errs, code := httpCLI(t, "-n", "2", "-p", filepath.Join(dir, "p.json"), "-T", "application/json", "-H", "X-A: 1", "-C", "s=1", s.URL+"/j"); code != 0 {
+		t.Fatalf("-p: exit %d: %s", code, errs)
+	}
+	if s.paths["POST /j"] != 2 || !contains(s.bodies, `application/json {"x":1}`) {
+		t.Fatalf("server saw %v %v", s.paths, s.bodies)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHTTPFlow(t *testing.T) {
+	// A login that answers a token, and a find that refuses requests
+	// without it.
+	var finds, rejected atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"token":"s3cret"}`) })
+	mux.HandleFunc("GET /find", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			rejected.Add(1)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		finds.Add(1)
+		fmt.Fprintf(w, `{"items":[%s]}`, r.URL.Query().Get("offset"))
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	dir := t.TempDir()
+	fl := filepath.Join(dir, "flow.yaml")
+	os.WriteFile(fl, []byte(`
+vars:
+  offset: {int: [0, 99]}
+steps:
+  - name: login
+    method: POST
+    url: /login
+    extract: {token: {json: $.token}}
+  - name: find
+    url: /find?offset={{offset}}
+    headers: {Authorization: "Bearer {{token}}"}
+`), 0o644)
+	js := filepath.Join(dir, "r.json")
+	out, errs, code := httpCLI(t, "--flow", fl, "-c", "2", "-n", "20", "--json", js, "--format", "text", ts.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if finds.Load() != 20 || rejected.Load() != 0 {
+		t.Fatalf("finds %d, rejected %d", finds.Load(), rejected.Load())
+	}
+	for _, want := range []string{"flow flow", "n=20 passes", "step", "login", "find", "Flow: 20 passes completed, 0 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := doc.Stores[0].Phases[0].HTTP; h.Requests != 40 || h.Targets[1].Name != "find" {
+		t.Fatalf("document %+v", h)
+	}
+	// A flow error names the file and line, on one line, exit 2.
+	os.WriteFile(fl, []byte("steps:\n  - url: /x\n    heders: {}\n"), 0o644)
+	_, errs, code = httpCLI(t, "--flow", fl, ts.URL)
+	if code != ExitUsage || !strings.Contains(errs, "flow.yaml:3: unknown field \"heders\" in a step") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+}
+
+func TestHTTPOpenLoopReportsBothLatencies(t *testing.T) {
+	// The server stalls for 1 s once; at 200/s on 4 clients, the requests
+	// scheduled meanwhile queue, and the report shows the corrected
+	// latency (from the scheduled start) above the service time.
+	var n atomic.Int64
+	var mu sync.Mutex
+	var until time.Time
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 60 {
+			mu.Lock()
+			until = time.Now().Add(time.Second)
+			mu.Unlock()
+		}
+		mu.Lock()
+		wait := time.Until(until)
+		mu.Unlock()
+		time.Sleep(wait)
+	}))
+	defer ts.Close()
+	js := filepath.Join(t.TempDir(), "r.json")
+	out, errs, code := httpCLI(t, "-R", "200", "-d", "2s", "-c", "4", "--json", js, ts.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"open loop at 200 req/s", "latency from the scheduled start (corrected)", "service time from the actual start (uncorrected)", "from the", "scheduled"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Stores[0].Phases[0]
+	if p.OpenLoop == nil || p.Latency.P90 < 5*p.OpenLoop.Service.P90 || p.Latency.Mean < 3*p.OpenLoop.Service.Mean {
+		t.Fatalf("corrected %+v, service %+v", p.Latency, p.OpenLoop)
+	}
+}
+
+func TestHTTPFormats(t *testing.T) {
+	s := newHTTPCounting(t)
+	for format, want := range map[string][]string{
+		"ab":       {"Requests per second:", "Connection Times"},
+		"siege":    {"Transactions:", "Longest transaction:"},
+		"text":     {"url", "req/s", "Status codes: 200 × 3"},
+		"markdown": {"| url | requests |", "---:|", "- Status codes: 200 × 3"},
+		"full":     {"Requests per second:", "Transactions:", "Status codes:"},
+	} {
+		out, errs, code := httpCLI(t, "-n", "3", "--format", format, s.URL)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("--format %s lacks %q:\n%s", format, w, out)
+			}
+		}
+		if format == "ab" && strings.Contains(out, "Transactions:") || format == "siege" && strings.Contains(out, "Requests per second") {
+			t.Errorf("--format %s mixes formats:\n%s", format, out)
+		}
+	}
+}
+
+func TestHTTPBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "no URL"},
+		{[]string{"-x", "http://h/"}, "not defined: -x"},
+		{[]string{"-n", "0", "http://h/"}, "-n 0"},
+		{[]string{"-c", "0", "http://h/"}, "-c 0"},
+		{[]string{"-n", "5", "-t", "3", "http://h/"}, "either -n or -t"},
+		{[]string{"-t", "3", "-d", "4", "http://h/"}, "disagree"},
+		{[]string{"-t", "soon", "http://h/"}, "-t \"soon\""},
+		{[]string{"-s", "-1", "http://h/"}, "-s"},
+		{[]string{"-R", "fast", "-d", "1s", "http://h/"}, "-R"},
+		{[]string{"-R", "100", "http://h/"}, "-R needs -n"},
+		{[]string{"-H", "NoColon", "http://h/"}, "-H"},
+		{[]string{"-C", "nocookie", "http://h/"}, "-C"},
+		{[]string{"-A", "user", "http://h/"}, "-A"},
+		{[]string{"-p", "a", "-u", "b", "http://h/"}, "not both"},
+		{[]string{"-p", "/nonexistent/post.txt", "http://h/"}, "-p"},
+		{[]string{"--expect-status", "2xx", "http://h/"}, "--expect-status"},
+		{[]string{"--expect-body", "(", "http://h/"}, "--expect-body"},
+		{[]string{"--expect-length", "-5", "http://h/"}, "--expect-length"},
+		{[]string{"--format", "xml", "http://h/"}, "--format"},
+		{[]string{"ftp://h/"}, "not ftp"},
+		{[]string{"-f", "/nonexistent/urls.txt"}, "-f"},
+		{[]string{"--flow", "/nonexistent/flow.yaml"}, "flow.yaml"},
+		{[]string{"--flow", "f.yaml", "-f", "u.txt"}, "not both"},
+		{[]string{"--flow", "f.yaml", "http://a/", "http://b/"}, "at most one URL"},
+		{[]string{"--json", "/nonexistent/dir/r.json", "http://h/"}, "--json"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), append([]string{"http"}, c.args...), &out, &errb)
+		if code != ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+func TestHTTPHelp(t *testing.T) {
+	out, _, code := httpCLI(t, "-h")
+	if code != 0 || !strings.Contains(out, "Usage: kurabe http") || !strings.Contains(out, "-expect-length") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestHTTPRedact(t *testing.T) {
+	got := strings.Join(httpRedact([]string{"-A", "u:p", "-C=s=1", "-H", "Authorization: Bearer x", "-H", "Accept: */*", "-n", "3"}), " ")
+	if got != "-A REDACTED -C=REDACTED -H REDACTED -H Accept: */* -n 3" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestHTTPSeconds(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "1.5": 1500 * time.Millisecond, "500ms": 500 * time.Millisecond, "30S": 30 * time.Second, "5M": 5 * time.Minute, "1H": time.Hour, "2m": 2 * time.Minute} {
+		if got, err := httpSeconds(in); err != nil || got != want {
+			t.Errorf("%s: got %v %v, want %v", in, got, err, want)
+		}
+	}
+}

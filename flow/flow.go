@@ -1,0 +1,759 @@
+// Package flow reads request flows: YAML files that describe what one
+// simulated user does in one iteration, step by step (log in, search with a
+// random offset, log out), with values taken from one response and used in
+// the next request.
+//
+// The package knows nothing of HTTP clients. It parses and checks a flow
+// once, up front, with the file and line of every problem, and compiles it
+// into templates and extractors that a client renders into buffers it
+// reuses: running a step looks nothing up by name and allocates nothing
+// (except for regex extractions, see State). Variables are named in
+// templates as {{name}}: they are drawn at random per iteration (vars),
+// per request of one step (a step's vars), or extracted from an earlier
+// step's response (extract). A flow that uses a variable no earlier step
+// can have set is rejected at parse time, not discovered under load.
+package flow
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Flow is a parsed, checked flow.
+type Flow struct {
+	Name  string
+	File  string
+	Base  string // the base URL relative step URLs were joined to
+	Vars  []Var  // drawn at the start of every iteration
+	Steps []Step
+	names []string // variable index -> name
+}
+
+// Step is one request of a flow.
+type Step struct {
+	Name    string
+	Line    int // where the step starts in the file
+	Method  string
+	URL     Template // the whole URL; its scheme and host are literal
+	Origin  string   // scheme://host[:port] of URL, where the request goes
+	Headers []Header
+	Body    Template
+	Vars    []Var // drawn before each request of this step
+	Extract []Extract
+	Expect  Expect
+	// Always runs the step even when an earlier step of the iteration
+	// failed, provided every variable it uses has a value (a logout after
+	// a failed search, but not after a failed login).
+	Always bool
+	uses   []int
+}
+
+// Header is one request header whose value is a template.
+type Header struct {
+	Name  string
+	Value Template
+}
+
+// Expect says which responses succeed.
+type Expect struct {
+	Status    []int          // accepted status codes; empty: any 2xx
+	Body      *regexp.Regexp // the body must match, when set
+	Length    int64          // the body must be this long,
+	HasLength bool           // when this is set
+}
+
+// StatusOK reports whether code is an accepted status.
+func (e *Expect) StatusOK(code int) bool {
+	if len(e.Status) == 0 {
+		return code >= 200 && code < 300
+	}
+	return slices.Contains(e.Status, code)
+}
+
+// Options are what a parse needs from outside the file.
+type Options struct {
+	// ReadFile reads a file a flow names (line: and body_file:), by the
+	// name as written. Nil: no files can be read.
+	ReadFile func(name string) ([]byte, error)
+	// Base, when set, replaces the file's base URL.
+	Base string
+	// Expect is used by steps without an expect of their own when the
+	// file has no flow-level expect either.
+	Expect Expect
+}
+
+// SyntaxError is a problem at one line of a flow file.
+type SyntaxError struct {
+	File string
+	Line int // 0 when the problem concerns the whole file
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// ParseError holds every problem found in a file, in line order.
+type ParseError struct {
+	Errs []*SyntaxError
+}
+
+// Error returns the first problem, and how many more there are, on one line.
+func (e *ParseError) Error() string {
+	s := e.Errs[0].Error()
+	if n := len(e.Errs) - 1; n > 0 {
+		s += fmt.Sprintf(" (and %d more %s)", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+	}
+	return s
+}
+
+// ParseFile reads and parses a flow file; files it names are read relative
+// to the flow file's directory.
+func ParseFile(path string, opt Options) (*Flow, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	opt.ReadFile = func(name string) ([]byte, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.ReadFile(name)
+	}
+	return Parse(path, data, opt)
+}
+
+// The file's layout. Strict decoding rejects unknown fields.
+type fileYAML struct {
+	Name    string             `yaml:"name"`
+	Base    string             `yaml:"base"`
+	Headers map[string]string  `yaml:"headers"`
+	Vars    map[string]varYAML `yaml:"vars"`
+	Expect  *expectYAML        `yaml:"expect"`
+	Steps   []stepYAML         `yaml:"steps"`
+}
+
+type stepYAML struct {
+	Name     string                 `yaml:"name"`
+	Method   string                 `yaml:"method"`
+	URL      string                 `yaml:"url"`
+	Headers  map[string]string      `yaml:"headers"`
+	Body     string                 `yaml:"body"`
+	BodyFile string                 `yaml:"body_file"`
+	Vars     map[string]varYAML     `yaml:"vars"`
+	Extract  map[string]extractYAML `yaml:"extract"`
+	Expect   *expectYAML            `yaml:"expect"`
+	Always   bool                   `yaml:"always"`
+}
+
+type varYAML struct {
+	Int    ints     `yaml:"int"`
+	Choice []string `yaml:"choice"`
+	Line   string   `yaml:"line"`
+	Seq    ints     `yaml:"seq"`
+}
+
+type extractYAML struct {
+	JSON   string `yaml:"json"`
+	Header string `yaml:"header"`
+	Regex  string `yaml:"regex"`
+	Group  *int   `yaml:"group"`
+}
+
+type expectYAML struct {
+	Status ints   `yaml:"status"`
+	Body   string `yaml:"body"`
+	Length *int64 `yaml:"length"`
+}
+
+// ints is one integer or a list of them.
+type ints []int64
+
+func (v *ints) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var x int64
+		if err := n.Decode(&x); err != nil {
+			return err
+		}
+		*v = ints{x}
+		return nil
+	}
+	var xs []int64
+	if err := n.Decode(&xs); err != nil {
+		return err
+	}
+	*v = xs
+	return nil
+}
+
+// Friendlier names for the layout's types in the decoder's messages.
+var typeNames = strings.NewReplacer(
+	"flow.fileYAML", "the flow", "flow.stepYAML", "a step", "flow.varYAML", "a variable (int, choice, line, seq)",
+	"flow.extractYAML", "an extraction (json, header, regex, group)", "flow.expectYAML", "expect (status, body, length)",
+	"flow.ints", "integers", "map[string]string", "a mapping of names to text", "map[string]flow.varYAML", "a mapping of variables",
+	"map[string]flow.extractYAML", "a mapping of variables to extractions", "[]flow.stepYAML", "a list of steps",
+	"[]string", "a list", "[]int64", "a list of integers", "*int64", "an integer", "*int", "an integer", "int64", "an integer",
+)
+
+var lineMsg = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// Parse parses a flow from data; name is the file's name, for messages.
+func Parse(name string, data []byte, opt Options) (*Flow, error) {
+	p := &parser{file: name, opt: opt}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, p.fail(0, "the file is empty; a flow needs at least one step under steps:")
+	}
+	if err := yaml.Unmarshal(data, &p.root); err != nil {
+		return nil, p.syntaxErr(data, err)
+	}
+	var fy fileYAML
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&fy); err != nil {
+		return nil, p.yamlErr(err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		return nil, p.fail(more.Line, "a flow file holds one YAML document; remove the second (the one after ---)")
+	}
+	f := p.compile(&fy)
+	if len(p.errs) > 0 {
+		slices.SortStableFunc(p.errs, func(a, b *SyntaxError) int { return a.Line - b.Line })
+		return nil, &ParseError{Errs: p.errs}
+	}
+	return f, nil
+}
+
+type parser struct {
+	file  string
+	opt   Options
+	root  yaml.Node
+	errs  []*SyntaxError
+	index map[string]int
+	names []string
+}
+
+func (p *parser) fail(line int, format string, args ...any) error {
+	return &ParseError{Errs: []*SyntaxError{{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}}}
+}
+
+func (p *parser) errorf(line int, format string, args ...any) {
+	p.errs = append(p.errs, &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// syntaxErr reports a YAML syntax error. The decoder's line for these is
+// where the enclosing block starts (and is missing for the first line), so
+// the line is found here instead: the first line from which on every
+// prefix of the file fails to parse.
+func (p *parser) syntaxErr(data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if g := lineMsg.FindStringSubmatch(err.Error()); g != nil {
+		msg = g[2]
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	line := 0
+	if len(lines) <= 5000 {
+		line = 1
+		for k := len(lines) - 1; k > 0; k-- {
+			var n yaml.Node
+			if yaml.Unmarshal(bytes.Join(lines[:k], nil), &n) == nil {
+				line = k + 1
+				break
+			}
+		}
+	}
+	return p.fail(line, "%s", msg)
+}
+
+// yamlErr turns the decoder's errors into ours, one per line it names.
+func (p *parser) yamlErr(err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	pe := &ParseError{}
+	for _, m := range msgs {
+		line := 0
+		if g := lineMsg.FindStringSubmatch(m); g != nil {
+			line, _ = strconv.Atoi(g[1])
+			m = g[2]
+		} else {
+			m = strings.TrimPrefix(m, "yaml: ")
+			// The decoder leaves out the line of problems on the first
+			// line (it omits line 0 of its 0-based count).
+			line = 1
+		}
+		if f, t, ok := strings.Cut(m, " not found in type "); ok && strings.HasPrefix(f, "field ") {
+			m = fmt.Sprintf("unknown field %q in %s", strings.TrimPrefix(f, "field "), t)
+		}
+		pe.Errs = append(pe.Errs, &SyntaxError{File: p.file, Line: line, Msg: typeNames.Replace(m)})
+	}
+	return pe
+}
+
+// node finds the node at path (mapping keys and sequence indexes) under
+// the document, for its line; it returns the deepest node found.
+func (p *parser) node(path ...any) *yaml.Node {
+	n := &p.root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range path {
+		next := (*yaml.Node)(nil)
+		switch k := k.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next = n.Content[i+1]
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k < len(n.Content) {
+				next = n.Content[k]
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+	return n
+}
+
+func (p *parser) line(path ...any) int { return p.node(path...).Line }
+
+// keyLine is the line of a mapping key (for vars and extractions, whose
+// problems concern the entry as a whole).
+func (p *parser) keyLine(key string, path ...any) int {
+	n := p.node(path...)
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i].Line
+			}
+		}
+	}
+	return n.Line
+}
+
+func (p *parser) variable(name string) int {
+	if i, ok := p.index[name]; ok {
+		return i
+	}
+	p.index[name] = len(p.names)
+	p.names = append(p.names, name)
+	return len(p.names) - 1
+}
+
+func (p *parser) compile(fy *fileYAML) *Flow {
+	p.index = map[string]int{}
+	f := &Flow{Name: fy.Name, File: p.file, Base: fy.Base}
+	if p.opt.Base != "" {
+		f.Base = p.opt.Base
+	}
+	if f.Name == "" {
+		f.Name = strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
+	}
+	if f.Base != "" {
+		if _, err := origin(f.Base); err != nil {
+			p.errorf(p.line("base"), "base %q: %v", f.Base, err)
+		}
+	}
+	defExpect := p.opt.Expect
+	if fy.Expect != nil {
+		defExpect = p.expect(fy.Expect, "expect")
+	}
+	f.Vars = p.vars(fy.Vars, "vars")
+	if len(fy.Steps) == 0 {
+		p.errorf(p.line("steps"), "no steps; a flow needs at least one step under steps:")
+	}
+	defined := map[string]bool{}
+	for _, v := range f.Vars {
+		defined[v.Name] = true
+	}
+	seen := map[string]int{}
+	for i := range fy.Steps {
+		sy := &fy.Steps[i]
+		st := Step{Name: sy.Name, Line: p.line("steps", i), Always: sy.Always, Expect: defExpect}
+		if st.Name == "" {
+			st.Name = "step " + strconv.Itoa(i+1)
+		}
+		if j, dup := seen[st.Name]; dup {
+			p.errorf(p.line("steps", i, "name"), "step name %q is used twice (steps %d and %d); names label the figures, give each step its own", st.Name, j+1, i+1)
+		}
+		seen[st.Name] = i
+		st.Method = strings.ToUpper(strings.TrimSpace(sy.Method))
+		if st.Method == "" {
+			st.Method = "GET"
+		}
+		if !validMethod(st.Method) {
+			p.errorf(p.line("steps", i, "method"), "step %s: method %q is not an HTTP method token", st.Name, sy.Method)
+		}
+		st.Vars = p.vars(sy.Vars, "steps", i, "vars")
+		for _, v := range st.Vars {
+			defined[v.Name] = true
+		}
+		var uses []string
+		use := func(refs []ref, path ...any) {
+			for _, r := range refs {
+				if !defined[r.name] {
+					p.errorf(p.line(path...), "step %s uses {{%s}}, which no vars section defines and no earlier step extracts", st.Name, r.name)
+				}
+				uses = append(uses, r.name)
+			}
+		}
+		// The URL: joined to the base, its scheme and host literal.
+		if sy.URL == "" {
+			p.errorf(st.Line, "step %s has no url", st.Name)
+		} else {
+			full := joinURL(f.Base, sy.URL)
+			t, refs, err := parseTemplate(full)
+			switch {
+			case err != nil:
+				p.errorf(p.line("steps", i, "url"), "step %s: url %v", st.Name, err)
+			case !strings.Contains(sy.URL, "://") && f.Base == "":
+				p.errorf(p.line("steps", i, "url"), "step %s: url %q is relative and the flow has no base; give base: http://host:port or a full URL", st.Name, sy.URL)
+			default:
+				o, err := origin(full)
+				if err != nil {
+					p.errorf(p.line("steps", i, "url"), "step %s: url %q: %v", st.Name, full, err)
+				}
+				st.URL, st.Origin = t, o
+				use(refs, "steps", i, "url")
+			}
+			st.URL.resolveLater(refs)
+		}
+		// Headers: the flow's, then the step's (which win), sorted by name.
+		hs := map[string]string{}
+		hline := map[string]int{}
+		for _, k := range sortedKeys(fy.Headers) {
+			hs[http1Canonical(k)] = fy.Headers[k]
+			hline[http1Canonical(k)] = p.line("headers", k)
+		}
+		for _, k := range sortedKeys(sy.Headers) {
+			hs[http1Canonical(k)] = sy.Headers[k]
+			hline[http1Canonical(k)] = p.line("steps", i, "headers", k)
+		}
+		for _, k := range sortedKeys(hs) {
+			if !validToken(k) {
+				p.errorf(hline[k], "step %s: %q is not a valid header name", st.Name, k)
+				continue
+			}
+			t, refs, err := parseTemplate(hs[k])
+			if err != nil {
+				p.errorf(hline[k], "step %s: header %s: %v", st.Name, k, err)
+				continue
+			}
+			use(refs, "steps", i, "headers", k)
+			t.resolveLater(refs)
+			st.Headers = append(st.Headers, Header{Name: k, Value: t})
+		}
+		// The body, written out or from a file.
+		body := sy.Body
+		if sy.BodyFile != "" {
+			if sy.Body != "" {
+				p.errorf(p.line("steps", i, "body_file"), "step %s has both body and body_file; give one", st.Name)
+			}
+			b, err := p.readFile(sy.BodyFile)
+			if err != nil {
+				p.errorf(p.line("steps", i, "body_file"), "step %s: body_file: %v", st.Name, readErr(sy.BodyFile, err))
+			}
+			body = string(b)
+		}
+		if body != "" {
+			t, refs, err := parseTemplate(body)
+			if err != nil {
+				p.errorf(p.line("steps", i, "body"), "step %s: body %v", st.Name, err)
+			} else {
+				use(refs, "steps", i, "body")
+				t.resolveLater(refs)
+				st.Body = t
+			}
+		}
+		if sy.Expect != nil {
+			st.Expect = p.expect(sy.Expect, "steps", i, "expect")
+		}
+		st.Extract = p.extracts(sy.Extract, "steps", i, "extract")
+		for _, e := range st.Extract {
+			defined[e.Name] = true
+		}
+		for _, n := range uses {
+			i := p.variable(n)
+			if !slices.Contains(st.uses, i) {
+				st.uses = append(st.uses, i)
+			}
+		}
+		f.Steps = append(f.Steps, st)
+	}
+	// Every name is known now: give templates their variable indexes.
+	for i := range f.Steps {
+		st := &f.Steps[i]
+		st.URL.finish(p.index)
+		st.Body.finish(p.index)
+		for j := range st.Headers {
+			st.Headers[j].Value.finish(p.index)
+		}
+	}
+	f.names = p.names
+	return f
+}
+
+// resolveLater keeps a template's references until every variable has an
+// index; finish resolves them.
+func (t *Template) resolveLater(refs []ref) { t.pending = refs }
+
+func (t *Template) finish(index map[string]int) {
+	t.resolve(t.pending, index)
+	t.pending = nil
+}
+
+// readErr says which file could not be read, once.
+func readErr(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot read %s: %v", name, err)
+}
+
+func (p *parser) readFile(name string) ([]byte, error) {
+	if p.opt.ReadFile == nil {
+		return nil, fmt.Errorf("cannot read %s here", name)
+	}
+	return p.opt.ReadFile(name)
+}
+
+func (p *parser) vars(m map[string]varYAML, path ...any) []Var {
+	var out []Var
+	for _, name := range sortedKeys(m) {
+		vy := m[name]
+		line := p.keyLine(name, path...)
+		if !validName(name) {
+			p.errorf(line, "variable name %q: use letters, digits and _, not starting with a digit", name)
+			continue
+		}
+		v := Var{Name: name, index: p.variable(name)}
+		n := 0
+		if vy.Int != nil {
+			n++
+			v.kind = genInt
+			if len(vy.Int) != 2 || vy.Int[0] > vy.Int[1] {
+				p.errorf(line, "variable %s: int wants [low, high] with low <= high, e.g. int: [0, 1000]", name)
+			} else {
+				v.lo, v.hi = vy.Int[0], vy.Int[1]
+			}
+		}
+		if vy.Choice != nil {
+			n++
+			v.kind, v.items = genChoice, vy.Choice
+			if len(vy.Choice) == 0 {
+				p.errorf(line, "variable %s: choice wants at least one value, e.g. choice: [10, 100]", name)
+			}
+		}
+		if vy.Line != "" {
+			n++
+			v.kind = genLine
+			b, err := p.readFile(vy.Line)
+			if err != nil {
+				p.errorf(line, "variable %s: line: %v", name, readErr(vy.Line, err))
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if l = strings.TrimSuffix(l, "\r"); l != "" {
+					v.items = append(v.items, l)
+				}
+			}
+			if err == nil && len(v.items) == 0 {
+				p.errorf(line, "variable %s: %s has no non-empty lines", name, vy.Line)
+			}
+		}
+		if vy.Seq != nil {
+			n++
+			v.kind, v.seq = genSeq, new(atomic.Int64)
+			switch {
+			case len(vy.Seq) == 1:
+				v.lo, v.hi = vy.Seq[0], vy.Seq[0]-1
+			case len(vy.Seq) == 2 && vy.Seq[0] <= vy.Seq[1] && vy.Seq[1]-vy.Seq[0] >= 0 && vy.Seq[1]-vy.Seq[0] < math.MaxInt64:
+				v.lo, v.hi = vy.Seq[0], vy.Seq[1]
+			default:
+				p.errorf(line, "variable %s: seq wants a start, or [start, end] to wrap around, e.g. seq: 1", name)
+			}
+		}
+		if n != 1 {
+			p.errorf(line, "variable %s: give exactly one of int: [low, high], choice: [...], line: FILE, seq: START", name)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (p *parser) extracts(m map[string]extractYAML, path ...any) []Extract {
+	var out []Extract
+	for _, name := range sortedKeys(m) {
+		ey := m[name]
+		line := p.keyLine(name, path...)
+		if !validName(name) {
+			p.errorf(line, "variable name %q: use letters, digits and _, not starting with a digit", name)
+			continue
+		}
+		e := Extract{Name: name, index: p.variable(name)}
+		n := 0
+		if ey.JSON != "" {
+			n++
+			e.kind = fromJSON
+			pth, err := ParsePath(ey.JSON)
+			if err != nil {
+				p.errorf(line, "extract %s: %v", name, err)
+			}
+			e.path = pth
+		}
+		if ey.Header != "" {
+			n++
+			e.kind, e.header = fromHeader, ey.Header
+		}
+		if ey.Regex != "" {
+			n++
+			e.kind = fromRegex
+			re, err := regexp.Compile(ey.Regex)
+			if err != nil {
+				p.errorf(line, "extract %s: regex: %v", name, err)
+				continue
+			}
+			e.re = re
+			e.group = min(1, re.NumSubexp())
+			if ey.Group != nil {
+				e.group = *ey.Group
+			}
+			if e.group < 0 || e.group > re.NumSubexp() {
+				p.errorf(line, "extract %s: group %d, but the regex has %d", name, e.group, re.NumSubexp())
+				continue
+			}
+		} else if ey.Group != nil {
+			p.errorf(line, "extract %s: group is for regex extractions", name)
+		}
+		if n != 1 {
+			p.errorf(line, "extract %s: give exactly one of json: PATH, header: NAME, regex: RE", name)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (p *parser) expect(ey *expectYAML, path ...any) Expect {
+	var e Expect
+	for _, s := range ey.Status {
+		if s < 100 || s > 599 {
+			p.errorf(p.line(append(path, "status")...), "expect: status %d is not an HTTP status (100 to 599)", s)
+		}
+		e.Status = append(e.Status, int(s))
+	}
+	if ey.Body != "" {
+		re, err := regexp.Compile(ey.Body)
+		if err != nil {
+			p.errorf(p.line(append(path, "body")...), "expect: body: %v", err)
+		}
+		e.Body = re
+	}
+	if ey.Length != nil {
+		if *ey.Length < 0 {
+			p.errorf(p.line(append(path, "length")...), "expect: length %d: want 0 or more bytes", *ey.Length)
+		}
+		e.Length, e.HasLength = *ey.Length, true
+	}
+	return e
+}
+
+// joinURL joins a step's URL to the base unless it is absolute.
+func joinURL(base, u string) string {
+	if strings.Contains(u, "://") || base == "" {
+		return u
+	}
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(u, "/")
+}
+
+// origin returns scheme://host[:port] of an http or https URL, and fails
+// when they are not literal: every request of a step goes to one server.
+func origin(u string) (string, error) {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || (scheme != "http" && scheme != "https") {
+		return "", errors.New("want an http:// or https:// URL")
+	}
+	host := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host = rest[:i]
+	}
+	if strings.Contains(host, "{{") {
+		return "", errors.New("the host must be written out, not a {{variable}}")
+	}
+	if host == "" {
+		return "", errors.New("no host")
+	}
+	return scheme + "://" + host, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func validMethod(m string) bool { return validToken(m) }
+
+// validToken reports whether s is an HTTP token (a method or header name).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// http1Canonical writes a header name as Content-Type, so that the flow's
+// and a step's headers of the same name meet.
+func http1Canonical(s string) string {
+	b := []byte(strings.TrimSpace(s))
+	upper := true
+	for i, c := range b {
+		switch {
+		case upper && c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case !upper && c >= 'A' && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+		upper = c == '-'
+	}
+	return string(b)
+}

@@ -1,0 +1,282 @@
+package flow
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+// files stands in for the files a flow names.
+func files(m map[string]string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if s, ok := m[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
+	}
+}
+
+const loginFlow = `
+name: bbs-api
+base: http://127.0.0.1:3001
+headers:
+  accept: application/json
+vars:
+  offset: {int: [0, 1000]}
+  limit: {choice: [10, 100]}
+  user: {line: users.txt}
+  n: {seq: 1}
+steps:
+  - name: login
+    method: post
+    url: /api/login
+    headers: {Content-Type: application/x-www-form-urlencoded}
+    body: user={{user|url}}&n={{ n }}
+    expect: {status: [200]}
+    extract:
+      token: {json: $.token}
+  - name: find
+    url: /api/find?offset={{offset}}&limit={{limit}}
+    headers: {Authorization: "Bearer {{token}}"}
+    extract:
+      first: {json: "data.items[0].id"}
+      total: {regex: '"total":(\d+)'}
+      server: {header: Server}
+  - name: logout
+    method: POST
+    url: /api/logout
+    headers: {Authorization: "Bearer {{token}}"}
+    always: true
+`
+
+func TestParseValid(t *testing.T) {
+	f, err := Parse("flow.yaml", []byte(loginFlow), Options{ReadFile: files(map[string]string{"users.txt": "alice\r\n\nbob o'neil\n"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "bbs-api" || len(f.Steps) != 3 || len(f.Vars) != 4 {
+		t.Fatalf("flow %+v", f)
+	}
+	login, find, logout := &f.Steps[0], &f.Steps[1], &f.Steps[2]
+	if login.Method != "POST" || login.Origin != "http://127.0.0.1:3001" || login.URL.String() != "http://127.0.0.1:3001/api/login" || login.Line != 12 {
+		t.Fatalf("login %+v", login)
+	}
+	if find.Method != "GET" || !logout.Always || login.Always {
+		t.Fatal("methods or always wrong")
+	}
+	// Flow headers and step headers merge, names canonical, sorted.
+	if len(find.Headers) != 2 || find.Headers[0].Name != "Accept" || find.Headers[1].Name != "Authorization" {
+		t.Fatalf("headers %+v", find.Headers)
+	}
+	if !login.Expect.StatusOK(200) || login.Expect.StatusOK(201) || !find.Expect.StatusOK(204) || find.Expect.StatusOK(302) {
+		t.Fatal("expectations wrong")
+	}
+
+	st := f.NewState(rand.New(rand.NewPCG(1, 2)))
+	for iter := range 3 {
+		st.Begin()
+		if !st.Ready(login) || st.Ready(find) {
+			t.Fatal("find must wait for the token")
+		}
+		body := string(login.Body.Append(nil, st))
+		if body != "user=alice&n="+string(rune('1'+iter)) && body != "user=bob+o%27neil&n="+string(rune('1'+iter)) {
+			t.Fatalf("login body %q", body)
+		}
+		if e := st.Extract(login, fakeResp{body: `{"ok": true, "token" : "t\u00e9\"k"}`}); e != nil {
+			t.Fatalf("extract failed at %s", e.Name)
+		}
+		if v, _ := st.Value("token"); v != `té"k` {
+			t.Fatalf("token %q", v)
+		}
+		url := string(find.URL.Append(nil, st))
+		if !strings.HasPrefix(url, "http://127.0.0.1:3001/api/find?offset=") || !strings.Contains(url, "&limit=1") {
+			t.Fatalf("find url %q", url)
+		}
+		if h := string(find.Headers[1].Value.Append(nil, st)); h != `Bearer té"k` {
+			t.Fatalf("header %q", h)
+		}
+		e := st.Extract(find, fakeResp{body: `{"data":{"items":[{"id":17},{"id":18}]},"total":42}`, headers: map[string]string{"Server": "x/1"}})
+		if e != nil {
+			t.Fatalf("extract failed at %s", e.Name)
+		}
+		for name, want := range map[string]string{"first": "17", "total": "42", "server": "x/1"} {
+			if v, _ := st.Value(name); v != want {
+				t.Fatalf("%s = %q, want %q", name, v, want)
+			}
+		}
+	}
+	// A missing value fails the extraction and leaves the variable unset.
+	st.Begin()
+	if e := st.Extract(login, fakeResp{body: `{"error":"no"}`}); e == nil || e.Name != "token" {
+		t.Fatalf("extract of a missing token: %v", e)
+	}
+	if st.Ready(logout) {
+		t.Fatal("logout must not run without a token")
+	}
+}
+
+type fakeResp struct {
+	body    string
+	headers map[string]string
+}
+
+func (r fakeResp) Body() []byte { return []byte(r.body) }
+func (r fakeResp) Header(name string) []byte {
+	if v, ok := r.headers[name]; ok {
+		return []byte(v)
+	}
+	return nil
+}
+
+func TestVarsDraw(t *testing.T) {
+	f, err := Parse("f.yaml", []byte(`
+base: http://h
+vars:
+  i: {int: [5, 7]}
+  c: {choice: [a, b]}
+  s: {seq: [10, 12]}
+steps: [{url: "/{{i}}/{{c}}/{{s}}"}]
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := f.NewState(rand.New(rand.NewPCG(3, 4)))
+	seen := map[string]bool{}
+	var seqs []string
+	for range 200 {
+		st.Begin()
+		i, _ := st.Value("i")
+		c, _ := st.Value("c")
+		s, _ := st.Value("s")
+		seen["i"+i], seen["c"+c] = true, true
+		seqs = append(seqs, s)
+	}
+	for _, k := range []string{"i5", "i6", "i7", "ca", "cb"} {
+		if !seen[k] {
+			t.Fatalf("never drew %s: %v", k, seen)
+		}
+	}
+	if len(seen) != 5 {
+		t.Fatalf("drew values out of range: %v", seen)
+	}
+	if strings.Join(seqs[:5], ",") != "10,11,12,10,11" {
+		t.Fatalf("sequence %v", seqs[:5])
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	users := files(map[string]string{"empty.txt": "\n\n"})
+	for _, c := range []struct {
+		name, src string
+		line      int
+		want      string
+	}{
+		// Empty files say what a flow needs.
+		{"empty", "  \n", 0, "needs at least one step"},
+		// YAML syntax errors keep their line, also on line 1.
+		{"syntax", "steps:\n  - url: /x\n   bad: [\n", 3, ""},
+		{"syntax after a valid multi-line value", "base: http://h\nsteps: [\n  {url: /x}\n]\nname: a\n  b: c\n", 6, ""},
+		{"tab", "steps:\n  - url: /x\n\t  name: y\n", 3, "tab"},
+		{"syntax line 1", "a: b: c\n", 1, "mapping values"},
+		// Strict mode: an unknown field, with the step's friendly name.
+		{"unknown field", "base: http://h\nsteps:\n  - url: /x\n    heders: {A: b}\n", 4, `unknown field "heders" in a step`},
+		{"wrong type", "steps:\n  - url: /x\n    always: maybe\n", 3, "into bool"},
+		{"duplicate key", "steps: []\nsteps: []\n", 2, "already defined"},
+		{"two documents", "steps: [{url: 'http://h/'}]\n---\nsteps: []\n", 2, "one YAML document"},
+		{"no steps", "name: x\n", 1, "no steps"},
+		{"relative url without base", "steps:\n  - url: /x\n", 2, "no base"},
+		{"no url", "base: http://h\nsteps:\n  - name: a\n", 3, "has no url"},
+		{"bad scheme", "steps:\n  - url: ftp://h/x\n", 2, "http:// or https://"},
+		{"variable host", "vars: {h: {choice: [a]}}\nsteps:\n  - url: 'http://{{h}}/x'\n", 3, "host must be written out"},
+		// A variable used before any step can have set it.
+		{"undefined variable", "base: http://h\nsteps:\n  - url: /a\n  - url: /b\n    headers:\n      X-T: '{{token}}'\n", 6, "uses {{token}}"},
+		{"used before extracted", "base: http://h\nsteps:\n  - url: /a?t={{t}}\n  - url: /b\n    extract: {t: {json: $.t}}\n", 3, "uses {{t}}"},
+		{"unclosed template", "base: http://h\nsteps:\n  - url: /a\n    body: 'x={{y'\n", 4, "without a closing"},
+		{"bad filter", "base: http://h\nvars: {y: {int: [1, 2]}}\nsteps:\n  - url: /a\n    body: '{{y|base64}}'\n", 5, "unknown filter"},
+		{"bad variable name", "base: http://h\nsteps:\n  - url: /a?{{1x}}\n", 3, "not a variable name"},
+		{"duplicate step name", "base: http://h\nsteps:\n  - {name: a, url: /a}\n  - {name: a, url: /b}\n", 4, "used twice"},
+		{"bad method", "base: http://h\nsteps:\n  - {method: 'GE T', url: /a}\n", 3, "method"},
+		{"int range", "base: http://h\nvars:\n  o: {int: [5, 1]}\nsteps: [{url: /}]\n", 3, "low <= high"},
+		{"two generators", "base: http://h\nvars:\n  o: {int: [1, 5], choice: [a]}\nsteps: [{url: /}]\n", 3, "exactly one"},
+		{"no generator", "base: http://h\nvars:\n  o: {}\nsteps: [{url: /}]\n", 3, "exactly one"},
+		{"missing line file", "base: http://h\nvars:\n  u: {line: users.txt}\nsteps: [{url: /}]\n", 3, "users.txt"},
+		{"empty line file", "base: http://h\nvars:\n  u: {line: empty.txt}\nsteps: [{url: /}]\n", 3, "no non-empty lines"},
+		{"bad seq", "base: http://h\nvars:\n  s: {seq: [3, 2]}\nsteps: [{url: /}]\n", 3, "seq wants"},
+		{"seq too wide", "base: http://h\nvars:\n  s: {seq: [-9223372036854775808, 9223372036854775807]}\nsteps: [{url: /}]\n", 3, "seq wants"},
+		{"bad json path", "base: http://h\nsteps:\n  - url: /\n    extract:\n      t: {json: 'a[x]'}\n", 5, "JSON path"},
+		{"bad regex", "base: http://h\nsteps:\n  - url: /\n    extract:\n      t: {regex: '('}\n", 5, "regex"},
+		{"regex group", "base: http://h\nsteps:\n  - url: /\n    extract:\n      t: {regex: 'a(b)', group: 2}\n", 5, "group 2"},
+		{"two extractions", "base: http://h\nsteps:\n  - url: /\n    extract:\n      t: {json: $.a, header: X}\n", 5, "exactly one"},
+		{"bad status", "base: http://h\nsteps:\n  - url: /\n    expect: {status: [200, 999]}\n", 4, "999"},
+		{"bad expect body", "base: http://h\nsteps:\n  - url: /\n    expect:\n      body: '['\n", 5, "expect: body"},
+		{"body and body_file", "base: http://h\nsteps:\n  - url: /\n    body: x\n    body_file: b.txt\n", 5, "both body"},
+		{"bad header name", "base: http://h\nsteps:\n  - url: /\n    headers: {'X Y': z}\n", 4, "header name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("flow.yaml", []byte(c.src), Options{ReadFile: users})
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want a ParseError", err)
+			}
+			first := pe.Errs[0]
+			if first.Line != c.line || !strings.Contains(first.Msg, c.want) || first.File != "flow.yaml" {
+				t.Fatalf("got %q (line %d), want line %d containing %q", err, first.Line, c.line, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "YAML\"") || strings.Contains(err.Error(), "flow.step") {
+				t.Fatalf("message not one friendly line: %q", err)
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryProblem(t *testing.T) {
+	_, err := Parse("f.yaml", []byte("base: http://h\nsteps:\n  - url: /a?{{x}}\n  - url: /b?{{y}}\n"), Options{})
+	var pe *ParseError
+	if !errors.As(err, &pe) || len(pe.Errs) != 2 || pe.Errs[1].Line != 4 || !strings.Contains(err.Error(), "and 1 more problem") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestBaseOverride(t *testing.T) {
+	f, err := Parse("f.yaml", []byte("base: http://a:1\nsteps: [{url: /x}, {url: 'http://c:3/y'}]\n"), Options{Base: "http://b:2/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Steps[0].URL.String() != "http://b:2/x" || f.Steps[1].Origin != "http://c:3" {
+		t.Fatalf("steps %+v", f.Steps)
+	}
+}
+
+func FuzzFlow(f *testing.F) {
+	f.Add(loginFlow)
+	f.Add("steps: [{url: 'http://h/{{a}}'}]\nvars: {a: {seq: [1, 3]}}\n")
+	f.Add("a: b: c")
+	f.Add("steps:\n  - url: http://h/\n    extract: {t: {regex: '(x)', group: 1}}\n    expect: {status: 200, length: 3}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		fl, err := Parse("fuzz.yaml", []byte(src), Options{ReadFile: files(map[string]string{"users.txt": "a\nb\n"})})
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || len(pe.Errs) == 0 {
+				t.Fatalf("error %v is not a ParseError", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line message %q", err)
+			}
+			return
+		}
+		// A flow that parses must run: draw, render and extract without panics.
+		st := fl.NewState(rand.New(rand.NewPCG(1, 1)))
+		st.Begin()
+		for i := range fl.Steps {
+			s := &fl.Steps[i]
+			st.Draw(s.Vars)
+			if st.Ready(s) {
+				s.URL.Append(nil, st)
+				s.Body.Append(nil, st)
+			}
+			st.Extract(s, fakeResp{body: src})
+		}
+	})
+}

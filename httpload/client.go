@@ -1,0 +1,346 @@
+package httpload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/valyala/fasthttp"
+
+	"kurabe/flow"
+	"kurabe/store"
+)
+
+// client is one simulated user: its connections (the session), its
+// Request and Response, reused for every request, its flow variables and
+// scratch buffers, and its counts.
+type client struct {
+	w    *Workload
+	sess *session
+	rng  *rand.Rand
+	id   int
+	req  *fasthttp.Request
+	resp *fasthttp.Response
+	next int // round robin: the next URL
+	cur  int // the URL the request is set up for, or -1
+	st   *flow.State
+	buf  []byte // rendering scratch
+	errs []cachedErr
+
+	stats clientStats
+}
+
+// cachedErr is an error returned before for the same target and outcome.
+// The engine keeps only the first message of each class, so a failing
+// server costs no allocation per request.
+type cachedErr struct {
+	target int
+	key    int // a status code, or one of the keys below
+	err    error
+}
+
+const (
+	keyExpectStatus = 1000 // + status
+	keyExpectBody   = -1
+	keyExpectLength = -2
+	keyTimeout      = -3
+	keyConnect      = -4
+	keyClosed       = -5
+	keyOther        = -6
+	keyExtract      = -100 // - extraction index
+)
+
+func newClient(w *Workload, s *session, rng *rand.Rand) *client {
+	c := &client{w: w, sess: s, rng: rng, req: &fasthttp.Request{}, resp: &fasthttp.Response{}, cur: -1}
+	c.stats = newClientStats(w.numTargets(), w.detailed)
+	if w.cfg.Flow != nil {
+		c.st = w.cfg.Flow.NewState(rng)
+	}
+	return c
+}
+
+// Do sends one request, or runs one iteration of the flow. It returns the
+// response body bytes.
+func (c *client) Do(_ context.Context, _ int) (int64, error) {
+	if c.st != nil {
+		return c.iterate()
+	}
+	ti := c.next
+	if c.w.cfg.Random {
+		ti = c.rng.IntN(len(c.w.targets))
+	} else if c.next++; c.next == len(c.w.targets) {
+		c.next = 0
+	}
+	if ti != c.cur {
+		c.prepare(ti)
+	}
+	t := &c.w.targets[ti]
+	return c.send(ti, t.origin, &c.w.cfg.Expect)
+}
+
+// prepare sets the request up for URL ti. With one URL this happens once.
+func (c *client) prepare(ti int) {
+	t := &c.w.targets[ti]
+	r := c.req
+	r.Reset()
+	r.Header.SetMethod(t.Method)
+	r.SetRequestURI(t.URL)
+	if t.Body != nil {
+		r.SetBodyRaw(t.Body)
+		if t.ContentType != "" {
+			r.Header.SetContentType(t.ContentType)
+		}
+	}
+	for _, h := range c.w.cfg.Headers {
+		r.Header.Set(h.Name, h.Value)
+	}
+	if c.w.cfg.Close {
+		r.SetConnectionClose()
+	}
+	c.cur = ti
+}
+
+// iterate runs the flow's steps in order. A failed step ends the
+// iteration, except for steps marked always whose variables are set.
+func (c *client) iterate() (int64, error) {
+	f := c.w.cfg.Flow
+	st := c.st
+	st.Begin()
+	var n int64
+	var first error
+	for i := range f.Steps {
+		s := &f.Steps[i]
+		if first != nil && !s.Always {
+			continue
+		}
+		st.Draw(s.Vars)
+		if !st.Ready(s) {
+			continue
+		}
+		c.build(s)
+		b, err := c.send(i, c.w.stepOrig[i], &s.Expect)
+		n += b
+		if err == nil && len(s.Extract) > 0 {
+			if e := st.Extract(s, c); e != nil {
+				c.stats.failed++
+				c.stats.targets[i].failed++
+				err = c.extractErr(i, s, e)
+			}
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return n, first
+}
+
+// build renders a step's request into the client's Request.
+func (c *client) build(s *flow.Step) {
+	r := c.req
+	r.Reset()
+	r.Header.SetMethod(s.Method)
+	c.buf = s.URL.Append(c.buf[:0], c.st)
+	r.SetRequestURIBytes(c.buf)
+	for _, h := range c.w.cfg.Headers {
+		r.Header.Set(h.Name, h.Value)
+	}
+	for i := range s.Headers {
+		h := &s.Headers[i]
+		c.buf = h.Value.Append(c.buf[:0], c.st)
+		r.Header.SetBytesV(h.Name, c.buf)
+	}
+	if len(s.Body.String()) > 0 {
+		// The body is copied into the request's own buffer.
+		c.buf = s.Body.Append(c.buf[:0], c.st)
+		r.SetBody(c.buf)
+	}
+	if c.w.cfg.Close {
+		r.SetConnectionClose()
+	}
+}
+
+// Body and Header let flow extractions read the response.
+func (c *client) Body() []byte { return c.resp.Body() }
+
+func (c *client) Header(name string) []byte { return c.resp.Header.Peek(name) }
+
+// send sends the prepared request, records its phases and checks the
+// response. ti is the URL or step.
+func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
+	tm := &c.sess.tm
+	tm.begin()
+	t0 := tm.since()
+	c.sess.busy.Store(int64(t0) + 1)
+	err := c.sess.hosts[origin].Do(c.req, c.resp)
+	t1 := tm.since()
+	if c.sess.busy.Swap(0) == killed {
+		err = c.killed(origin, err)
+	}
+
+	s := &c.stats
+	ts := &s.targets[ti]
+	s.requests++
+	ts.requests++
+	s.bodyOut += int64(len(c.req.Body()))
+	if err != nil {
+		s.failed++
+		ts.failed++
+		return 0, c.transportErr(ti, err)
+	}
+	s.responses++
+	total := t1 - t0
+	conn := tm.connect + tm.tls
+	s.total.Record(int64(total))
+	s.connect.Record(int64(conn))
+	s.processing.Record(int64(total - conn))
+	if tm.tls > 0 {
+		s.tls.add(tm.tls)
+	}
+	if tm.writeStart >= 0 {
+		s.write.add(tm.writeEnd - tm.writeStart)
+		if tm.firstByte >= tm.writeEnd {
+			s.waiting.Record(int64(tm.firstByte - tm.writeEnd))
+			s.read.add(t1 - tm.firstByte)
+		}
+	}
+	ts.lat.add(total)
+	if ts.rec != nil {
+		ts.rec.Record(int64(total))
+	}
+	code := c.resp.StatusCode()
+	if code >= 100 && code < 600 {
+		s.status[code]++
+	} else {
+		s.status[0]++
+	}
+	body := c.resp.Body()
+	n := int64(len(body))
+	s.bodyIn += n
+	s.length.add(n)
+	ts.length.add(n)
+	if s.server == nil {
+		if v := c.resp.Header.Peek("Server"); len(v) > 0 {
+			s.server = append([]byte(nil), v...)
+		} else {
+			s.server = []byte{}
+		}
+	}
+	ok2xx := code >= 200 && code < 300
+	if !ok2xx {
+		s.non2xx++
+	}
+	var key int
+	switch {
+	case !exp.StatusOK(code) && !ok2xx:
+		key = code
+	case !exp.StatusOK(code):
+		key = keyExpectStatus + code
+	case exp.HasLength && n != exp.Length:
+		key = keyExpectLength
+	case exp.Body != nil && !exp.Body.Match(body):
+		key = keyExpectBody
+	default:
+		return n, nil
+	}
+	s.failed++
+	ts.failed++
+	return n, c.responseErr(ti, key, code, n, exp)
+}
+
+// cached returns the error stored for (ti, key), or nil.
+func (c *client) cached(ti, key int) error {
+	for i := range c.errs {
+		if e := &c.errs[i]; e.target == ti && e.key == key {
+			return e.err
+		}
+	}
+	return nil
+}
+
+func (c *client) keep(ti, key int, class, msg string) error {
+	if c.w.cfg.Flow != nil {
+		class = c.w.cfg.Flow.Steps[ti].Name + ": " + class
+	}
+	err := &store.ClassError{Class: class, Err: errors.New(msg)}
+	c.errs = append(c.errs, cachedErr{target: ti, key: key, err: err})
+	return err
+}
+
+// what names the request for messages.
+func (c *client) what(ti int) string {
+	if f := c.w.cfg.Flow; f != nil {
+		s := &f.Steps[ti]
+		return fmt.Sprintf("step %s (%s %s)", s.Name, s.Method, c.req.URI().FullURI())
+	}
+	return c.w.targets[ti].name
+}
+
+func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect) error {
+	if err := c.cached(ti, key); err != nil {
+		return err
+	}
+	status := strconv.Itoa(code)
+	switch key {
+	case keyExpectLength:
+		return c.keep(ti, key, "expect-length", fmt.Sprintf("%s: body of %d bytes, want %d (--expect-length)", c.what(ti), n, exp.Length))
+	case keyExpectBody:
+		return c.keep(ti, key, "expect-body", fmt.Sprintf("%s: body does not match %q", c.what(ti), exp.Body.String()))
+	case keyExpectStatus + code:
+		return c.keep(ti, key, "expect-status "+status, fmt.Sprintf("%s: status %d %s, want %v", c.what(ti), code, fasthttp.StatusMessage(code), exp.Status))
+	}
+	return c.keep(ti, key, "http "+status, fmt.Sprintf("%s: %d %s", c.what(ti), code, fasthttp.StatusMessage(code)))
+}
+
+func (c *client) extractErr(ti int, s *flow.Step, e *flow.Extract) error {
+	key := keyExtract
+	for i := range s.Extract {
+		if &s.Extract[i] == e {
+			key -= i
+		}
+	}
+	if err := c.cached(ti, key); err != nil {
+		return err
+	}
+	return c.keep(ti, key, "extract "+e.Name, fmt.Sprintf("%s: found no %s for {{%s}} in the response", c.what(ti), e.Source(), e.Name))
+}
+
+// killed handles a request whose connection the watchdog closed. Once
+// the watchdog is done (its lock is free), every connection of the
+// session is gone; a response that was complete all the same stands.
+func (c *client) killed(origin int, err error) error {
+	c.sess.connsMu.Lock()
+	c.sess.connsMu.Unlock()
+	c.sess.hosts[origin].CloseIdleConnections()
+	if err == nil {
+		return nil
+	}
+	return errTimedOut
+}
+
+var errTimedOut = fmt.Errorf("no response within the timeout (-s): %w", fasthttp.ErrTimeout)
+
+// transportErr classifies a request that got no response.
+func (c *client) transportErr(ti int, err error) error {
+	var de *dialError
+	var ne net.Error
+	key, class := keyOther, "error"
+	switch {
+	case errors.As(err, &de):
+		key, class = keyConnect, "connect"
+	case errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		key, class = keyTimeout, "timeout"
+	case errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+		key, class = keyClosed, "closed"
+	}
+	if e := c.cached(ti, key); e != nil {
+		return e
+	}
+	return c.keep(ti, key, class, fmt.Sprintf("%s: %v", c.what(ti), err))
+}

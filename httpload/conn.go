@@ -1,0 +1,111 @@
+package httpload
+
+import (
+	"crypto/tls"
+	"net"
+	"time"
+)
+
+// timing is one client's clock for the phases of its current request. The
+// client resets it before each request; the dialer and the connection
+// wrapper, which run in the client's goroutine inside fasthttp's Do, fill
+// it in. Times are durations since epoch (monotonic clock reads).
+type timing struct {
+	epoch      time.Time
+	connect    time.Duration // dialling within the current request
+	tls        time.Duration // TLS handshake within the current request
+	handshakes int64
+	dials      int64
+	writeStart time.Duration // first Write of the request; -1 before it
+	writeEnd   time.Duration // end of the last Write
+	firstByte  time.Duration // first Read after the last Write; -1 before it
+	awaiting   bool          // a Write happened and no Read returned since
+	in, out    int64         // bytes read and written on all connections
+}
+
+func (t *timing) since() time.Duration { return time.Since(t.epoch) }
+
+// begin resets the per-request fields.
+func (t *timing) begin() {
+	t.connect, t.tls = 0, 0
+	t.writeStart, t.firstByte, t.awaiting = -1, -1, false
+}
+
+// timedConn stamps the request's writes and the response's first byte. It
+// sits under TLS when there is TLS, so it sees the bytes on the wire.
+type timedConn struct {
+	net.Conn
+	t *timing
+	s *session
+}
+
+func (c *timedConn) Write(b []byte) (int, error) {
+	t0 := c.t.since()
+	n, err := c.Conn.Write(b)
+	if c.t.writeStart < 0 {
+		c.t.writeStart = t0
+	}
+	c.t.writeEnd = c.t.since()
+	c.t.awaiting = true
+	c.t.out += int64(n)
+	return n, err
+}
+
+func (c *timedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		if c.t.awaiting {
+			c.t.firstByte = c.t.since()
+			c.t.awaiting = false
+		}
+		c.t.in += int64(n)
+	}
+	return n, err
+}
+
+// Close closes the connection and forgets it.
+func (c *timedConn) Close() error {
+	c.s.untrack(c)
+	return c.Conn.Close()
+}
+
+// dialError marks a failure to connect, for the error class "connect".
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "connect: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// dial opens a connection for fasthttp, timing the TCP connect and the TLS
+// handshake apart. fasthttp leaves a connection that already has a
+// Handshake method alone, so TLS is done here, where it can be timed.
+func (s *session) dial(o *origin, addr string) (net.Conn, error) {
+	t := &s.tm
+	t0 := t.since()
+	c, err := s.w.dialer.DialTimeout(addr, s.w.cfg.Timeout)
+	t1 := t.since()
+	t.connect += t1 - t0
+	if err != nil {
+		return nil, &dialError{err}
+	}
+	t.dials++
+	tc := &timedConn{Conn: c, t: t, s: s}
+	s.track(tc)
+	if !o.https {
+		return tc, nil
+	}
+	cfg := s.w.tls.Clone()
+	cfg.ServerName = o.host
+	tl := tls.Client(tc, cfg)
+	tl.SetDeadline(time.Now().Add(s.w.cfg.Timeout))
+	err = tl.Handshake()
+	tl.SetDeadline(time.Time{})
+	t.tls += t.since() - t1
+	t.handshakes++
+	// The handshake's writes and reads are not the request's.
+	t.writeStart, t.firstByte, t.awaiting = -1, -1, false
+	if err != nil {
+		tc.Close()
+		return nil, &dialError{err}
+	}
+	return tl, nil
+}

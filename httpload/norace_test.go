@@ -1,0 +1,5 @@
+//go:build !race
+
+package httpload
+
+const raceEnabled = false

@@ -1,0 +1,462 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kurabe/result"
+)
+
+// HTTPFormats lists the reports of kurabe http by name. full carries ab's
+// and siege's fields and kurabe's own; ab and siege print only theirs, in
+// their layout, so scripts that read those tools' output keep working;
+// text and markdown are a table per URL or flow step.
+//
+// Times are printed to the microsecond (ms with three decimals, seconds
+// with six) where ab prints whole milliseconds and siege hundredths of a
+// second.
+var HTTPFormats = map[string]func(io.Writer, *result.Document) error{
+	"full":     HTTPFull,
+	"ab":       HTTPAb,
+	"siege":    HTTPSiege,
+	"text":     HTTPText,
+	"markdown": HTTPMarkdown,
+}
+
+// HTTPFormatNames returns the format names, sorted.
+func HTTPFormatNames() []string { return slices.Sorted(maps.Keys(HTTPFormats)) }
+
+// httpRun is the one phase of a kurabe http document, with what its
+// reports derive from it.
+type httpRun struct {
+	d       *result.Document
+	p       *result.Phase
+	h       *result.HTTPStats
+	elapsed float64 // seconds
+	ok      int64   // successful requests
+}
+
+func httpPhase(d *result.Document) (*httpRun, error) {
+	if len(d.Stores) != 1 || len(d.Stores[0].Phases) != 1 || d.Stores[0].Phases[0].HTTP == nil {
+		return nil, errors.New("not a kurabe http result: it needs one phase with HTTP figures")
+	}
+	p := &d.Stores[0].Phases[0]
+	return &httpRun{d: d, p: p, h: p.HTTP, elapsed: p.Elapsed, ok: p.HTTP.Requests - p.HTTP.Failed}, nil
+}
+
+func (r *httpRun) perSec(x float64) float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return x / r.elapsed
+}
+
+// httpMS formats µs as milliseconds with µs resolution.
+func httpMS(us float64) string { return strconv.FormatFloat(us/1e3, 'f', 3, 64) }
+
+// httpSecs formats µs as seconds with µs resolution.
+func httpSecs(us float64) string { return strconv.FormatFloat(us/1e6, 'f', 6, 64) }
+
+func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// httpLines writes "Label:   value" lines with the values in one column.
+type httpLines struct {
+	b     *strings.Builder
+	width int
+}
+
+func (l httpLines) add(label, format string, args ...any) {
+	fmt.Fprintf(l.b, "%-*s%s\n", l.width, label+":", fmt.Sprintf(format, args...))
+}
+
+// summary is the line that says what ran.
+func (r *httpRun) summary() string {
+	d := r.d
+	what := []string{"kurabe " + d.Kurabe + " http", r.p.Op, httpPlural(r.p.Clients, "client")}
+	if d.Run.Count > 0 {
+		unit := "requests"
+		if r.h.Mode == "flow" {
+			unit = "passes"
+		}
+		what = append(what, "n="+strconv.FormatInt(d.Run.Count, 10)+" "+unit)
+	} else {
+		what = append(what, "duration "+time.Duration(d.Run.Duration).String())
+	}
+	if d.Run.Rate != "" {
+		what = append(what, "open loop at "+d.Run.Rate+" req/s")
+	}
+	if r.h.Order != "" {
+		what = append(what, r.h.Order)
+	}
+	if r.h.KeepAlive {
+		what = append(what, "keep-alive")
+	} else {
+		what = append(what, "a connection per request")
+	}
+	what = append(what, "seed "+strconv.FormatUint(d.Seed, 10))
+	s := strings.Join(what, " · ") + "\n"
+	if d.Interrupted {
+		s += "INTERRUPTED: the figures cover only the part that ran\n"
+	}
+	return s
+}
+
+func httpPlural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func (r *httpRun) lengthText(l result.BodyLength) string {
+	switch {
+	case l.Count == 0:
+		return "no responses"
+	case l.Min == l.Max:
+		return strconv.FormatInt(l.Min, 10) + " bytes"
+	}
+	distinct := strconv.Itoa(l.Distinct) + " distinct"
+	if l.MoreThan {
+		distinct = "more than " + distinct
+	}
+	if l.Distinct == 0 {
+		distinct = "distinct not tracked"
+	}
+	return fmt.Sprintf("varying, %d to %d bytes (mean %s, %s)", l.Min, l.Max, httpF2(l.Mean), distinct)
+}
+
+func (r *httpRun) classes() string {
+	var parts []string
+	for _, c := range r.p.ErrorClasses {
+		parts = append(parts, fmt.Sprintf("%s: %d", c.Class, c.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ab writes ab's fields.
+func (r *httpRun) ab(b *strings.Builder) {
+	h := r.h
+	l := httpLines{b, 24}
+	if len(h.Targets) == 1 && h.Mode == "urls" {
+		if u, err := url.Parse(h.Targets[0].URL); err == nil {
+			if h.Server != "" {
+				l.add("Server Software", "%s", h.Server)
+			}
+			l.add("Server Hostname", "%s", u.Hostname())
+			port := u.Port()
+			if port == "" {
+				port = map[bool]string{true: "443", false: "80"}[u.Scheme == "https"]
+			}
+			l.add("Server Port", "%s", port)
+			path := u.RequestURI()
+			l.add("Document Path", "%s", path)
+		}
+	} else if h.Server != "" {
+		l.add("Server Software", "%s", h.Server)
+	}
+	l.add("Document Length", "%s", r.lengthText(h.Length))
+	b.WriteString("\n")
+	l.add("Concurrency Level", "%d", r.p.Clients)
+	l.add("Time taken for tests", "%s seconds", strconv.FormatFloat(r.elapsed, 'f', 6, 64))
+	l.add("Complete requests", "%d", h.Requests)
+	if h.Failed > 0 {
+		l.add("Failed requests", "%d (%s)", h.Failed, r.classes())
+	} else {
+		l.add("Failed requests", "0")
+	}
+	if h.Non2xx > 0 {
+		l.add("Non-2xx responses", "%d", h.Non2xx)
+	}
+	l.add("Total transferred", "%d bytes", h.BytesReceived)
+	if h.RequestBodyBytes > 0 {
+		l.add("Total body sent", "%d", h.RequestBodyBytes)
+	}
+	l.add("HTML transferred", "%d bytes", h.BodyBytes)
+	l.add("Requests per second", "%s [#/sec] (mean, successful requests)", httpF2(r.perSec(float64(r.ok))))
+	if h.Requests > 0 {
+		per := r.elapsed * 1e6 / float64(h.Requests)
+		l.add("Time per request", "%s [ms] (mean)", httpMS(per*float64(r.p.Clients)))
+		l.add("Time per request", "%s [ms] (mean, across all concurrent requests)", httpMS(per))
+	}
+	l.add("Transfer rate", "%s [Kbytes/sec] received", httpF2(r.perSec(float64(h.BytesReceived)/1024)))
+	if h.RequestBodyBytes > 0 {
+		fmt.Fprintf(b, "%24s%s kb/s sent\n", "", httpF2(r.perSec(float64(h.BytesSent)/1024)))
+		fmt.Fprintf(b, "%24s%s kb/s total\n", "", httpF2(r.perSec(float64(h.BytesSent+h.BytesReceived)/1024)))
+	}
+
+	b.WriteString("\nConnection Times (ms, µs resolution)\n")
+	fmt.Fprintf(b, "%-12s%10s %10s %9s %10s %10s\n", "", "min", "mean", "[+/-sd]", "median", "max")
+	for _, row := range []struct {
+		name string
+		l    result.Latency
+	}{{"Connect:", h.Connect}, {"Processing:", h.Processing}, {"Waiting:", h.Waiting}, {"Total:", h.Total}} {
+		fmt.Fprintf(b, "%-12s%10s %10s %9s %10s %10s\n", row.name, httpMS(row.l.Min), httpMS(row.l.Mean), httpMS(row.l.StdDev), httpMS(row.l.P50), httpMS(row.l.Max))
+	}
+
+	lat := r.p.Latency
+	what, longest := "successful requests", "request"
+	if h.Mode == "flow" {
+		what, longest = "successful passes through the flow", "pass"
+	}
+	if o := r.p.OpenLoop; o != nil {
+		fmt.Fprintf(b, "\nPercentage of the %s served within a certain time (ms)\n", what)
+		fmt.Fprintf(b, "%8s  %12s  %12s\n", "", "from the", "service time,")
+		fmt.Fprintf(b, "%8s  %12s  %12s\n", "", "scheduled", "from the")
+		fmt.Fprintf(b, "%8s  %12s  %12s\n", "", "start", "actual start")
+		for _, q := range httpQuantiles {
+			fmt.Fprintf(b, "%8s  %12s  %12s%s\n", q.name, httpMS(httpQuantile(lat, q.q)), httpMS(httpQuantile(o.Service, q.q)), httpNote(q.q, longest))
+		}
+		return
+	}
+	fmt.Fprintf(b, "\nPercentage of the %s served within a certain time (ms)\n", what)
+	for _, q := range httpQuantiles {
+		fmt.Fprintf(b, "%8s  %12s%s\n", q.name, httpMS(httpQuantile(lat, q.q)), httpNote(q.q, longest))
+	}
+}
+
+var httpQuantiles = []struct {
+	name string
+	q    float64
+}{
+	{"50%", 0.5}, {"66%", 0.66}, {"75%", 0.75}, {"80%", 0.8}, {"90%", 0.9},
+	{"95%", 0.95}, {"98%", 0.98}, {"99%", 0.99}, {"99.9%", 0.999}, {"100%", 1},
+}
+
+func httpNote(q float64, what string) string {
+	if q >= 1 {
+		return " (longest " + what + ")"
+	}
+	return ""
+}
+
+// httpQuantile reads any quantile from a latency's histogram buckets.
+func httpQuantile(l result.Latency, q float64) float64 {
+	if l.Count == 0 {
+		return 0
+	}
+	if q >= 1 {
+		return l.Max
+	}
+	if len(l.Buckets) == 0 {
+		switch q {
+		case 0.5:
+			return l.P50
+		case 0.9:
+			return l.P90
+		case 0.95:
+			return l.P95
+		case 0.99:
+			return l.P99
+		case 0.999:
+			return l.P999
+		}
+		return 0
+	}
+	return float64(int64(l.Histogram().Quantile(q))) / 1e3
+}
+
+// siege writes siege's fields.
+func (r *httpRun) siege(b *strings.Builder) {
+	h := r.h
+	l := httpLines{b, 31}
+	const mb = 1 << 20
+	availability := 100.0
+	if h.Requests > 0 {
+		availability = float64(r.ok) / float64(h.Requests) * 100
+	}
+	l.add("Transactions", "%d hits", h.Responses)
+	l.add("Availability", "%s %%", httpF2(availability))
+	l.add("Elapsed time", "%s secs", strconv.FormatFloat(r.elapsed, 'f', 6, 64))
+	l.add("Data transferred", "%s MB", httpF2(float64(h.BodyBytes)/mb))
+	l.add("Response time", "%s secs", httpSecs(h.Total.Mean))
+	l.add("Transaction rate", "%s trans/sec", httpF2(r.perSec(float64(h.Responses))))
+	l.add("Throughput", "%s MB/sec", httpF2(r.perSec(float64(h.BodyBytes)/mb)))
+	l.add("Concurrency", "%s", httpF2(r.perSec(float64(h.Total.SumNs)/1e9)))
+	l.add("Successful transactions", "%d", r.ok)
+	l.add("Failed transactions", "%d", h.Failed)
+	l.add("Longest transaction", "%s", httpSecs(h.Total.Max))
+	l.add("Shortest transaction", "%s", httpSecs(h.Total.Min))
+}
+
+// notes are kurabe's own lines: statuses, failures by class, lengths,
+// phases, the open loop, the flow and kurabe's CPU.
+func (r *httpRun) notes(b *strings.Builder) {
+	h, p := r.h, r.p
+	var st []string
+	for _, s := range h.Status {
+		code := strconv.Itoa(s.Code)
+		if s.Code == 0 {
+			code = "other"
+		}
+		st = append(st, fmt.Sprintf("%s × %d", code, s.Count))
+	}
+	if len(st) == 0 {
+		st = []string{"none"}
+	}
+	fmt.Fprintf(b, "Status codes: %s\n", strings.Join(st, ", "))
+	fmt.Fprintf(b, "Body lengths: %s", r.lengthText(h.Length))
+	if h.Length.Min != h.Length.Max {
+		b.WriteString(" (not a failure; --expect-length N makes it one)")
+	}
+	b.WriteString("\n")
+	for _, c := range p.ErrorClasses {
+		fmt.Fprintf(b, "Failed, %s: %d; first: %s\n", c.Class, c.Count, c.First)
+	}
+	fmt.Fprintf(b, "Per request (µs, mean): connect %s over %s, write %s, wait for the first byte %s, read %s",
+		httpUS(h.Connect.Mean), httpPlural(int(h.Connections), "connection"), httpUS(h.Write.Mean), httpUS(h.Waiting.Mean), httpUS(h.Read.Mean))
+	if h.TLS.Count > 0 {
+		fmt.Fprintf(b, "; TLS handshake %s in %d", httpUS(h.TLS.Mean), h.TLS.Count)
+	}
+	b.WriteString("\n")
+	if h.Mode == "flow" {
+		fmt.Fprintf(b, "Flow: %d passes completed, %d failed, %s passes/s; a pass took mean %s ms, p50 %s, p99 %s, max %s\n",
+			p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max))
+	}
+	if o := p.OpenLoop; o != nil {
+		scheduled := 0.0
+		if r.elapsed > 0 {
+			scheduled = float64(o.Scheduled) / r.elapsed
+		}
+		fmt.Fprintf(b, "Open loop: %d scheduled (%s/s), %s/s achieved; %d started more than %s ms late; lag behind the timetable p99 %s ms\n",
+			o.Scheduled, httpF2(scheduled), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99))
+		fmt.Fprintf(b, "  latency from the scheduled start (corrected): p50 %s ms, p99 %s, max %s\n", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max))
+		fmt.Fprintf(b, "  service time from the actual start (uncorrected): p50 %s ms, p99 %s, max %s\n", httpMS(o.Service.P50), httpMS(o.Service.P99), httpMS(o.Service.Max))
+		if o.Behind {
+			fmt.Fprintf(b, "  BEHIND: %s\n", o.Note)
+		}
+	}
+	fmt.Fprintf(b, "kurabe used %s cores of CPU during the run\n", httpF2(p.ProcessCPU))
+}
+
+func httpUS(us float64) string { return strconv.FormatFloat(us, 'f', 1, 64) }
+
+// targetRows is one row per URL or step, for the tables.
+func (r *httpRun) targetRows() (header []string, rows [][]string) {
+	first := "url"
+	if r.h.Mode == "flow" {
+		first = "step"
+	}
+	header = []string{first, "requests", "req/s", "failed", "mean", "p50", "p90", "p99", "max", "body bytes"}
+	for _, t := range r.h.Targets {
+		l := t.Latency
+		pct := func(v float64) string {
+			if len(r.h.Targets) > 1 && l.P50 == 0 && l.Count > 0 {
+				return "-" // no histogram kept for this many targets
+			}
+			return httpMS(v)
+		}
+		length := r.lengthText(t.Length)
+		if t.Length.Count > 0 && t.Length.Min != t.Length.Max {
+			length = fmt.Sprintf("%d-%d", t.Length.Min, t.Length.Max)
+		}
+		rows = append(rows, []string{t.Name, strconv.FormatInt(t.Requests, 10), httpF2(r.perSec(float64(t.Requests - t.Failed))),
+			strconv.FormatInt(t.Failed, 10), httpMS(l.Mean), pct(l.P50), pct(l.P90), pct(l.P99), httpMS(l.Max), length})
+	}
+	return header, rows
+}
+
+func httpTable(b *strings.Builder, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			switch {
+			case i == 0:
+				b.WriteString(c + pad)
+			case i == len(r)-1:
+				b.WriteString("  " + c)
+			default:
+				b.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+func httpWrite(w io.Writer, d *result.Document, body func(*httpRun, *strings.Builder)) error {
+	r, err := httpPhase(d)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	body(r, &b)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// HTTPFull writes ab's fields, siege's, the table per URL or step when
+// there are several, and kurabe's own lines.
+func HTTPFull(w io.Writer, d *result.Document) error {
+	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+		b.WriteString(r.summary() + "\n")
+		r.ab(b)
+		b.WriteString("\n")
+		r.siege(b)
+		b.WriteString("\n")
+		if len(r.h.Targets) > 1 || r.h.Mode == "flow" {
+			header, rows := r.targetRows()
+			httpTable(b, header, rows)
+			b.WriteString("\n")
+		}
+		r.notes(b)
+	})
+}
+
+// HTTPAb writes ab's fields in ab's layout.
+func HTTPAb(w io.Writer, d *result.Document) error {
+	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) { r.ab(b) })
+}
+
+// HTTPSiege writes siege's fields in siege's layout.
+func HTTPSiege(w io.Writer, d *result.Document) error {
+	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) { r.siege(b) })
+}
+
+// HTTPText writes a table per URL or step, and kurabe's lines.
+func HTTPText(w io.Writer, d *result.Document) error {
+	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+		b.WriteString(r.summary() + "\n")
+		header, rows := r.targetRows()
+		httpTable(b, header, rows)
+		b.WriteString("\n")
+		r.notes(b)
+	})
+}
+
+// HTTPMarkdown writes the same as HTTPText as Markdown.
+func HTTPMarkdown(w io.Writer, d *result.Document) error {
+	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+		b.WriteString(strings.TrimSuffix(r.summary(), "\n") + "\n\n")
+		header, rows := r.targetRows()
+		line := func(cells []string) {
+			b.WriteString("|")
+			for _, c := range cells {
+				b.WriteString(" " + strings.ReplaceAll(c, "|", "\\|") + " |")
+			}
+			b.WriteString("\n")
+		}
+		line(header)
+		b.WriteString("|---|" + strings.Repeat("---:|", len(header)-2) + "---|\n")
+		for _, row := range rows {
+			line(row)
+		}
+		b.WriteString("\n")
+		var notes strings.Builder
+		r.notes(&notes)
+		for _, n := range strings.Split(strings.TrimSuffix(notes.String(), "\n"), "\n") {
+			b.WriteString("- " + strings.TrimSpace(n) + "\n")
+		}
+	})
+}

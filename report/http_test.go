@@ -1,0 +1,149 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kurabe/hist"
+	"kurabe/result"
+	"kurabe/store"
+)
+
+// httpUpdating reports whether -update was given (the flag is defined by
+// the package's other golden tests).
+func httpUpdating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// httpLat builds a latency from n seeded exponential samples around mean µs.
+func httpLat(rng *rand.Rand, n int, meanUS float64, buckets bool) result.Latency {
+	r := hist.NewRecorder()
+	for range n {
+		r.Record(int64(rng.ExpFloat64() * meanUS * 1e3))
+	}
+	var s hist.Snapshot
+	r.AddTo(&s)
+	l := result.Summarize(&s)
+	if !buckets {
+		l.Buckets = nil
+	}
+	return l
+}
+
+// httpURLs is a closed-loop run over two URLs with failures and varying lengths.
+func httpURLs() *result.Document {
+	rng := rand.New(rand.NewPCG(4, 2))
+	h := &result.HTTPStats{
+		Mode: "urls", Order: "round-robin", Requests: 10000, Responses: 9990, Failed: 160, Non2xx: 150, KeepAlive: true,
+		Status:        []result.StatusCount{{Code: 200, Count: 9840}, {Code: 503, Count: 150}},
+		Length:        result.BodyLength{Count: 9990, Min: 58, Max: 1200, Mean: 410.25, Distinct: 37},
+		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Server: "nginx/1.22.1",
+		Connect: httpLat(rng, 100, 50, false), Processing: httpLat(rng, 9990, 900, false), Waiting: httpLat(rng, 9990, 850, false),
+		Total: httpLat(rng, 9990, 900, true), Write: result.Moments{Count: 9990, Mean: 12.5}, Read: result.Moments{Count: 9990, Mean: 3.25},
+	}
+	h.Connect.Count, h.Connect.Min, h.Connect.P50 = 9990, 0, 0
+	for i, u := range []string{"http://127.0.0.1:3001/read_file", "http://127.0.0.1:3001/posts?limit=100"} {
+		h.Targets = append(h.Targets, result.HTTPTarget{Name: "GET " + u, Method: "GET", URL: u, Line: i + 2, Requests: 5000, Failed: int64(80 * i * 2),
+			Length:  result.BodyLength{Count: 4995, Min: 58 + int64(i)*400, Max: 58 + int64(i)*1142, Mean: 58 + float64(i)*700, Distinct: 1 + i*36},
+			Latency: httpLat(rng, 4995, 700+400*float64(i), false)})
+	}
+	return &result.Document{
+		Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 42,
+		Run: result.RunConfig{Workload: "http", Clients: 100, Count: 10000},
+		Stores: []result.Store{{Label: "http", Info: store.Info{Driver: "http", Target: "http://127.0.0.1:3001"}, Phases: []result.Phase{{
+			Op: "2 URLs in turn", Clients: 100, Elapsed: 1.234567, Ops: 9840, OpsPerSec: 7970.5, Errors: 160, ProcessCPU: 0.81,
+			ErrorClasses: []result.ErrorClass{{Class: "http 503", Count: 150, First: "GET http://127.0.0.1:3001/read_file: 503 Service Unavailable"},
+				{Class: "timeout", Count: 10, First: "GET http://127.0.0.1:3001/posts?limit=100: timeout"}},
+			Latency: httpLat(rng, 9840, 880, true), HTTP: h,
+		}}}},
+	}
+}
+
+// httpFlow is an open-loop run of a three-step flow.
+func httpFlow() *result.Document {
+	rng := rand.New(rand.NewPCG(7, 3))
+	h := &result.HTTPStats{
+		Mode: "flow", Requests: 3000, Responses: 3000, KeepAlive: true,
+		Status:    []result.StatusCount{{Code: 200, Count: 3000}},
+		Length:    result.BodyLength{Count: 3000, Min: 11, Max: 9000, Mean: 3010.5, Distinct: 192, MoreThan: true},
+		BodyBytes: 9_031_500, BytesReceived: 9_400_000, BytesSent: 420_000, RequestBodyBytes: 30_000, Connections: 8,
+		Connect: httpLat(rng, 8, 40, false), Processing: httpLat(rng, 3000, 300, false), Waiting: httpLat(rng, 3000, 280, false),
+		Total: httpLat(rng, 3000, 300, true), TLS: result.Moments{Count: 8, Mean: 812.5},
+	}
+	for _, s := range []string{"login", "find", "logout"} {
+		h.Targets = append(h.Targets, result.HTTPTarget{Name: s, Method: "GET", URL: "https://127.0.0.1:8443/api/" + s, Requests: 1000,
+			Length: result.BodyLength{Count: 1000, Min: 11, Max: 11, Mean: 11, Distinct: 1}, Latency: httpLat(rng, 1000, 300, false)})
+	}
+	lat := httpLat(rng, 1000, 5000, true)
+	return &result.Document{
+		Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 7,
+		Run: result.RunConfig{Workload: "http", Clients: 8, Duration: result.Duration(10 * time.Second), Rate: "100"},
+		Stores: []result.Store{{Label: "http", Info: store.Info{Driver: "http", Target: "https://127.0.0.1:8443"}, Phases: []result.Phase{{
+			Op: "flow api", Clients: 8, Elapsed: 10.0001, Ops: 1000, OpsPerSec: 99.99, Latency: lat, ProcessCPU: 0.12, HTTP: h,
+			OpenLoop: &result.OpenLoop{Rate: 100, Scheduled: 1000, Achieved: 99.99, Late: 12, LateAfterUs: 2000,
+				Service: httpLat(rng, 1000, 900, true), Lag: httpLat(rng, 1000, 100, false), Behind: true,
+				Note: "the store could not keep up with the rate: operations started late or not at all"},
+		}}}},
+	}
+}
+
+func TestHTTPGolden(t *testing.T) {
+	for docName, doc := range map[string]func() *result.Document{"urls": httpURLs, "flow": httpFlow} {
+		for name, render := range HTTPFormats {
+			t.Run(docName+"-"+name, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := render(&b, doc()); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join("testdata", "http-"+docName+"-"+name+".golden")
+				if httpUpdating() {
+					if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./report -update to create it)", err)
+				}
+				if !bytes.Equal(b.Bytes(), want) {
+					t.Errorf("%s differs from %s (go test ./report -update rewrites it):\n%s", name, path, b.String())
+				}
+			})
+		}
+	}
+}
+
+func TestHTTPReportRoundTrip(t *testing.T) {
+	// A document written and read back renders the same report.
+	path := filepath.Join(t.TempDir(), "r.json")
+	doc := httpURLs()
+	if err := result.WriteFile(path, doc); err != nil {
+		t.Fatal(err)
+	}
+	back, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	HTTPFull(&a, doc)
+	HTTPFull(&b, back)
+	if a.String() != b.String() {
+		t.Fatalf("report changed after a round trip:\n%s\n---\n%s", a.String(), b.String())
+	}
+}
+
+func TestHTTPReportRefusesOtherDocuments(t *testing.T) {
+	d := httpURLs()
+	d.Stores[0].Phases[0].HTTP = nil
+	if err := HTTPFull(&bytes.Buffer{}, d); err == nil || !strings.Contains(err.Error(), "not a kurabe http result") {
+		t.Fatalf("got %v", err)
+	}
+}
