@@ -103,6 +103,8 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return a.capture(ctx, args[1:], stdout, stderr)
 	case "http":
 		return a.http(ctx, args[1:], stdout, stderr)
+	case "probe":
+		return a.probe(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
@@ -112,7 +114,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stdout)
 		return nil
 	}
-	return usageErr("unknown command %q; commands are: run, report, compare, serve, http, replay, capture, version, help", args[0])
+	return usageErr("unknown command %q; commands are: run, report, compare, serve, http, replay, capture, probe, version, help", args[0])
 }
 
 func (a *App) usage(w io.Writer) {
@@ -138,6 +140,8 @@ Usage:
   kurabe capture --store postgres:managed|mariadb:managed [--log F] -- COMMAND...
                           run COMMAND against a throwaway server and save its log for replay
   kurabe http [flags] URL ab- and siege-style HTTP load, request flows, open loop
+  kurabe probe [--dir D] [--json F]
+                          the disk's sequential MB/s and fsync'd 4 KB appends per second
   kurabe version          print the version
   kurabe help run         list every flag of run
 

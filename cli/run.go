@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"kurabe/engine"
+	"kurabe/probe"
 	"kurabe/report"
 	"kurabe/result"
 	"kurabe/service"
@@ -53,6 +54,7 @@ type runFlags struct {
 	repeat   int
 	rate     string
 	viaHTTP  bool
+	probe    string
 }
 
 type multiFlag []string
@@ -85,6 +87,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
 	fs.BoolVar(&f.viaHTTP, "via-http", false, "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation")
+	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
@@ -296,6 +299,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		},
 		Env: result.CollectEnv(dirs...),
 	}
+	if f.probe != "" {
+		if doc.Env.Probe, err = probe.ReadFile(f.probe); err != nil {
+			return usageErr("--disk-probe: %v", err)
+		}
+	}
 
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
 	// Stores run one after another, each closed (a managed server
@@ -339,6 +347,9 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				sr.Prepared = append(sr.Prepared, *prep)
 			}
 			sr.Phases = append(sr.Phases, phases...)
+			if n, ok := w.(workload.Noter); ok {
+				sr.Notes = append(sr.Notes, n.Notes()...)
+			}
 			if err != nil {
 				sr.Error = err.Error()
 			}
@@ -399,6 +410,9 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			}
 			cc := cfg
 			cc.Clients = c
+			if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
+				cc.Count = pc.PhaseCount(i, cc.Count)
+			}
 			cc.Tick = prog.tick(label)
 			p, err := engine.RunPhase(ctx, cc, st, w, i)
 			prog.clear()

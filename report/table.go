@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/width"
 
 	"kurabe/result"
+	"kurabe/workload/load"
 )
 
 // Formats lists the table formats by name.
@@ -254,7 +255,13 @@ func Notes(d *result.Document) []string {
 		if s.Error != "" {
 			out = append(out, fmt.Sprintf("%s: FAILED: %s", s.Label, s.Error))
 		}
+		for _, n := range s.Notes {
+			out = append(out, s.Label+": "+n)
+		}
 		for _, p := range s.Prepared {
+			if p.Rows == 0 {
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s: data set loaded: %s rows in %.2f s (%s rows/s)", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
 		}
 		for _, p := range s.Phases {
@@ -295,6 +302,7 @@ func Notes(d *result.Document) []string {
 		}
 	}
 	out = append(out, fitNotes(d)...)
+	out = append(out, load.Notes(d, d.Env.FsyncsPerSec())...)
 	return append(out, viaNotes(d)...)
 }
 

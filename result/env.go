@@ -2,6 +2,7 @@ package result
 
 import (
 	"bufio"
+	"kurabe/probe"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,6 +20,15 @@ type Environment struct {
 	GoVersion   string            `json:"go_version"`
 	Hostname    string            `json:"hostname,omitempty"`
 	Filesystems map[string]string `json:"filesystems,omitempty"` // data directory -> filesystem type
+	Probe       *probe.Result     `json:"disk_probe,omitempty"`  // kurabe probe's figures, when given
+}
+
+// FsyncsPerSec is the disk's rate of fsync'd appends, 0 when not probed.
+func (e Environment) FsyncsPerSec() float64 {
+	if e.Probe == nil {
+		return 0
+	}
+	return e.Probe.FsyncsPerSec
 }
 
 // CollectEnv reads the environment, and the filesystem type of each dir.

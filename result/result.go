@@ -77,6 +77,7 @@ type Store struct {
 	Of     string     `json:"of,omitempty"`
 	Info   store.Info `json:"info"`
 	Phases []Phase    `json:"phases"`
+	Notes  []string   `json:"notes,omitempty"` // what the workload said about how this store ran it
 	Error  string     `json:"error,omitempty"` // why the store could not run
 	// Prepared is the data the workload loaded before its phases.
 	Prepared []Prepared `json:"prepared,omitempty"`

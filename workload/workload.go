@@ -76,3 +76,18 @@ type Definition interface {
 	Flags(fs *flag.FlagSet)
 	Build(ops []string) (Workload, error)
 }
+
+// PhaseCounter is implemented by workloads whose phases need their own
+// number of operations: given the run's count n (-n, or the definition's
+// DefaultCount), it returns the count for one phase. It is not asked when
+// the phases run for a duration (-d).
+type PhaseCounter interface {
+	PhaseCount(phase int, n int64) int64
+}
+
+// Noter is implemented by workloads with something to say about how a
+// store ran them (a path taken, a fallback). The runner calls Notes after
+// each store's phases; a call forgets what it returned.
+type Noter interface {
+	Notes() []string
+}

@@ -5,6 +5,9 @@ package workloads
 import (
 	"kurabe/workload"
 	"kurabe/workload/bbs"
+	"kurabe/workload/crud"
+	"kurabe/workload/load"
+	"kurabe/workload/point"
 	"kurabe/workload/rangeread"
 )
 
@@ -18,6 +21,9 @@ type Entry struct {
 var Builtin = []Entry{
 	{"bbs", bbs.New},
 	{"range", rangeread.New},
+	{"point", point.New},
+	{"crud", crud.New},
+	{"load", load.New},
 }
 
 // Names returns the workload names.

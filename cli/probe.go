@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"kurabe/probe"
+	"kurabe/result"
+)
+
+// probe is kurabe probe: the disk's sequential MB/s and fsync'd appends
+// per second under a directory, printed and optionally kept as JSON for
+// later runs to set their figures against.
+func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := probe.DefaultConfig()
+	var jsonOut string
+	var maxMiB int64
+	fs := flag.NewFlagSet("kurabe probe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Dir, "dir", cfg.Dir, "the directory whose disk to probe (default: the temporary directory, where kurabe run keeps stores given without a path)")
+	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "time for each of the three measurements")
+	fs.Int64Var(&maxMiB, "max-mib", cfg.MaxBytes>>20, "size limit of the sequential file in MiB (it is also kept under a quarter of the free space)")
+	fs.BoolVar(&cfg.Cached, "cached", false, "sequential I/O through the page cache (synced, the cache dropped before reading) even where O_DIRECT works")
+	fs.StringVar(&jsonOut, "json", "", "also write the result as JSON to this file")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: kurabe probe [--dir D] [--duration 3s] [--json FILE]\n\nMeasures the disk under a directory: sequential write and read in MB/s\n(O_DIRECT where the filesystem allows it) and fsync'd 4 KB appends per\nsecond, the ceiling of a store that syncs every commit. The probe's files\nare removed afterwards.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe probe -h")}
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q; give the directory with --dir", fs.Arg(0))
+	}
+	cfg.MaxBytes = maxMiB << 20
+	if err := cfg.Validate(); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if err := checkWritableDir(cfg.Dir); err != nil {
+		return usageErr("--dir %s: %v; choose a writable directory", cfg.Dir, err)
+	}
+	if jsonOut != "" {
+		if err := checkWritableDir(filepath.Dir(jsonOut)); err != nil {
+			return usageErr("--json %s: %v; choose a writable directory", jsonOut, err)
+		}
+	}
+	res, err := probe.Run(ctx, cfg)
+	if ctx.Err() != nil {
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; nothing was measured, and the probe's files were removed")}
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, strings.Join(res.Lines(), "\n")+"\n"); err != nil {
+		return err
+	}
+	if jsonOut != "" {
+		b, err := res.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := result.WriteAtomic(jsonOut, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+			return err
+		}
+	}
+	if !res.FilesRemoved {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("could not remove the probe's files in %s: %s", cfg.Dir, res.RemoveFailure)}
+	}
+	return nil
+}

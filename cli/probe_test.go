@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kurabe/probe"
+)
+
+func TestProbeWritesFiguresAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "probe.json")
+	var stdout, stderr bytes.Buffer
+	err := Default().probe(context.Background(), []string{"--dir", dir, "--duration", "150ms", "--max-mib", "64", "--json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"disk probe of " + dir, "sequential write", "sequential read", "fsync'd 4 KB appends"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	r, err := probe.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.WriteMBps <= 0 || r.ReadMBps <= 0 || r.FsyncsPerSec <= 0 || r.FsyncP50Us <= 0 || r.Dir != dir || !r.FilesRemoved {
+		t.Errorf("figures: %+v", r)
+	}
+	// Nothing of the probe's is left in the directory.
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+func TestProbeRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		// A directory that does not exist cannot be probed.
+		{"missing dir", []string{"--dir", "/nonexistent/kurabe"}, "writable directory"},
+		// The time per measurement must be positive.
+		{"zero duration", []string{"--duration", "0s"}, "positive time"},
+		// Directories come with --dir, not as arguments.
+		{"argument", []string{"/tmp"}, "--dir"},
+		// The sequential file needs room for one block.
+		{"tiny size", []string{"--max-mib", "0"}, "at least one block"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := Default().probe(context.Background(), tc.args, &stdout, &stderr)
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a usage error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestProbeInterrupted(t *testing.T) {
+	// Ctrl-C stops the probe with the interrupt status, and its files go.
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := Default().probe(ctx, []string{"--dir", dir, "--duration", "5s", "--max-mib", "64"}, &stdout, &stderr)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		t.Fatalf("got %v, want the interrupt status", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

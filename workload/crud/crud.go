@@ -1,0 +1,518 @@
+// Package crud is the page-size study's sequence of single and batch
+// operations on fixed-size records, as phases:
+//
+//	insert        N single-row INSERTs
+//	read          N reads of a random row
+//	batch-read    N random rows read in calls of 300 keys
+//	update        N single-row UPDATEs of a random row
+//	delete        the oldest M rows deleted one by one
+//	batch-delete  the rest deleted oldest first, 25,000 rows per call
+//
+// Rows are the records data set's (808-byte payloads by default) in table
+// crud, whose keys the store assigns in insertion order (AutoKey), so the
+// oldest rows have the smallest keys, and any number of clients can insert
+// at once on every store.
+//
+// Each phase starts by reading the table's smallest and largest key
+// (while the engine opens the clients' sessions, outside the measurement),
+// so a phase works on whatever the phases before it left, whichever ran.
+// Random rows are drawn from that key range; deletions claim the oldest
+// keys from a counter shared by the phase's clients, so two clients never
+// delete the same row.
+//
+// Which path each operation takes:
+//
+//   - insert and read go through store.Session (Insert; Scan from a key
+//     with a limit of one), so they run on every store. A read must return
+//     a row at or after its key (exactly its key on SQL stores, whose keys
+//     have no gaps; the file store's keys are byte offsets).
+//   - batch-read is one SELECT ... WHERE id IN (300 keys) on stores whose
+//     sessions speak SQL (store.SQLSession), and 300 Scans elsewhere (the
+//     file store; SQLite with connect=per-op). It must return one row per
+//     distinct key asked.
+//   - update, delete and batch-delete need SQL: UPDATE ... WHERE id = ?,
+//     DELETE ... WHERE id = ?, and DELETE ... WHERE id BETWEEN ? AND ?, one
+//     statement per call. Each must change exactly the rows it names. On a
+//     store without SQL they are not faked: every operation fails at once
+//     with an error of class skipped that says why.
+//
+// Op counts. The engine runs every phase -n times, but the study's phases
+// differ: batch-read makes N/300 calls, batch-delete (N-M)/25,000. PhaseCount
+// gives each phase its own count from -n; a run that does not ask for it
+// runs -n of each, and batch-delete then fails with class empty once the
+// table is empty.
+package crud
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"kurabe/dataset/records"
+	"kurabe/store"
+	"kurabe/workload"
+)
+
+// The kinds of operation, in Kinds order; each phase is one kind.
+const (
+	kInsert = iota
+	kRead
+	kBatchRead
+	kUpdate
+	kDelete
+	kBatchDelete
+)
+
+var kindNames = []string{"insert", "read", "batch-read", "update", "delete", "batch-delete"}
+
+// Table is crud's table: a key the store assigns and a payload.
+func Table() *store.Table {
+	return &store.Table{Name: "crud", AutoKey: true, Columns: []store.Column{
+		{Name: "id", Kind: store.Int},
+		{Name: "payload", Kind: store.Text},
+	}}
+}
+
+// Config holds the workload's settings.
+type Config struct {
+	BatchRead   int   // keys per batch-read call
+	BatchDelete int   // rows per batch-delete call
+	Deletes     int64 // rows the delete phase removes; 0: half of -n
+	Data        records.Config
+}
+
+// DefaultConfig is the page-size study's: 300 keys per batch read, 25,000
+// rows per batch delete.
+func DefaultConfig() Config {
+	return Config{BatchRead: 300, BatchDelete: 25_000, Data: records.DefaultConfig()}
+}
+
+// Definition registers the workload's flags.
+type Definition struct{ cfg Config }
+
+// New returns the definition with default settings.
+func New() workload.Definition { return &Definition{cfg: DefaultConfig()} }
+
+func (d *Definition) Summary() string {
+	return "the page-size study's sequence: insert, read, batch read, update, delete one by one, batch delete"
+}
+
+func (d *Definition) Ops() (all, defaults []string) { return kindNames, kindNames }
+
+func (d *Definition) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&d.cfg.BatchRead, "batch-read", d.cfg.BatchRead, "crud: keys per batch-read call (one IN (...) query on SQL stores)")
+	fs.IntVar(&d.cfg.BatchDelete, "batch-delete", d.cfg.BatchDelete, "crud: rows per batch-delete call (one DELETE statement)")
+	fs.Var((*records.RowCount)(&d.cfg.Deletes), "deletes", "crud: rows the delete phase removes one by one, oldest first (default: half of -n); batch-delete removes the rest")
+	d.cfg.Data.Flags(fs, "crud", false)
+}
+
+func (d *Definition) Build(ops []string) (workload.Workload, error) {
+	c := d.cfg
+	c.Data.Dataset = "records"
+	switch {
+	case c.BatchRead < 1 || c.BatchRead > 30_000:
+		return nil, fmt.Errorf("--batch-read %d: want 1 to 30000 keys per call (SQLite takes at most 32,766 statement arguments)", c.BatchRead)
+	case c.BatchDelete < 1:
+		return nil, fmt.Errorf("--batch-delete %d: want 1 or more rows per call", c.BatchDelete)
+	case c.Deletes < 0:
+		return nil, fmt.Errorf("--deletes %d: want 0 (half of -n) or more", c.Deletes)
+	}
+	if err := c.Data.Validate(); err != nil {
+		return nil, err
+	}
+	w := &crud{cfg: c, table: Table(), gen: records.NewGenerator(c.Data.Seed, c.Data.Size)}
+	for _, op := range ops {
+		i := slices.Index(kindNames, op)
+		if i < 0 {
+			return nil, fmt.Errorf("crud has no operation %q; choose from %s", op, strings.Join(kindNames, ", "))
+		}
+		ph := workload.Phase{Name: op, Weights: make([]int, len(kindNames))}
+		ph.Weights[i] = 1
+		w.phases = append(w.phases, ph)
+		w.order = append(w.order, i)
+	}
+	return w, nil
+}
+
+type crud struct {
+	cfg    Config
+	table  *store.Table
+	gen    *records.Generator
+	phases []workload.Phase
+	order  []int // each phase's kind
+
+	mu    sync.Mutex
+	run   *phaseRun // the phase now running, or the last one
+	notes []string  // how the current store ran the phases, for Notes
+}
+
+func (w *crud) Name() string             { return "crud" }
+func (w *crud) Tables() []*store.Table   { return []*store.Table{w.table} }
+func (w *crud) Phases() []workload.Phase { return w.phases }
+
+func (w *crud) Kinds() []workload.Kind {
+	ks := make([]workload.Kind, len(kindNames))
+	for i, n := range kindNames {
+		ks[i].Name = n
+	}
+	ks[kInsert].Writes = w.table // every insert adds exactly one row
+	return ks
+}
+
+func (w *crud) Params() map[string]string {
+	p := map[string]string{
+		"batch_read": strconv.Itoa(w.cfg.BatchRead), "batch_delete": strconv.Itoa(w.cfg.BatchDelete),
+		"record_size": strconv.Itoa(w.cfg.Data.Size), "records_seed": strconv.FormatUint(w.cfg.Data.Seed, 10),
+		"deletes": "half of n",
+	}
+	if w.cfg.Deletes > 0 {
+		p["deletes"] = strconv.FormatInt(w.cfg.Deletes, 10)
+	}
+	return p
+}
+
+// PhaseCount is the number of operations phase runs when the run's count
+// is n: n for insert, read and update; n/300 calls for batch-read (the
+// same n rows, 300 per call); M for delete; and for batch-delete the calls
+// that delete what the phases before it left, 25,000 rows per call (at
+// least one, which fails as empty when nothing is left). Row counts follow
+// the phases in the order given.
+func (w *crud) PhaseCount(phase int, n int64) int64 {
+	var rows int64
+	for i, k := range w.order {
+		var count int64
+		switch k {
+		case kInsert:
+			count = n
+			rows += n
+		case kRead, kUpdate:
+			count = n
+		case kBatchRead:
+			count = ceilDiv(n, int64(w.cfg.BatchRead))
+		case kDelete:
+			m := w.cfg.Deletes
+			if m == 0 {
+				m = n / 2
+			}
+			count = min(m, rows)
+			rows -= count
+		case kBatchDelete:
+			count = ceilDiv(rows, int64(w.cfg.BatchDelete))
+			rows = 0
+		}
+		if i == phase {
+			return max(count, 1)
+		}
+	}
+	return n
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// phaseRun is what one run of a phase shares among its clients: the key
+// range found when it started and the deletion counter.
+type phaseRun struct {
+	started atomic.Bool // a client has begun operating: the next NewClient starts a new run
+	lo, hi  int64       // smallest and largest key when the run started; hi < lo when empty
+	oldest  atomic.Int64
+	err     error
+}
+
+// NewClient is called for every client of a phase before any of them
+// operates, and again for the next phase. The first call after a phase has
+// operated starts a new run: it reads the table's key range through its
+// session, outside the measurement, while the engine opens sessions.
+func (w *crud) NewClient(s store.Session, rng *rand.Rand) workload.Client {
+	c := &client{w: w, s: s, rng: rng, row: make(store.Row, 2)}
+	c.onRow = c.take
+	if ss, ok := s.(store.SQLSession); ok {
+		if err := records.CheckDialect(ss); err != nil {
+			c.err = fmt.Errorf("crud: %w", err)
+		} else {
+			c.sql = ss
+			c.q = w.statements(ss)
+		}
+	}
+	w.mu.Lock()
+	if w.run == nil || w.run.started.Load() {
+		w.run = w.startRun(s)
+	}
+	c.run = w.run
+	if slices.Contains(w.order, kBatchRead) {
+		if c.sql != nil {
+			w.note(fmt.Sprintf("crud batch-read: one SELECT ... WHERE id IN (%d keys) per call", w.cfg.BatchRead))
+		} else {
+			w.note(fmt.Sprintf("crud batch-read: %d Scans per call, one per key (the store's sessions do not speak SQL)", w.cfg.BatchRead))
+		}
+	}
+	w.mu.Unlock()
+	c.keys = make([]int64, w.cfg.BatchRead)
+	c.args = make([]any, max(w.cfg.BatchRead, 2))
+	c.onID = c.checkID
+	return c
+}
+
+// note records how the store ran a phase, once; w.mu is held.
+func (w *crud) note(s string) {
+	if !slices.Contains(w.notes, s) {
+		w.notes = append(w.notes, s)
+	}
+}
+
+// Notes returns how the store just run took the phases whose path depends
+// on the store (batch-read: one IN query or a Scan per key), and forgets
+// them for the next store.
+func (w *crud) Notes() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.notes
+	w.notes, w.run = nil, nil
+	return n
+}
+
+func (w *crud) startRun(s store.Session) *phaseRun {
+	r := &phaseRun{lo: 1, hi: 0}
+	ctx := context.Background()
+	var lo, hi int64
+	var found bool
+	_, err := s.Scan(ctx, w.table, store.Query{Limit: 1}, func(row store.Row) error { lo, found = row[0].Int, true; return nil })
+	if err == nil && found {
+		_, err = s.Scan(ctx, w.table, store.Query{Desc: true, Limit: 1}, func(row store.Row) error { hi = row[0].Int; return nil })
+		r.lo, r.hi = lo, hi
+	}
+	if err != nil {
+		r.err = fmt.Errorf("crud: reading the table's key range before the phase: %w", err)
+	}
+	r.oldest.Store(r.lo)
+	return r
+}
+
+// queries are the statements in one session's dialect.
+type queries struct {
+	readIn, update, delete, deleteRange string
+}
+
+func (w *crud) statements(s store.SQLSession) *queries {
+	d := s.Dialect()
+	t := records.TableName(s, w.table)
+	p := func(i int) string { return records.Placeholder(d, i) }
+	return &queries{
+		readIn:      "SELECT id, payload FROM " + t + " WHERE id IN (" + records.Placeholders(d, 1, w.cfg.BatchRead) + ")",
+		update:      "UPDATE " + t + " SET payload = " + p(1) + " WHERE id = " + p(2),
+		delete:      "DELETE FROM " + t + " WHERE id = " + p(1),
+		deleteRange: "DELETE FROM " + t + " WHERE id BETWEEN " + p(1) + " AND " + p(2),
+	}
+}
+
+type client struct {
+	w     *crud
+	s     store.Session
+	sql   store.SQLSession // nil when the session does not speak SQL
+	q     *queries
+	run   *phaseRun
+	began bool
+	err   error
+	rng   *rand.Rand
+	row   store.Row
+	seq   uint64 // versions of payloads this client wrote
+
+	keys  []int64 // scratch: a batch's keys, sorted
+	args  []any   // scratch: statement arguments
+	found bool
+	got   int64
+	bytes int64
+	stray bool // a batch-read returned a key it did not ask for
+	onRow func(store.Row) error
+	onID  func(int64) // c.checkID, bound once so queries do not allocate
+}
+
+func (c *client) checkID(id int64) {
+	if _, ok := slices.BinarySearch(c.keys, id); !ok {
+		c.stray = true
+	}
+}
+
+func (c *client) take(r store.Row) error {
+	c.got, c.found = r[0].Int, true
+	c.bytes += 8 + int64(len(r[1].Text))
+	return nil
+}
+
+func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+	if !c.began {
+		c.began = true
+		c.run.started.Store(true)
+	}
+	if c.err != nil {
+		return 0, c.err
+	}
+	if c.run.err != nil {
+		return 0, c.run.err
+	}
+	switch kind {
+	case kInsert:
+		return c.insert(ctx)
+	case kRead:
+		return c.read(ctx)
+	case kBatchRead:
+		if c.sql != nil {
+			return c.batchReadSQL(ctx)
+		}
+		return c.batchReadScans(ctx)
+	}
+	if c.sql == nil {
+		return 0, &store.ClassError{Class: "skipped", Err: fmt.Errorf("crud %s needs SQL, and this store's sessions do not speak it (the file store; SQLite with connect=per-op); the phase is skipped, not faked", kindNames[kind])}
+	}
+	switch kind {
+	case kUpdate:
+		return c.update(ctx)
+	case kDelete:
+		return c.delete(ctx)
+	case kBatchDelete:
+		return c.batchDelete(ctx)
+	}
+	return 0, fmt.Errorf("crud: no operation kind %d", kind)
+}
+
+func (c *client) insert(ctx context.Context) (int64, error) {
+	c.row[1].Text = c.w.gen.Payload(int64(c.rng.Uint64()>>1), 0)
+	err := c.s.Insert(ctx, c.w.table, c.row)
+	return 8 + int64(len(c.row[1].Text)), err
+}
+
+func (c *client) empty(what string) error {
+	return &store.ClassError{Class: "empty", Err: fmt.Errorf("crud %s: the table is empty; run insert first (--ops insert,%s)", what, what)}
+}
+
+// randomKey draws a key from the range the phase started with.
+func (c *client) randomKey() int64 { return c.run.lo + c.rng.Int64N(c.run.hi-c.run.lo+1) }
+
+// readOne reads the row at or after k, which must exist.
+func (c *client) readOne(ctx context.Context, k int64) error {
+	c.found = false
+	if _, err := c.s.Scan(ctx, c.w.table, store.Query{HasFrom: true, From: k, Limit: 1}, c.onRow); err != nil {
+		return err
+	}
+	if !c.found || c.got < k || c.got > c.run.hi || (c.sql != nil && c.got != k) {
+		return &store.ClassError{Class: "missing", Err: fmt.Errorf("crud read: key %d of %d..%d not found; the store lost rows, or the table was changed outside this run", k, c.run.lo, c.run.hi)}
+	}
+	return nil
+}
+
+func (c *client) read(ctx context.Context) (int64, error) {
+	if c.run.hi < c.run.lo {
+		return 0, c.empty("read")
+	}
+	c.bytes = 0
+	err := c.readOne(ctx, c.randomKey())
+	return c.bytes, err
+}
+
+// batchKeys draws a batch's keys and returns how many are distinct.
+func (c *client) batchKeys() int {
+	for i := range c.keys {
+		c.keys[i] = c.randomKey()
+	}
+	slices.Sort(c.keys)
+	return distinct(c.keys)
+}
+
+func distinct(sorted []int64) int {
+	n := 0
+	for i, k := range sorted {
+		if i == 0 || k != sorted[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *client) batchReadSQL(ctx context.Context) (int64, error) {
+	if c.run.hi < c.run.lo {
+		return 0, c.empty("batch-read")
+	}
+	want := c.batchKeys()
+	// Boxing the keys allocates (integers above 255): the price of one
+	// SQL interface for three drivers, small beside a 300-key query.
+	for i, k := range c.keys {
+		c.args[i] = k
+	}
+	c.stray = false
+	n, bytes, err := c.sql.Query(ctx, c.q.readIn, c.args[:len(c.keys)], c.onID)
+	clear(c.args)
+	if err != nil {
+		return bytes, err
+	}
+	if n != want || c.stray {
+		return bytes, &store.ClassError{Class: "missing", Err: fmt.Errorf("crud batch-read: %d rows for %d distinct keys of %d..%d (rows not asked for: %v)", n, want, c.run.lo, c.run.hi, c.stray)}
+	}
+	return bytes, nil
+}
+
+func (c *client) batchReadScans(ctx context.Context) (int64, error) {
+	if c.run.hi < c.run.lo {
+		return 0, c.empty("batch-read")
+	}
+	c.bytes = 0
+	for range c.keys {
+		if err := c.readOne(ctx, c.randomKey()); err != nil {
+			return c.bytes, err
+		}
+	}
+	return c.bytes, nil
+}
+
+func (c *client) update(ctx context.Context) (int64, error) {
+	if c.run.hi < c.run.lo {
+		return 0, c.empty("update")
+	}
+	k := c.randomKey()
+	c.seq++
+	payload := c.w.gen.Payload(k, c.seq)
+	c.args[0], c.args[1] = payload, k
+	n, err := c.sql.Exec(ctx, c.q.update, c.args[:2]...)
+	c.args[0], c.args[1] = nil, nil
+	if err == nil && n != 1 {
+		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud update: key %d of %d..%d changed %d rows, want 1", k, c.run.lo, c.run.hi, n)}
+	}
+	return 8 + int64(len(payload)), err
+}
+
+func (c *client) delete(ctx context.Context) (int64, error) {
+	k := c.run.oldest.Add(1) - 1
+	if k > c.run.hi {
+		return 0, c.empty("delete")
+	}
+	c.args[0] = k
+	n, err := c.sql.Exec(ctx, c.q.delete, c.args[:1]...)
+	c.args[0] = nil
+	if err == nil && n != 1 {
+		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud delete: key %d, the oldest left, deleted %d rows, want 1", k, n)}
+	}
+	return 8, err
+}
+
+// batchDelete deletes the oldest rows left, up to BatchDelete of them, in
+// one statement: the keys from the shared counter, which no other client
+// claims.
+func (c *client) batchDelete(ctx context.Context) (int64, error) {
+	b := int64(c.w.cfg.BatchDelete)
+	from := c.run.oldest.Add(b) - b
+	if from > c.run.hi {
+		return 0, c.empty("batch-delete")
+	}
+	to := min(from+b-1, c.run.hi)
+	c.args[0], c.args[1] = from, to
+	n, err := c.sql.Exec(ctx, c.q.deleteRange, c.args[:2]...)
+	c.args[0], c.args[1] = nil, nil
+	if err == nil && n != to-from+1 {
+		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud batch-delete: keys %d..%d deleted %d rows, want %d", from, to, n, to-from+1)}
+	}
+	return 16, err
+}

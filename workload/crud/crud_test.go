@@ -1,0 +1,262 @@
+package crud
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"kurabe/dataset/records/recordstest"
+	"kurabe/engine"
+	"kurabe/result"
+	"kurabe/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := recordstest.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func build(t *testing.T, ops []string, args ...string) *crud {
+	t.Helper()
+	d := New()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	d.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if ops == nil {
+		ops, _ = d.Ops()
+	}
+	w, err := d.Build(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tb := range w.Tables() {
+		tb.ID = i
+	}
+	return w.(*crud)
+}
+
+// runPhases runs every phase as kurabe run would with PhaseCount wired:
+// each phase's count from n, at c clients. It returns the phases' results.
+func runPhases(t *testing.T, st store.Store, w *crud, n int64, c int) []result.Phase {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	var out []result.Phase
+	for i := range w.Phases() {
+		res, err := engine.RunPhase(ctx, engine.Config{Clients: c, Count: w.PhaseCount(i, n), Seed: 3}, st, w, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// keyRange returns the table's row count and smallest key.
+func keyRange(t *testing.T, st store.Store, tb *store.Table) (count, lo int64) {
+	t.Helper()
+	ctx := context.Background()
+	count, err := st.Count(ctx, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Scan(ctx, tb, store.Query{Limit: 1}, func(r store.Row) error { lo = r[0].Int; return nil })
+	return count, lo
+}
+
+func TestBatchDeleteRemovesExactlyTheOldest(t *testing.T) {
+	// On every SQL store, with one and with four clients: insert 1000,
+	// delete the oldest 100 one by one, then three batch-delete calls of
+	// 250 remove exactly the oldest 750 more: 150 rows are left, the
+	// smallest key 851.
+	for _, spec := range recordstest.Specs {
+		if spec == "file:" {
+			continue // no DELETE: see TestFileStoreSkipsWhatNeedsSQL
+		}
+		for _, clients := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s/c=%d", spec, clients), func(t *testing.T) {
+				st := recordstest.Open(t, spec)
+				w := build(t, []string{"insert", "delete", "batch-delete"}, "--record-size", "64", "--batch-delete", "250")
+				ctx := context.Background()
+				if err := st.Setup(ctx, w.Tables()); err != nil {
+					t.Fatal(err)
+				}
+				for i, count := range []int64{1000, 100, 3} {
+					res, err := engine.RunPhase(ctx, engine.Config{Clients: clients, Count: count, Seed: 5}, st, w, i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Errors != 0 || res.Ops != count {
+						t.Fatalf("%s: %d ops, errors %+v", res.Op, res.Ops, res.ErrorClasses)
+					}
+				}
+				count, lo := keyRange(t, st, w.table)
+				if count != 150 || lo != 851 {
+					t.Errorf("after deleting the oldest 100 and 750: %d rows from key %d; want 150 from 851", count, lo)
+				}
+			})
+		}
+	}
+}
+
+func TestSequence(t *testing.T) {
+	// The whole sequence with its own op counts (n=300, M=120, 40 keys per
+	// batch read, 50 rows per batch delete) on every store: every phase
+	// without error on SQL stores, each leaving the rows it should; the
+	// file store runs what needs no SQL and skips the rest, saying why.
+	for _, spec := range recordstest.Specs {
+		t.Run(spec, func(t *testing.T) {
+			st := recordstest.Open(t, spec)
+			w := build(t, nil, "--record-size", "64", "--batch-read", "40", "--batch-delete", "50", "--deletes", "120")
+			phases := runPhases(t, st, w, 300, 2)
+			want := map[string]int64{"insert": 300, "read": 300, "batch-read": 8, "update": 300, "delete": 120, "batch-delete": 4}
+			for _, p := range phases {
+				if spec == "file:" && slices.Contains([]string{"update", "delete", "batch-delete"}, p.Op) {
+					if p.Ops != 0 || len(p.ErrorClasses) != 1 || p.ErrorClasses[0].Class != "skipped" || !strings.Contains(p.ErrorClasses[0].First, "needs SQL") {
+						t.Errorf("%s on file: %d ops, errors %+v; want every one skipped", p.Op, p.Ops, p.ErrorClasses)
+					}
+					continue
+				}
+				if p.Errors != 0 || p.Ops != want[p.Op] {
+					t.Errorf("%s: %d ops, want %d; errors %+v", p.Op, p.Ops, want[p.Op], p.ErrorClasses)
+				}
+				for _, v := range p.Verify {
+					if v.Lost != 0 || v.Extra != 0 || v.Acked != 300 {
+						t.Errorf("%s: verification %+v", p.Op, v)
+					}
+				}
+			}
+			count, _ := keyRange(t, st, w.table)
+			if spec == "file:" && count != 300 || spec != "file:" && count != 0 {
+				t.Errorf("%d rows left", count)
+			}
+			// The store's batch-read path is noted, once.
+			note := "crud batch-read: one SELECT ... WHERE id IN (40 keys) per call"
+			if spec == "file:" {
+				note = "crud batch-read: 40 Scans per call, one per key (the store's sessions do not speak SQL)"
+			}
+			if n := w.Notes(); len(n) != 1 || n[0] != note {
+				t.Errorf("notes %q, want %q", n, note)
+			}
+			if n := w.Notes(); len(n) != 0 {
+				t.Errorf("notes not forgotten: %q", n)
+			}
+		})
+	}
+}
+
+func TestReadsFindWhatUpdateWrote(t *testing.T) {
+	// An update changes the row's payload: the fingerprint moves, the
+	// count does not.
+	st := recordstest.Open(t, "sqlite:")
+	w := build(t, []string{"insert", "update"}, "--record-size", "32")
+	ctx := context.Background()
+	st.Setup(ctx, w.Tables())
+	var fps []store.Fingerprint
+	for i := range w.Phases() {
+		if _, err := engine.RunPhase(ctx, engine.Config{Clients: 1, Count: 200, Seed: 1}, st, w, i); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := st.Open(ctx)
+		fp, _ := store.TakeFingerprint(ctx, s, w.table)
+		s.Close()
+		fps = append(fps, fp)
+	}
+	if fps[0].Rows != 200 || fps[1].Rows != 200 || fps[0].Hash == fps[1].Hash {
+		t.Errorf("before and after the update: %+v, %+v", fps[0], fps[1])
+	}
+}
+
+func TestEmptyTableIsAnErrorNotAFake(t *testing.T) {
+	// Reading or deleting from an empty table fails with class empty.
+	for _, op := range []string{"read", "batch-read", "update", "delete", "batch-delete"} {
+		st := recordstest.Open(t, "sqlite:")
+		w := build(t, []string{op})
+		ctx := context.Background()
+		st.Setup(ctx, w.Tables())
+		res, err := engine.RunPhase(ctx, engine.Config{Clients: 1, Count: 3, Seed: 1}, st, w, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ops != 0 || len(res.ErrorClasses) != 1 || res.ErrorClasses[0].Class != "empty" {
+			t.Errorf("%s on an empty table: %d ops, %+v", op, res.Ops, res.ErrorClasses)
+		}
+	}
+}
+
+func TestPhaseCount(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []string
+		args []string
+		n    int64
+		want []int64
+	}{
+		// The study's shape at n=100,000: M = n/2, the rest 50,000 in
+		// calls of 25,000.
+		{"default", nil, nil, 100_000, []int64{100_000, 100_000, 334, 100_000, 50_000, 2}},
+		// An explicit M, and a batch-delete that ends with a short call.
+		{"deletes", nil, []string{"--deletes", "30k"}, 100_000, []int64{100_000, 100_000, 334, 100_000, 30_000, 3}},
+		// Deleting more than there is stops at the table's size; batch
+		// delete then has nothing and gets one call, which fails as empty.
+		{"too many deletes", []string{"insert", "delete", "batch-delete"}, []string{"--deletes", "500"}, 100, []int64{100, 100, 1}},
+		// A phase alone keeps n (reads) or finds an empty table (deletes).
+		{"read alone", []string{"read"}, nil, 2000, []int64{2000}},
+	} {
+		w := build(t, tc.ops, tc.args...)
+		var got []int64
+		for i := range w.Phases() {
+			got = append(got, w.PhaseCount(i, tc.n))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBuildRejectsBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		ops  []string
+		want string
+	}{
+		{[]string{"--batch-read", "0"}, nil, "--batch-read"},
+		{[]string{"--batch-read", "40000"}, nil, "--batch-read"},
+		{[]string{"--batch-delete", "0"}, nil, "--batch-delete"},
+		{[]string{"--record-size", "0"}, nil, "--record-size"},
+		{nil, []string{"upsert"}, "no operation"},
+	} {
+		d := New()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		d.Flags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		ops := tc.ops
+		if ops == nil {
+			ops = kindNames
+		}
+		if _, err := d.Build(ops); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: got %v, want %q", tc.args, tc.ops, err, tc.want)
+		}
+	}
+}

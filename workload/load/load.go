@@ -1,0 +1,358 @@
+// Package load is the bulk-load workload: put a whole data set (the postal
+// data set by default, or generated records) into a store four ways, one
+// phase each, every phase starting from an empty table:
+//
+//	autocommit   one INSERT per row, each its own transaction
+//	transaction  the same INSERTs between one BEGIN and one COMMIT
+//	batch        store.InsertBatch of --batch rows per call
+//	bulk         the store's native bulk path (store.BulkLoader): COPY,
+//	             LOAD DATA LOCAL INFILE, SQLite's insert in one transaction
+//
+// It reproduces the study that loaded 122k postal rows into several stores
+// and found SQLite in rollback-journal mode 5× slower than MySQL: in
+// autocommit, each row costs what the store's commit costs the disk
+// (SQLite's DELETE journal with synchronous=FULL syncs 4 to 5 times per
+// commit; InnoDB's redo log once), so the autocommit rate is best read
+// against the disk's fsync rate from kurabe probe (Notes does).
+//
+// How a bulk load fits the engine, which times operations: an operation
+// loads one chunk of rows, the phase's way, and a phase runs until the
+// data set is exhausted. By default a chunk is the whole data set and -n
+// defaults to 1, so each phase is exactly one operation: one transaction,
+// one COPY, the study's load, measured as a whole; its latency is the
+// load's time and rows/s is rows over the phase's elapsed time.
+// --load-chunk R splits the data set into chunks of R rows, -n defaulting
+// to their number: then the engine shows progress, and several clients
+// (-c) load chunks in parallel; each chunk is then its own transaction or
+// bulk call, so the per-commit cost is spread over R rows instead of all.
+//
+// Each phase empties the table first (store.Truncate, while the engine
+// opens sessions, outside the measurement). The operation that completes
+// the last chunk counts the table (store.Count, inside the measurement: a
+// count(*) is a small share of even a bulk load) and fails with class lost
+// or extra when the count is not the data set's. Postal rows are decoded
+// before the phases and records are windows of a pool made once, so
+// making a row inside the measurement costs next to nothing.
+//
+// On stores without SQL sessions (the file store) autocommit uses
+// Session.Insert and the transaction phase is skipped (each operation
+// fails with class skipped); on stores without a bulk path, bulk falls
+// back to InsertBatch in batches of --batch rows, as the batch phase does,
+// and Notes says so.
+package load
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"kurabe/dataset/records"
+	"kurabe/store"
+	"kurabe/workload"
+)
+
+// The kinds of operation, in Kinds order; each phase is one kind.
+const (
+	kAutocommit = iota
+	kTransaction
+	kBatch
+	kBulk
+)
+
+var kindNames = []string{"autocommit", "transaction", "batch", "bulk"}
+
+// Config holds the workload's settings.
+type Config struct {
+	Batch int   // rows per InsertBatch call
+	Chunk int64 // rows per operation; 0: the whole data set
+	Data  records.Config
+}
+
+// DefaultConfig loads the postal data set whole, batches of 1000.
+func DefaultConfig() Config { return Config{Batch: 1000, Data: records.DefaultConfig()} }
+
+// Definition registers the workload's flags.
+type Definition struct {
+	cfg   Config
+	built *loader
+}
+
+// New returns the definition with default settings.
+func New() workload.Definition { return &Definition{cfg: DefaultConfig()} }
+
+func (d *Definition) Summary() string {
+	return "bulk-load a data set four ways: autocommit, one transaction, batches, the store's bulk path (rows/s each)"
+}
+
+func (d *Definition) Ops() (all, defaults []string) { return kindNames, kindNames }
+
+func (d *Definition) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&d.cfg.Batch, "batch", d.cfg.Batch, "load: rows per InsertBatch call in the batch phase (and in bulk on stores without a bulk path)")
+	fs.Var((*records.RowCount)(&d.cfg.Chunk), "load-chunk", "load: rows per operation (0: the whole data set in one); -n defaults to the number of chunks")
+	d.cfg.Data.Flags(fs, "load", true)
+}
+
+// DefaultCount is the number of chunks: one operation per chunk loads the
+// data set exactly once.
+func (d *Definition) DefaultCount() int64 {
+	if d.built != nil {
+		return d.built.chunks
+	}
+	return 1
+}
+
+func (d *Definition) Build(ops []string) (workload.Workload, error) {
+	c := d.cfg
+	switch {
+	case c.Batch < 1:
+		return nil, fmt.Errorf("--batch %d: want 1 or more rows per call", c.Batch)
+	case c.Chunk < 0:
+		return nil, fmt.Errorf("--load-chunk %d: want 0 (the whole data set) or more rows", c.Chunk)
+	}
+	src, err := records.Open(c.Data)
+	if err != nil {
+		return nil, err
+	}
+	if src.Rows() < 1 {
+		return nil, fmt.Errorf("--dataset-rows: load needs at least one row")
+	}
+	w := &loader{cfg: c, src: src, table: src.Table(), chunk: c.Chunk}
+	if w.chunk == 0 || w.chunk > src.Rows() {
+		w.chunk = src.Rows()
+	}
+	w.chunks = (src.Rows() + w.chunk - 1) / w.chunk
+	for _, op := range ops {
+		i := slices.Index(kindNames, op)
+		if i < 0 {
+			return nil, fmt.Errorf("load has no operation %q; choose from %s", op, strings.Join(kindNames, ", "))
+		}
+		ph := workload.Phase{Name: op, Weights: make([]int, len(kindNames))}
+		ph.Weights[i] = 1
+		w.phases = append(w.phases, ph)
+	}
+	d.built = w
+	return w, nil
+}
+
+type loader struct {
+	cfg    Config
+	src    *records.Source
+	table  *store.Table
+	chunk  int64 // rows per operation
+	chunks int64
+	phases []workload.Phase
+
+	mu    sync.Mutex
+	st    store.Store // the store being loaded, from Prepare
+	run   *phaseRun
+	notes []string // how the current store took the phases, for Notes
+}
+
+func (w *loader) Name() string             { return "load" }
+func (w *loader) Tables() []*store.Table   { return []*store.Table{w.table} }
+func (w *loader) Phases() []workload.Phase { return w.phases }
+
+// Kinds: none names a table it writes, since an operation adds a chunk of
+// rows, not the one row per acknowledgement the engine's verification
+// counts; the operation that completes the data set checks the count
+// itself.
+func (w *loader) Kinds() []workload.Kind {
+	ks := make([]workload.Kind, len(kindNames))
+	for i, n := range kindNames {
+		ks[i].Name = n
+	}
+	return ks
+}
+
+func (w *loader) Params() map[string]string {
+	p := w.cfg.Data.Params(w.src.Rows())
+	p["batch"] = strconv.Itoa(w.cfg.Batch)
+	p["chunk_rows"] = strconv.FormatInt(w.chunk, 10)
+	return p
+}
+
+// Prepare loads nothing: it notes the store whose table each phase
+// empties and fills, and returns 0 rows.
+func (w *loader) Prepare(ctx context.Context, st store.Store) (int64, error) {
+	w.mu.Lock()
+	w.st, w.run = st, nil
+	w.mu.Unlock()
+	return 0, nil
+}
+
+// phaseRun is what one run of a phase shares among its clients.
+type phaseRun struct {
+	started atomic.Bool  // a client has operated: the next NewClient starts a new run
+	next    atomic.Int64 // the next chunk to load
+	done    atomic.Int64 // rows of the chunks loaded
+	st      store.Store
+	err     error
+}
+
+// NewClient is called for every client of a phase before any operates.
+// The first call after a phase has operated starts a new run: it empties
+// the table, outside the measurement.
+func (w *loader) NewClient(s store.Session, rng *rand.Rand) workload.Client {
+	w.mu.Lock()
+	if w.run == nil || w.run.started.Load() {
+		r := &phaseRun{st: w.st}
+		if w.st == nil {
+			r.err = fmt.Errorf("load: no store to load (Prepare was not called)")
+		} else if err := store.Truncate(context.Background(), w.st, w.table); err != nil {
+			r.err = fmt.Errorf("load: emptying %s before the phase: %w", w.table.Name, err)
+		}
+		w.run = r
+	}
+	c := &client{w: w, s: s, run: w.run, row: w.src.NewRow()}
+	if ss, ok := s.(store.SQLSession); ok {
+		if err := records.CheckDialect(ss); err == nil {
+			c.sql, c.insert = ss, records.InsertSQL(ss, w.table)
+		}
+	}
+	if c.sql == nil && slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Name == "autocommit" }) {
+		w.note("load autocommit: Session.Insert, the store's sessions not speaking SQL")
+	}
+	if _, ok := w.st.(store.BulkLoader); !ok && slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Name == "bulk" }) {
+		w.note(fmt.Sprintf("load bulk: the store has no bulk path; it took InsertBatch calls of %d rows, as in the batch phase", w.cfg.Batch))
+	}
+	w.mu.Unlock()
+	return c
+}
+
+// note records how the store took a phase, once; w.mu is held.
+func (w *loader) note(s string) {
+	if !slices.Contains(w.notes, s) {
+		w.notes = append(w.notes, s)
+	}
+}
+
+// Notes returns how the store just run took the phases whose path depends
+// on the store (a bulk path or its fallback; Session.Insert when there is
+// no SQL), and forgets them for the next store.
+func (w *loader) Notes() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.notes
+	w.notes = nil
+	return n
+}
+
+type client struct {
+	w      *loader
+	s      store.Session
+	sql    store.SQLSession // nil when the session does not speak SQL
+	insert string
+	run    *phaseRun
+	began  bool
+	row    store.Row
+	args   []any
+}
+
+func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+	if !c.began {
+		c.began = true
+		c.run.started.Store(true)
+	}
+	if c.run.err != nil {
+		return 0, c.run.err
+	}
+	if kind == kTransaction && c.sql == nil {
+		return 0, &store.ClassError{Class: "skipped", Err: fmt.Errorf("load transaction needs BEGIN and COMMIT, and this store's sessions do not speak SQL (the file store; SQLite with connect=per-op); the phase is skipped, not faked")}
+	}
+	w := c.w
+	i := c.run.next.Add(1) - 1
+	if i >= w.chunks {
+		return 0, &store.ClassError{Class: "exhausted", Err: fmt.Errorf("load %s: the data set's %d rows were loaded by the first %d operations; leave -n at its default (one per chunk), and use neither -d nor --warmup with load", kindNames[kind], w.src.Rows(), w.chunks)}
+	}
+	from := i * w.chunk
+	to := min(from+w.chunk, w.src.Rows())
+	var err error
+	switch kind {
+	case kAutocommit:
+		err = c.singles(ctx, from, to)
+	case kTransaction:
+		err = c.transaction(ctx, from, to)
+	case kBatch:
+		_, err = w.src.InsertRange(ctx, c.s, from, to, w.cfg.Batch)
+	case kBulk:
+		err = c.bulk(ctx, from, to)
+	}
+	bytes := w.src.Bytes(from, to)
+	if err != nil {
+		return bytes, err
+	}
+	if c.run.done.Add(to-from) == w.src.Rows() {
+		err = c.verify(ctx)
+	}
+	return bytes, err
+}
+
+// singles inserts rows from..to-1 one statement each: the SQL session's
+// INSERT where there is one (the statement the transaction phase runs),
+// Session.Insert otherwise.
+func (c *client) singles(ctx context.Context, from, to int64) error {
+	for i := from; i < to; i++ {
+		c.w.src.Fill(c.row, i)
+		var err error
+		if c.sql != nil {
+			c.args = records.Args(c.args, c.w.table, c.row)
+			_, err = c.sql.Exec(ctx, c.insert, c.args...)
+			clear(c.args)
+		} else {
+			err = c.s.Insert(ctx, c.w.table, c.row)
+		}
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (c *client) transaction(ctx context.Context, from, to int64) error {
+	if err := c.sql.Begin(ctx); err != nil {
+		return err
+	}
+	err := c.singles(ctx, from, to)
+	if err == nil {
+		return c.sql.Commit(ctx)
+	}
+	if rerr := c.sql.Rollback(ctx); rerr != nil {
+		return fmt.Errorf("%w (rolling back: %v)", err, rerr)
+	}
+	return err
+}
+
+func (c *client) bulk(ctx context.Context, from, to int64) error {
+	b, ok := c.run.st.(store.BulkLoader)
+	if !ok {
+		_, err := c.w.src.InsertRange(ctx, c.s, from, to, c.w.cfg.Batch)
+		return err
+	}
+	n, err := b.BulkLoad(ctx, c.w.table, c.w.src.Iter(from, to))
+	if err == nil && n != to-from {
+		err = &store.ClassError{Class: "lost", Err: fmt.Errorf("load bulk: the store took %d of %d rows", n, to-from)}
+	}
+	return err
+}
+
+// verify counts the table once every chunk is in.
+func (c *client) verify(ctx context.Context) error {
+	n, err := c.run.st.Count(ctx, c.w.table)
+	if err != nil {
+		return fmt.Errorf("load: counting the table after the load: %w", err)
+	}
+	want := c.w.src.Rows()
+	switch {
+	case n < want:
+		return &store.ClassError{Class: "lost", Err: fmt.Errorf("load: the table holds %d rows after loading %d; %d lost", n, want, want-n)}
+	case n > want:
+		return &store.ClassError{Class: "extra", Err: fmt.Errorf("load: the table holds %d rows after loading %d; %d extra", n, want, n-want)}
+	}
+	return nil
+}

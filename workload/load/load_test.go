@@ -1,0 +1,243 @@
+package load
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"kurabe/dataset/records/recordstest"
+	"kurabe/engine"
+	"kurabe/result"
+	"kurabe/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := recordstest.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func build(t *testing.T, args ...string) (*loader, *Definition) {
+	t.Helper()
+	d := New().(*Definition)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	d.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	w, err := d.Build(kindNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tb := range w.Tables() {
+		tb.ID = i
+	}
+	return w.(*loader), d
+}
+
+func TestEveryWayLoadsTheSameTable(t *testing.T) {
+	// Each way leaves exactly the data set: the row count, and one
+	// fingerprint across the four ways (and across stores, for the same
+	// data set). Whole-data-set operations with one client, and chunks
+	// loaded by three clients in parallel.
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		clients int
+	}{
+		{"records whole", []string{"--dataset", "records", "--dataset-rows", "1500", "--record-size", "120"}, 1},
+		{"records chunks", []string{"--dataset", "records", "--dataset-rows", "1500", "--record-size", "120", "--load-chunk", "200", "--batch", "64"}, 3},
+		{"postal whole", []string{"--dataset-rows", "1200"}, 1},
+	} {
+		fps := map[store.Fingerprint][]string{}
+		for _, spec := range recordstest.Specs {
+			t.Run(tc.name+"/"+spec, func(t *testing.T) {
+				st := recordstest.Open(t, spec)
+				w, d := build(t, tc.args...)
+				ctx := context.Background()
+				if err := st.Setup(ctx, w.Tables()); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Prepare(ctx, st); err != nil {
+					t.Fatal(err)
+				}
+				clients := tc.clients
+				if spec == "file:" {
+					clients = 1 // a file takes keys in increasing order only: chunks one after another
+				}
+				for i, way := range kindNames {
+					res, err := engine.RunPhase(ctx, engine.Config{Clients: clients, Count: d.DefaultCount(), Seed: 9}, st, w, i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if spec == "file:" && way == "transaction" {
+						if res.Ops != 0 || len(res.ErrorClasses) != 1 || res.ErrorClasses[0].Class != "skipped" {
+							t.Errorf("transaction on file: %d ops, %+v; want skipped", res.Ops, res.ErrorClasses)
+						}
+						continue
+					}
+					if res.Errors != 0 || res.Ops != w.chunks {
+						t.Fatalf("%s: %d of %d operations, errors %+v", way, res.Ops, w.chunks, res.ErrorClasses)
+					}
+					if want := w.src.Bytes(0, w.src.Rows()); res.BytesRead+res.BytesWritten != want {
+						t.Errorf("%s: %d bytes counted, the data set has %d", way, res.BytesRead+res.BytesWritten, want)
+					}
+					s, _ := st.Open(ctx)
+					fp, err := store.TakeFingerprint(ctx, s, w.table)
+					s.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fp.Rows != w.src.Rows() {
+						t.Errorf("%s left %d rows of %d", way, fp.Rows, w.src.Rows())
+					}
+					fps[fp] = append(fps[fp], spec+" "+way)
+				}
+				// The file store's fallbacks are noted; the SQL stores take
+				// their own paths.
+				notes := strings.Join(w.Notes(), "\n")
+				if spec == "file:" {
+					if !strings.Contains(notes, "no bulk path") || !strings.Contains(notes, "Session.Insert") {
+						t.Errorf("file notes: %q", notes)
+					}
+				} else if notes != "" {
+					t.Errorf("%s notes: %q", spec, notes)
+				}
+			})
+		}
+		if len(fps) > 1 {
+			t.Errorf("%s: the ways left different tables: %v", tc.name, fps)
+		}
+	}
+}
+
+func TestDefaultCountIsTheChunks(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"--dataset", "records"}, 1},                                                   // the whole data set in one operation
+		{[]string{"--dataset", "records", "--load-chunk", "10k"}, 10},                           // 100k rows in chunks of 10,000
+		{[]string{"--dataset", "records", "--dataset-rows", "1001", "--load-chunk", "100"}, 11}, // a short last chunk
+		{[]string{"--dataset-rows", "5000", "--load-chunk", "1M"}, 1},                           // a chunk larger than the data set
+	} {
+		_, d := build(t, tc.args...)
+		if got := d.DefaultCount(); got != tc.want {
+			t.Errorf("%v: %d chunks, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestMoreOperationsThanChunksAreErrors(t *testing.T) {
+	// -n above the chunks: the extra operations load nothing and say so;
+	// the table still holds the data set once.
+	st := recordstest.Open(t, "sqlite:")
+	w, _ := build(t, "--dataset", "records", "--dataset-rows", "300", "--load-chunk", "100", "--record-size", "16")
+	ctx := context.Background()
+	st.Setup(ctx, w.Tables())
+	w.Prepare(ctx, st)
+	res, err := engine.RunPhase(ctx, engine.Config{Clients: 1, Count: 5, Seed: 1}, st, w, kBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 3 || res.Errors != 2 || res.ErrorClasses[0].Class != "exhausted" || !strings.Contains(res.ErrorClasses[0].First, "leave -n") {
+		t.Errorf("%d ops, %+v", res.Ops, res.ErrorClasses)
+	}
+	if n, _ := st.Count(ctx, w.table); n != 300 {
+		t.Errorf("%d rows", n)
+	}
+}
+
+// lossyStore drops the last row of every bulk load, for the check that
+// the load counts the table.
+type lossyStore struct{ store.Store }
+
+func (l lossyStore) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
+	s, err := l.Open(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	var rows []store.Row
+	for r, ok := next(); ok; r, ok = next() {
+		rows = append(rows, append(store.Row(nil), r...))
+	}
+	return int64(len(rows)), store.InsertBatch(ctx, s, t, rows[:len(rows)-1])
+}
+
+func TestALostRowIsReported(t *testing.T) {
+	// A store that acknowledges a bulk load and keeps one row fewer fails
+	// the phase with class lost.
+	st := lossyStore{recordstest.Open(t, "sqlite:")}
+	w, _ := build(t, "--dataset", "records", "--dataset-rows", "50", "--record-size", "16")
+	ctx := context.Background()
+	st.Setup(ctx, w.Tables())
+	w.Prepare(ctx, st)
+	res, err := engine.RunPhase(ctx, engine.Config{Clients: 1, Count: 1, Seed: 1}, st, w, kBulk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 1 || res.ErrorClasses[0].Class != "lost" || !strings.Contains(res.ErrorClasses[0].First, "49 rows after loading 50") {
+		t.Errorf("%+v", res.ErrorClasses)
+	}
+}
+
+func TestBuildRejectsBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		ops  []string
+		want string
+	}{
+		{[]string{"--batch", "0"}, kindNames, "--batch"},
+		{[]string{"--load-chunk", "-1"}, kindNames, "row count"},
+		{[]string{"--dataset", "csv"}, kindNames, "--dataset"},
+		{nil, []string{"copy"}, "no operation"},
+	} {
+		d := New()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		d.Flags(fs)
+		err := fs.Parse(tc.args)
+		if err == nil {
+			_, err = d.Build(tc.ops)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: got %v, want %q", tc.args, tc.ops, err, tc.want)
+		}
+	}
+}
+
+func TestNotes(t *testing.T) {
+	// Rows/s per store and way from a result, and the autocommit rates
+	// held against the disk's fsync rate.
+	d := &result.Document{Run: result.RunConfig{Workload: "load", Params: map[string]string{"rows": "120720", "chunk_rows": "120720"}}}
+	phase := func(op string, secs float64, ops, errs int64) result.Phase {
+		return result.Phase{Op: op, Clients: 1, Elapsed: secs, Ops: ops, Errors: errs}
+	}
+	d.Stores = []result.Store{
+		{Label: "sqlite", Phases: []result.Phase{phase("autocommit", 109.7, 1, 0), phase("transaction", 0.65, 1, 0), phase("bulk", 0.60, 1, 0)}},
+		{Label: "mariadb", Phases: []result.Phase{phase("autocommit", 24.1, 1, 0), phase("transaction", 3.0, 0, 1)}},
+	}
+	got := strings.Join(Notes(d, 5200), "\n")
+	want := `sqlite load, rows/s: autocommit 1,100 · transaction 185,723 · bulk 201,200
+mariadb load, rows/s: autocommit 5,009 · transaction -
+sqlite autocommit: 1,100 rows/s against the disk's 5,200 fsync'd appends/s (kurabe probe): 4.7 fsyncs' time per row: several syncs per commit (a rollback journal syncs the journal and the database)
+mariadb autocommit: 5,009 rows/s against the disk's 5,200 fsync'd appends/s (kurabe probe): 1.0 fsyncs' time per row: about one sync per commit`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if n := Notes(d, 0); len(n) != 3 || !strings.Contains(n[2], "kurabe probe") {
+		t.Errorf("without a probe: %q", n)
+	}
+	d.Run.Workload = "bbs"
+	if n := Notes(d, 5200); n != nil {
+		t.Errorf("bbs run: %q", n)
+	}
+}

@@ -1,0 +1,123 @@
+package load
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"kurabe/result"
+)
+
+// Rate is one load phase's rows per second.
+type Rate struct {
+	Store, Way string
+	Clients    int
+	Repeat     int
+	Rows       int64
+	Seconds    float64
+	RowsPerSec float64
+	Complete   bool // every chunk loaded without error
+}
+
+// Rates reads the rows per second of every load phase of a result: the
+// rows its operations loaded (each a chunk of the data set, the last one
+// short) over the phase's elapsed time.
+func Rates(d *result.Document) []Rate {
+	if d.Run.Workload != "load" {
+		return nil
+	}
+	rows, _ := strconv.ParseInt(d.Run.Params["rows"], 10, 64)
+	chunk, _ := strconv.ParseInt(d.Run.Params["chunk_rows"], 10, 64)
+	if rows <= 0 || chunk <= 0 {
+		return nil
+	}
+	chunks := (rows + chunk - 1) / chunk
+	var out []Rate
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			r := Rate{Store: s.Label, Way: p.Op, Clients: p.Clients, Repeat: p.Repeat, Seconds: p.Elapsed}
+			r.Rows = min(p.Ops*chunk, rows)
+			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
+			if p.Elapsed > 0 {
+				r.RowsPerSec = float64(r.Rows) / p.Elapsed
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Notes are the lines a report prints under a load run's table: rows per
+// second per store and way, and, given the disk's rate of fsync'd appends
+// from kurabe probe (0 when there is none), each autocommit rate held
+// against it: a store that syncs k times per commit loads at most 1/k of
+// that rate with one client.
+func Notes(d *result.Document, fsyncsPerSec float64) []string {
+	var out []string
+	var line []string
+	last := ""
+	flush := func() {
+		if len(line) > 0 {
+			out = append(out, last+" load, rows/s: "+strings.Join(line, " · "))
+		}
+		line = nil
+	}
+	levels, repeats := len(d.Run.Levels) > 1, d.Run.Repeat > 1
+	var autos []Rate
+	for _, r := range Rates(d) {
+		if r.Store != last {
+			flush()
+			last = r.Store
+		}
+		way := r.Way
+		if levels {
+			way += " c=" + strconv.Itoa(r.Clients)
+		}
+		if repeats {
+			way += " #" + strconv.Itoa(r.Repeat+1)
+		}
+		switch {
+		case r.Rows == 0:
+			line = append(line, way+" -")
+		case r.Complete:
+			line = append(line, way+" "+group(r.RowsPerSec))
+		default:
+			line = append(line, way+" "+group(r.RowsPerSec)+" (incomplete)")
+		}
+		if r.Way == "autocommit" && r.Complete {
+			autos = append(autos, r)
+		}
+	}
+	flush()
+	if fsyncsPerSec <= 0 {
+		if len(autos) > 0 {
+			out = append(out, "autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs")
+		}
+		return out
+	}
+	for _, r := range autos {
+		per := fsyncsPerSec / r.RowsPerSec
+		line := fmt.Sprintf("%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row", r.Store, group(r.RowsPerSec), group(fsyncsPerSec), per)
+		switch {
+		case per < 0.8 && r.Clients > 1:
+			line += "; faster than one fsync per row: concurrent commits shared fsyncs (group commit)"
+		case per < 0.8:
+			line += "; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)"
+		case per < 1.5:
+			line += ": about one sync per commit"
+		default:
+			line += ": several syncs per commit (a rollback journal syncs the journal and the database)"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// group writes v whole, with thousands separators.
+func group(v float64) string {
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
