@@ -9,6 +9,7 @@ import (
 	"kurabe/workload/load"
 	"kurabe/workload/point"
 	"kurabe/workload/rangeread"
+	"kurabe/workload/tpcb"
 )
 
 // Entry is one built-in workload.
@@ -24,6 +25,8 @@ var Builtin = []Entry{
 	{"point", point.New},
 	{"crud", crud.New},
 	{"load", load.New},
+	{"tpcb", tpcb.New},
+	{"select-only", tpcb.NewSelectOnly},
 }
 
 // Names returns the workload names.
