@@ -68,6 +68,8 @@ type legendEntry struct {
 var chartKinds = []func(*chartStyle, *result.Document) []*chart{
 	throughputChart,
 	matrixCharts,
+	sweepCharts,
+	clientCharts,
 	latencyCharts,
 	timelineCharts,
 }

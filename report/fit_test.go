@@ -60,3 +60,38 @@ func TestFitNeedsTwoValues(t *testing.T) {
 		t.Fatalf("fitted a line through one point: %+v", f)
 	}
 }
+
+func TestSweepAndClientCharts(t *testing.T) {
+	// A sweep whose lines cross at 200 records draws a sweep chart with the
+	// crossing noted; a run over client levels draws ops/s against clients.
+	d := sweepDoc(map[string][2]float64{"a": {100, 2}, "b": {400, 0.5}}, []float64{1, 100, 500, 1000})
+	d.Run.Levels = []int{1, 2}
+	for i := range d.Stores {
+		d.Stores[i].Phases = append(d.Stores[i].Phases,
+			result.Phase{Op: "write", Clients: 1, OpsPerSec: 100}, result.Phase{Op: "write", Clients: 2, OpsPerSec: 180})
+	}
+	st := newChartStyle("en", nil, []*result.Document{d})
+	names := map[string]*chart{}
+	for _, ch := range charts(st, []*result.Document{d})[0] {
+		names[ch.Name] = ch
+	}
+	sw, ok := names["sweep-records"]
+	if !ok || sw.Caption == "" || len(sw.legend) != 2 {
+		t.Fatalf("sweep chart %+v (charts %v)", sw, keys(names))
+	}
+	if _, ok := names["clients-write"]; !ok {
+		t.Fatalf("no clients chart among %v", keys(names))
+	}
+	png, err := sw.PNG()
+	if err != nil || len(png) < 1000 {
+		t.Fatalf("sweep PNG: %d bytes, %v", len(png), err)
+	}
+}
+
+func keys(m map[string]*chart) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

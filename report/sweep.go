@@ -1,0 +1,141 @@
+package report
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"kurabe/result"
+)
+
+// sweepCharts draws, for a sweep (range's records per read), each store's
+// mean latency at every swept value with its least-squares line, and marks
+// where two stores' lines cross: the picture of the study that compared
+// latency against records fetched.
+func sweepCharts(st *chartStyle, d *result.Document) []*chart {
+	fits := Fits(d)
+	if len(fits) == 0 {
+		return nil
+	}
+	sweep, clients := fits[0].Sweep, fits[0].Clients
+	ch := &chart{Name: "sweep-" + fileName(sweep), Title: st.l.f("chart.sweep", sweep), h: chartH, style: st}
+	p := st.newPlot(sweep, st.l.t("axis.mean"))
+	grid(p)
+	xmax, ymax := 0.0, 0.0
+	for _, f := range fits {
+		if f.Sweep != sweep || f.Clients != clients {
+			continue
+		}
+		var pts plotter.XYs
+		for _, s := range d.Stores {
+			if s.Label != f.Store {
+				continue
+			}
+			for _, ph := range s.Phases {
+				if ph.Sweep == sweep && ph.Clients == clients && ph.Latency.Count > 0 {
+					pts = append(pts, plotter.XY{X: ph.SweepValue, Y: ph.Latency.Mean})
+					xmax, ymax = math.Max(xmax, ph.SweepValue), math.Max(ymax, ph.Latency.Mean)
+				}
+			}
+		}
+		c := st.color(f.Store)
+		if sc, err := plotter.NewScatter(pts); err == nil {
+			sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
+		fit := f
+		line := plotter.NewFunction(func(x float64) float64 { return fit.Intercept + fit.Slope*x })
+		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: st.dash(f.Store)}
+		p.Add(line)
+		ch.legend = append(ch.legend, legendEntry{label: f.Store, color: c, line: true, dash: st.dash(f.Store)})
+	}
+	for _, c := range Crossings(fits) {
+		if c.Sweep != sweep || c.At > xmax*1.5 {
+			continue
+		}
+		at := c.At
+		p.Add(&band{x0: at - xmax/400, x1: at + xmax/400, color: color.Gray{0x80}})
+		ch.Caption = st.l.t("chart.sweep.cross")
+		xmax = math.Max(xmax, at)
+	}
+	p.X.Min, p.X.Max = 0, math.Max(xmax*1.05, 1)
+	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.15, 1)
+	p.X.Tick.Marker = numTicks{}
+	p.Y.Tick.Marker = linearDurTicks{}
+	ch.plots = []*plot.Plot{p}
+	return []*chart{ch}
+}
+
+// clientCharts draws, against the client levels of -c 1,2,4,8, one chart
+// per operation with three panels: ops/s, the phase's total time, and the
+// time per operation (mean latency); a line per store.
+func clientCharts(st *chartStyle, d *result.Document) []*chart {
+	if len(d.Run.Levels) < 2 {
+		return nil
+	}
+	var out []*chart
+	for _, op := range ops(d) {
+		ch := &chart{Name: "clients-" + fileName(op), Title: st.l.f("chart.clients", op), h: tallH * 3 / 2, style: st}
+		rate := st.newPlot("", st.l.t("axis.ops/s"))
+		total := st.newPlot("", st.l.t("axis.total"))
+		per := st.newPlot(st.l.t("axis.clients"), st.l.t("axis.mean"))
+		panels := []*plot.Plot{rate, total, per}
+		maxY := make([]float64, 3)
+		xmax := 0.0
+		for _, p := range panels {
+			grid(p)
+		}
+		for _, s := range d.Stores {
+			var pts [3]plotter.XYs
+			for _, ph := range s.Phases {
+				if ph.Op != op || ph.Repeat != 0 {
+					continue
+				}
+				x := float64(ph.Clients)
+				for i, y := range []float64{ph.OpsPerSec, ph.Elapsed, ph.Latency.Mean} {
+					pts[i] = append(pts[i], plotter.XY{X: x, Y: y})
+					maxY[i] = math.Max(maxY[i], y)
+				}
+				xmax = math.Max(xmax, x)
+			}
+			if len(pts[0]) < 2 {
+				continue
+			}
+			ls := draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(1.5), Dashes: st.dash(s.Label)}
+			for i, p := range panels {
+				addSeries(p, pts[i], ls)
+			}
+			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+		}
+		if len(ch.legend) == 0 {
+			continue
+		}
+		for i, p := range panels {
+			p.X.Min, p.X.Max = 0, xmax+1
+			p.Y.Min, p.Y.Max = 0, math.Max(maxY[i]*1.1, 1e-9)
+		}
+		rate.Y.Tick.Marker = numTicks{}
+		per.Y.Tick.Marker = linearDurTicks{}
+		ch.plots = panels
+		out = append(out, ch)
+	}
+	return out
+}
+
+// linearDurTicks labels a linear axis of microseconds in the table's
+// duration format.
+type linearDurTicks struct{}
+
+func (linearDurTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = dur(ts[i].Value)
+		}
+	}
+	return ts
+}
