@@ -54,10 +54,8 @@ package mysql
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +68,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -570,7 +567,7 @@ func (s *Store) indexSQL(t *store.Table) ([]string, error) {
 				parts[i] += "(" + strconv.Itoa(prefix) + ")"
 			}
 		}
-		name := indexName(t.Name, cols, maxName)
+		name := store.IndexName(t.Name, cols, maxName)
 		if names[name] {
 			return nil, fmt.Errorf("%s: table %s lists two indexes named %s (on %s); list each index once", s.driver, t.Name, name, strings.Join(cols, ", "))
 		}
@@ -578,23 +575,6 @@ func (s *Store) indexSQL(t *store.Table) ([]string, error) {
 		out = append(out, "CREATE INDEX "+quote(name)+" ON "+s.qualified(t.Name)+" ("+strings.Join(parts, ", ")+")")
 	}
 	return out, nil
-}
-
-// indexName returns kurabe_<table>_<columns joined by _>. When that is
-// longer than max bytes it keeps the start (cut at a character boundary)
-// and ends in _ and 8 hex digits of the whole name's SHA-256, so the name
-// is the same at every Setup and two long names stay apart.
-func indexName(table string, cols []string, max int) string {
-	name := "kurabe_" + table + "_" + strings.Join(cols, "_")
-	if len(name) <= max {
-		return name
-	}
-	sum := sha256.Sum256([]byte(name))
-	cut := max - 1 - 8
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return name[:cut] + "_" + hex.EncodeToString(sum[:4])
 }
 
 // Truncate empties one of kurabe's tables.

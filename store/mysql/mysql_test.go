@@ -151,11 +151,11 @@ func TestServer(t *testing.T) {
 			{Name: "id", Kind: store.Int}, {Name: "n", Kind: store.Int}, {Name: "body", Kind: store.Text}, {Name: long, Kind: store.Text},
 		}, Indexes: [][]string{{"n"}, {"body"}, {"n", "body"}, {"body", long}, {long, "n", "body"}}}
 		want := map[string]string{
-			"kurabe_indexed_n":                      "n",
-			"kurabe_indexed_body":                   "body(191)",
-			"kurabe_indexed_n_body":                 "n,body(191)",
-			indexName("indexed", tb.Indexes[3], 64): "body(125)," + long + "(125)",
-			indexName("indexed", tb.Indexes[4], 64): long + "(124),n,body(124)",
+			"kurabe_indexed_n":                            "n",
+			"kurabe_indexed_body":                         "body(191)",
+			"kurabe_indexed_n_body":                       "n,body(191)",
+			store.IndexName("indexed", tb.Indexes[3], 64): "body(125)," + long + "(125)",
+			store.IndexName("indexed", tb.Indexes[4], 64): long + "(124),n,body(124)",
 		}
 		for _, opts := range []string{"", "&row_format=COMPACT", "&engine=MyISAM", "&engine=Aria"} {
 			st := open(t, opts)

@@ -64,8 +64,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -75,7 +73,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -405,7 +402,7 @@ func indexSQL(t *store.Table) ([]string, error) {
 			}
 			quoted[i] = pgx.Identifier{c}.Sanitize()
 		}
-		name := indexName(t.Name, cols, maxName)
+		name := store.IndexName(t.Name, cols, maxName)
 		if names[name] {
 			return nil, fmt.Errorf("postgres: table %s lists two indexes named %s (on %s); list each index once", t.Name, name, strings.Join(cols, ", "))
 		}
@@ -413,23 +410,6 @@ func indexSQL(t *store.Table) ([]string, error) {
 		out = append(out, "CREATE INDEX "+pgx.Identifier{name}.Sanitize()+" ON "+qualified(t.Name)+" ("+strings.Join(quoted, ", ")+")")
 	}
 	return out, nil
-}
-
-// indexName returns kurabe_<table>_<columns joined by _>. When that is
-// longer than max bytes it keeps the start (cut at a character boundary)
-// and ends in _ and 8 hex digits of the whole name's SHA-256, so the name
-// is the same at every Setup and two long names stay apart.
-func indexName(table string, cols []string, max int) string {
-	name := "kurabe_" + table + "_" + strings.Join(cols, "_")
-	if len(name) <= max {
-		return name
-	}
-	sum := sha256.Sum256([]byte(name))
-	cut := max - 1 - 8
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return name[:cut] + "_" + hex.EncodeToString(sum[:4])
 }
 
 // Truncate empties a table kurabe created, and restarts its key sequence so

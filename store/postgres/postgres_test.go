@@ -513,9 +513,9 @@ func TestSetupCreatesIndexes(t *testing.T) {
 		{Name: "id", Kind: store.Int}, {Name: "n", Kind: store.Int}, {Name: "body", Kind: store.Text}, {Name: long, Kind: store.Text},
 	}, Indexes: [][]string{{"n"}, {"body", "n"}, {long, "n"}}}
 	want := map[string]string{
-		"kurabe_indexed_n":                      "(n)",
-		"kurabe_indexed_body_n":                 "(body, n)",
-		indexName("indexed", tb.Indexes[2], 63): `("` + long + `", n)`,
+		"kurabe_indexed_n":                            "(n)",
+		"kurabe_indexed_body_n":                       "(body, n)",
+		store.IndexName("indexed", tb.Indexes[2], 63): `("` + long + `", n)`,
 	}
 	c, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -602,21 +602,21 @@ func TestIndexName(t *testing.T) {
 		// A cut never splits a character (3 bytes each here).
 		{strings.Repeat("表", 21), []string{"列"}, ""},
 	} {
-		got := indexName(c.table, c.cols, 63)
+		got := store.IndexName(c.table, c.cols, 63)
 		switch {
 		case c.want != "" && got != c.want:
-			t.Errorf("indexName(%s, %q) = %s, want %s", c.table, c.cols, got, c.want)
+			t.Errorf("store.IndexName(%s, %q) = %s, want %s", c.table, c.cols, got, c.want)
 		case len(got) > 63 || !utf8.ValidString(got) || !strings.HasPrefix(got, "kurabe_"):
-			t.Errorf("indexName(%s, %q) = %s (%d bytes), want at most 63 bytes of valid UTF-8", c.table, c.cols, got, len(got))
+			t.Errorf("store.IndexName(%s, %q) = %s (%d bytes), want at most 63 bytes of valid UTF-8", c.table, c.cols, got, len(got))
 		case c.want == "" && got[len(got)-9] != '_':
-			t.Errorf("indexName(%s, %q) = %s, want it to end in _ and a hash", c.table, c.cols, got)
+			t.Errorf("store.IndexName(%s, %q) = %s, want it to end in _ and a hash", c.table, c.cols, got)
 		}
-		if again := indexName(c.table, c.cols, 63); again != got {
-			t.Errorf("indexName(%s, %q) is %s, then %s", c.table, c.cols, got, again)
+		if again := store.IndexName(c.table, c.cols, 63); again != got {
+			t.Errorf("store.IndexName(%s, %q) is %s, then %s", c.table, c.cols, got, again)
 		}
 	}
 	// Long names that share their first 54 bytes stay apart.
-	if a, b := indexName("posts", []string{long + "a"}, 63), indexName("posts", []string{long + "b"}, 63); a == b {
+	if a, b := store.IndexName("posts", []string{long + "a"}, 63), store.IndexName("posts", []string{long + "b"}, 63); a == b {
 		t.Errorf("two long names became one: %s", a)
 	}
 }

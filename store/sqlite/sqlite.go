@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,7 +176,7 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
 		}
 		for _, ix := range t.Indexes {
-			stmts = append(stmts, "CREATE INDEX "+name+"_"+strings.Join(ix, "_")+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+			stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
 		}
 		for _, q := range stmts {
 			if err := c.Exec(q); err != nil {
