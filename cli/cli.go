@@ -105,6 +105,8 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return a.http(ctx, args[1:], stdout, stderr)
 	case "probe":
 		return a.probe(ctx, args[1:], stdout, stderr)
+	case "dataset":
+		return a.dataset(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
@@ -114,7 +116,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stdout)
 		return nil
 	}
-	return usageErr("unknown command %q; commands are: run, report, compare, serve, http, replay, capture, probe, version, help", args[0])
+	return usageErr("unknown command %q; commands are: run, report, compare, serve, http, replay, capture, probe, dataset, version, help", args[0])
 }
 
 func (a *App) usage(w io.Writer) {
@@ -142,6 +144,8 @@ Usage:
   kurabe http [flags] URL ab- and siege-style HTTP load, request flows, open loop
   kurabe probe [--dir D] [--json F]
                           the disk's sequential MB/s and fsync'd 4 KB appends per second
+  kurabe dataset [list | import KEN_ALL.CSV [--store SPEC]]
+                          the data sets; check and load Japan Post's postal-code file
   kurabe version          print the version
   kurabe help run         list every flag of run
 

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kurabe/numfmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -368,11 +369,7 @@ func group(v float64) string {
 	if v < 10 {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
-	s := strconv.FormatInt(int64(v+0.5), 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return numfmt.GroupFloat(v)
 }
 
 // Marshal is the result as indented JSON with a final newline.

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -74,20 +75,30 @@ type Reader struct {
 	rows    int
 	joined  int
 	done    bool
+	enc     string
 }
 
 // NewReader reads KEN_ALL data from r; file names the input in errors.
 func NewReader(r io.Reader, file string) *Reader {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
+	enc := "UTF-8"
 	if head, _ := br.Peek(64 << 10); !utf8.Valid(trimPartialRune(head)) {
 		src = transform.NewReader(br, japanese.ShiftJIS.NewDecoder())
+		enc = "CP932"
 	}
 	c := csv.NewReader(src)
 	c.FieldsPerRecord = -1 // checked here, with a better message
 	c.ReuseRecord = false
-	return &Reader{file: file, csv: c}
+	return &Reader{file: file, csv: c, enc: enc}
 }
+
+// Encoding names the encoding detected from the input's first 64 KiB:
+// "CP932" or "UTF-8".
+func (r *Reader) Encoding() string { return r.enc }
+
+// File names the input, as errors do.
+func (r *Reader) File() string { return r.file }
 
 // trimPartialRune drops an incomplete UTF-8 sequence cut off at the end of
 // a peeked buffer, so valid UTF-8 is not mistaken for CP932.
@@ -254,6 +265,45 @@ func Open() (*Reader, error) {
 	return NewReader(gz, "ken_all.csv.gz (shipped)"), nil
 }
 
+// OpenFile returns a reader over a KEN_ALL file on disk, as Japan Post
+// publishes it (CP932) or converted to UTF-8, plain or gzip-compressed
+// (told by its first bytes, not its name). path "" is the shipped data
+// set. Close the returned closer when done.
+func OpenFile(path string) (*Reader, io.Closer, error) {
+	if path == "" {
+		r, err := Open()
+		return r, io.NopCloser(nil), err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postal data set: %w", err)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("postal data set %s: looks gzip-compressed but is not readable as gzip: %v", path, err)
+		}
+		src = gz
+	}
+	return NewReader(src, path), f, nil
+}
+
+// FillRow sets row (len(Table().Columns) values) to rec with key id: the
+// text columns as new byte slices, the flags as integers.
+func FillRow(row store.Row, id int64, rec *Record) {
+	row[0] = store.Value{Int: id}
+	for i, f := range rec.Fields {
+		if i >= flagStart {
+			row[i+1] = store.Value{Int: int64(rec.Flags[i-flagStart])}
+		} else {
+			row[i+1] = store.Value{Text: []byte(f)}
+		}
+	}
+}
+
 // Load inserts every record of r into t through s, numbering rows from 1,
 // in batches of batch rows through the store's batch path, and returns the
 // number of rows loaded. limit > 0 stops after that many.
@@ -270,17 +320,10 @@ func Load(ctx context.Context, s store.Session, t *store.Table, r *Reader, batch
 		return err
 	}
 	for r.Next() {
-		rec := r.Record()
 		n++
 		start := len(vals)
-		vals = append(vals, store.Value{Int: n})
-		for i, f := range rec.Fields {
-			if i >= flagStart {
-				vals = append(vals, store.Value{Int: int64(rec.Flags[i-flagStart])})
-			} else {
-				vals = append(vals, store.Value{Text: []byte(f)})
-			}
-		}
+		vals = vals[:start+len(t.Columns)]
+		FillRow(vals[start:], n, r.Record())
 		rows = append(rows, vals[start:len(vals):len(vals)])
 		if len(rows) == batch {
 			if err := flush(); err != nil {

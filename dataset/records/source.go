@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,9 @@ type Config struct {
 	Rows int64
 	Size int    // records: payload bytes
 	Seed uint64 // records: the generator's seed
+	// File is a KEN_ALL file to read instead of the shipped postal data
+	// set (postal only); "" is the shipped one.
+	File string
 }
 
 // DefaultConfig is the shipped postal data set, whole, and records of the
@@ -35,6 +39,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--dataset %q: want postal (Japan Post's 120,720 postal codes, shipped) or records (generated fixed-size rows)", c.Dataset)
 	case c.Rows < 0:
 		return fmt.Errorf("--dataset-rows %d: want 0 (the default) or more", c.Rows)
+	case c.File != "" && c.Dataset != "postal":
+		return fmt.Errorf("--dataset-file %s: a KEN_ALL file is the postal data set; add --dataset postal, or drop --dataset-file", c.File)
 	case c.Size < 1 || c.Size > 1<<20:
 		return fmt.Errorf("--record-size %d: want 1 to 1048576 bytes", c.Size)
 	}
@@ -48,6 +54,9 @@ func (c Config) Params(rows int64) map[string]string {
 		p["record_size"] = strconv.Itoa(c.Size)
 		p["records_seed"] = strconv.FormatUint(c.Seed, 10)
 	}
+	if c.File != "" {
+		p["dataset_file"] = filepath.Base(c.File)
+	}
 	return p
 }
 
@@ -60,10 +69,17 @@ func (c Config) Params(rows int64) map[string]string {
 func (c *Config) Flags(fs *flag.FlagSet, who string, withDataset bool) {
 	if withDataset {
 		shared(fs, who, "dataset", "the data set: postal (Japan Post's 120,720 postal codes, shipped with kurabe) or records (generated fixed-size rows)", (*stringVal)(&c.Dataset))
+		FileFlag(fs, who, &c.File)
 		shared(fs, who, "dataset-rows", "rows of the data set: records to generate (default 100k), or the first N postal records (default all); k, M and G suffixes, e.g. 10M", (*RowCount)(&c.Rows))
 	}
 	shared(fs, who, "record-size", "payload bytes of each generated record (808 as in the page-size study)", (*intVal)(&c.Size))
 	shared(fs, who, "records-seed", "seed of the generated records: the same seed makes the same rows on every store and run", (*uint64Val)(&c.Seed))
+}
+
+// FileFlag binds --dataset-file into file, shared with every other
+// workload that binds it.
+func FileFlag(fs *flag.FlagSet, who string, file *string) {
+	shared(fs, who, "dataset-file", "read the postal data set from this KEN_ALL.CSV (Japan Post's file as published, CP932 or UTF-8, plain or .gz) instead of the copy shipped with kurabe; check it first with kurabe dataset import FILE", (*stringVal)(file))
 }
 
 // fanout is a flag bound to several workloads' settings.
@@ -185,7 +201,7 @@ func Open(c Config) (*Source, error) {
 		return s, nil
 	}
 	s.table = postal.Table()
-	p, err := readPostal(c.Rows)
+	p, err := readPostal(c.File, c.Rows)
 	if err != nil {
 		return nil, err
 	}
@@ -296,11 +312,12 @@ const (
 	postalFlags = 6 // integer columns after them
 )
 
-func readPostal(limit int64) (*postalRows, error) {
-	r, err := postal.Open()
+func readPostal(file string, limit int64) (*postalRows, error) {
+	r, closer, err := postal.OpenFile(file)
 	if err != nil {
 		return nil, err
 	}
+	defer closer.Close()
 	p := &postalRows{text: make([]byte, 0, 24<<20), off: []uint32{0}}
 	for (limit == 0 || int64(p.n) < limit) && r.Next() {
 		rec := r.Record()
@@ -314,7 +331,7 @@ func readPostal(limit int64) (*postalRows, error) {
 		p.n++
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("reading the shipped postal data set: %w", err)
+		return nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
 	}
 	p.sum = make([]int64, p.n+1)
 	for i := range p.n {

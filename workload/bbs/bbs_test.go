@@ -3,6 +3,7 @@ package bbs
 import (
 	"context"
 	"flag"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -98,6 +99,68 @@ func TestClientOnRealStore(t *testing.T) {
 	nLatest, err2 := c.Do(ctx, kReadLatest)
 	if err != nil || err2 != nil || nAll != 60*(4+40+16) || nLatest != 25*(4+40+16) {
 		t.Fatalf("bytes read: all %d (%v), latest %d (%v)", nAll, err, nLatest, err2)
+	}
+}
+
+// --prefill puts exactly N posts on the board, over several batches and a
+// last partial one, with the post's category and text and creation times
+// that rise with the key, so read-latest sees the newest of them.
+func TestPrefillOnRealStore(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		n    int64
+	}{
+		{[]string{"--prefill", "2500"}, 2500},
+		{[]string{"--prefill", "3k", "--text-size", "20"}, 3000},
+		{nil, 0},
+	} {
+		w := build(t, tc.args...)
+		sp, _ := store.ParseSpec("sqlite:")
+		st, err := sqlite.Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := st.Setup(ctx, w.Tables()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.Prepare(ctx, st)
+		if err != nil || got != tc.n {
+			t.Fatalf("%v: Prepare = %d, %v; want %d", tc.args, got, err, tc.n)
+		}
+		if n, err := st.Count(ctx, w.posts); err != nil || n != tc.n {
+			t.Fatalf("%v: count = %d, %v", tc.args, n, err)
+		}
+		s, _ := st.Open(ctx)
+		var prev store.Row
+		rows := int64(0)
+		_, err = s.Scan(ctx, w.posts, store.Query{}, func(r store.Row) error {
+			rows++
+			if string(r[1].Text) != w.cfg.Category || len(r[2].Text) != w.cfg.TextSize {
+				t.Fatalf("%v: post %d is %q/%q", tc.args, rows, r[1].Text, r[2].Text)
+			}
+			if prev != nil && (r[0].Int <= prev[0].Int || r[3].Int <= prev[3].Int) {
+				t.Fatalf("%v: post %d (id %d, created %d) after id %d, created %d", tc.args, rows, r[0].Int, r[3].Int, prev[0].Int, prev[3].Int)
+			}
+			prev = store.Row{{Int: r[0].Int}, {}, {}, {Int: r[3].Int}}
+			return nil
+		})
+		s.Close()
+		st.Close()
+		if err != nil || rows != tc.n {
+			t.Fatalf("%v: scanned %d, %v", tc.args, rows, err)
+		}
+	}
+}
+
+func TestPrefillFlagRejectsBadCounts(t *testing.T) {
+	for _, v := range []string{"-5", "lots", "1.5x"} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		New().Flags(fs)
+		if err := fs.Parse([]string{"--prefill", v}); err == nil {
+			t.Errorf("--prefill %s accepted", v)
+		}
 	}
 }
 

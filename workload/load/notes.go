@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"kurabe/numfmt"
 	"strconv"
 	"strings"
 
@@ -114,10 +115,4 @@ func Notes(d *result.Document, fsyncsPerSec float64) []string {
 }
 
 // group writes v whole, with thousands separators.
-func group(v float64) string {
-	s := strconv.FormatInt(int64(v+0.5), 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func group(v float64) string { return numfmt.GroupFloat(v) }

@@ -18,11 +18,13 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"kurabe/dataset/postal"
+	"kurabe/dataset/records"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -32,6 +34,7 @@ type Config struct {
 	Records string // the sweep of N, comma-separated
 	By      string // key or offset
 	Rows    int    // load only this many records of the data set (0: all)
+	File    string // a KEN_ALL file instead of the shipped data set
 }
 
 // DefaultConfig is the sweep of the study.
@@ -65,6 +68,7 @@ func (d *Definition) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&d.cfg.Records, "records", d.cfg.Records, "range: records read per request, a comma-separated sweep; each N is a phase of its own")
 	fs.StringVar(&d.cfg.By, "by", d.cfg.By, "range: position the read by key (WHERE id >= start) or by offset (LIMIT/OFFSET)")
 	fs.IntVar(&d.cfg.Rows, "rows", d.cfg.Rows, "range: load only this many records of the data set (0: all 120,720)")
+	records.FileFlag(fs, "range", &d.cfg.File)
 }
 
 func parseRecords(s string) ([]int, error) {
@@ -134,15 +138,20 @@ func (w *ranges) Params() map[string]string {
 	if w.cfg.Rows > 0 {
 		rows = strconv.Itoa(w.cfg.Rows)
 	}
-	return map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": rows}
+	p := map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": rows}
+	if w.cfg.File != "" {
+		p["dataset_file"] = filepath.Base(w.cfg.File)
+	}
+	return p
 }
 
 // Prepare loads the postal data set into the store, in batches of 1000.
 func (w *ranges) Prepare(ctx context.Context, st store.Store) (int64, error) {
-	r, err := postal.Open()
+	r, closer, err := postal.OpenFile(w.cfg.File)
 	if err != nil {
 		return 0, err
 	}
+	defer closer.Close()
 	s, err := st.Open(ctx)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"kurabe/dataset/postal"
+	"kurabe/dataset/records"
+	"kurabe/numfmt"
+	"kurabe/store"
+)
+
+// dataset is kurabe dataset: what data sets kurabe has, and importing
+// Japan Post's KEN_ALL.CSV (checked, split rows joined, optionally loaded
+// into a store's postal table).
+func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "list" {
+		if len(args) > 1 {
+			return usageErr("kurabe dataset list takes no arguments")
+		}
+		datasetList(stdout)
+		return nil
+	}
+	switch args[0] {
+	case "import":
+		return a.datasetImport(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(stdout, datasetUsage)
+		return nil
+	}
+	return usageErr("kurabe dataset %s: unknown subcommand; use list or import (kurabe dataset -h)", args[0])
+}
+
+const datasetUsage = `Usage:
+  kurabe dataset [list]            the data sets workloads can use
+  kurabe dataset import FILE [--store SPEC] [--rows N] [--skip-bad]
+                                   check Japan Post's KEN_ALL.CSV (CP932 or
+                                   UTF-8, plain or .gz), join its split rows,
+                                   and load it into a store's postal table
+
+A checked file is used by the workloads with --dataset-file FILE.
+`
+
+func datasetList(w io.Writer) {
+	fmt.Fprintf(w, `postal   Japan Post's postal codes: %s records (from 120,998 rows of KEN_ALL.CSV,
+         long town names joined), 15 columns, indexes on code and old_code.
+         Shipped with kurabe; --dataset-file FILE reads a newer KEN_ALL.CSV.
+         Used by: load, point, range (and kurabe serve's postal APIs).
+records  fixed-size binary rows (default %d bytes, as in the page-size study),
+         any count (--dataset-rows 10M), generated from --records-seed,
+         streamed. Used by: load, point, crud (--dataset records).
+posts    message-board posts (id, category, text, created). Used by: bbs, which
+         can pre-fill the board before measuring (--prefill N).
+`, numfmt.Group(postalRecords), records.DefaultSize)
+}
+
+// postalRecords is the shipped data set's record count, as its tests check.
+const postalRecords = 120_720
+
+func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		storeSpec string
+		rows      records.RowCount
+		skipBad   bool
+		maxErrs   int
+	)
+	fs := flag.NewFlagSet("kurabe dataset import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&storeSpec, "store", "", "also load the records into this store's postal table, e.g. sqlite:/tmp/postal.db or postgres://user@127.0.0.1/app (kurabe's own table; made anew)")
+	fs.Var(&rows, "rows", "load only the first N records (default all)")
+	fs.BoolVar(&skipBad, "skip-bad", false, "load the good records of a file with malformed rows (by default nothing is loaded then)")
+	fs.IntVar(&maxErrs, "max-errors", 20, "malformed rows listed in full")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: kurabe dataset import FILE [flags]\n\nReads Japan Post's KEN_ALL.CSV (CP932 as published, or UTF-8; plain or\ngzip-compressed), joins each town name continued over several rows back\ninto one record, and reports rows, records, rows joined and every malformed\nrow with its line. With --store it loads the records into the store.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe dataset import -h")}
+	}
+	if file == "" && fs.NArg() > 0 {
+		file = fs.Arg(0)
+		if fs.NArg() > 1 {
+			return usageErr("unexpected argument %q; import takes one file", fs.Arg(1))
+		}
+	} else if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q; import takes one file", fs.Arg(0))
+	}
+	if file == "" {
+		return usageErr("kurabe dataset import: give the file, e.g. kurabe dataset import KEN_ALL.CSV")
+	}
+	if maxErrs < 0 {
+		return usageErr("--max-errors %d: want 0 or more", maxErrs)
+	}
+
+	// Open the store before reading, so a bad spec fails at once.
+	var st store.Store
+	if storeSpec != "" {
+		sp, err := store.ParseSpec(storeSpec)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		drv := a.driver(sp.Driver)
+		if drv == nil {
+			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		}
+		if sp.Target == "" {
+			return usageErr("--store %s: an import into a store kurabe would throw away at exit is lost; give a path or an address, e.g. %s", sp, importExample(sp.Driver))
+		}
+		if st, err = drv.Open(ctx, sp, store.Env{}); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		}
+		defer st.Close()
+	}
+
+	// First pass: check the whole file.
+	r, closer, err := postal.OpenFile(file)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	t0 := time.Now()
+	var (
+		n, bad int
+		errs   []error
+	)
+	for {
+		if r.Next() {
+			n++
+			continue
+		}
+		e := r.Err()
+		if e == nil {
+			break
+		}
+		var se *postal.SyntaxError
+		if !errors.As(e, &se) {
+			closer.Close()
+			return fmt.Errorf("%s: %w", file, e)
+		}
+		if bad++; len(errs) < maxErrs {
+			errs = append(errs, e)
+		}
+	}
+	closer.Close()
+	fmt.Fprintf(stdout, "%s: %s · %s rows → %s records (%s continuation rows joined into their records) · read in %s\n",
+		file, r.Encoding(), numfmt.Group(int64(r.Rows())), numfmt.Group(int64(n)),
+		numfmt.Group(int64(r.Joined())), time.Since(t0).Round(time.Millisecond))
+	for _, e := range errs {
+		fmt.Fprintln(stdout, "  "+e.Error())
+	}
+	if bad > len(errs) {
+		fmt.Fprintf(stdout, "  … and %d more malformed rows (--max-errors to list them)\n", bad-len(errs))
+	}
+	if bad > 0 && !(skipBad && st != nil) {
+		what := "fix them, or add --skip-bad with --store to load the good records"
+		if st != nil {
+			what = "nothing was loaded; " + what
+		}
+		return fmt.Errorf("%s: %d malformed rows; %s", file, bad, what)
+	}
+	if st == nil {
+		fmt.Fprintf(stdout, "ok: run workloads on it with --dataset-file %s\n", file)
+		return nil
+	}
+
+	// Second pass: load.
+	if r, closer, err = postal.OpenFile(file); err != nil {
+		return err
+	}
+	defer closer.Close()
+	t := postal.Table()
+	if err := st.Setup(ctx, []*store.Table{t}); err != nil {
+		return fmt.Errorf("store %s: creating the postal table: %w", st.Info(ctx).Driver, err)
+	}
+	t0 = time.Now()
+	want := int64(n)
+	if rows > 0 && int64(rows) < want {
+		want = int64(rows)
+	}
+	loaded, how, err := loadPostal(ctx, st, t, r, want)
+	if err == nil && loaded != want {
+		err = fmt.Errorf("the file gave %d records on the second reading, %d on the first (changed while importing?): %v", loaded, want, r.Err())
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted after %d records; the postal table is incomplete", loaded)}
+		}
+		return fmt.Errorf("loading %s after %d records: %w", file, loaded, err)
+	}
+	el := time.Since(t0)
+	count, err := st.Count(ctx, t)
+	if err != nil {
+		return fmt.Errorf("counting the postal table: %w", err)
+	}
+	info := st.Info(ctx)
+	fmt.Fprintf(stdout, "loaded %s records into %s %s table postal (%s) in %s, %s rows/s\n",
+		numfmt.Group(loaded), info.Driver, info.Target, how, el.Round(time.Millisecond),
+		numfmt.GroupFloat(float64(loaded)/max(el.Seconds(), 1e-9)))
+	if count != loaded {
+		return fmt.Errorf("LOST: the store acknowledged %d records and holds %d", loaded, count)
+	}
+	return nil
+}
+
+func importExample(driver string) string {
+	switch driver {
+	case "postgres":
+		return "postgres://user@127.0.0.1:5432/app"
+	case "mysql", "mariadb":
+		return driver + "://user@127.0.0.1:3306/app"
+	}
+	return driver + ":/tmp/postal." + map[bool]string{true: "db", false: "txt"}[driver == "sqlite"]
+}
+
+// loadPostal loads r's records (skipping malformed rows, which the caller
+// has counted) into t, through the store's bulk path when it has one and
+// in batches of 1000 rows otherwise, and stops after limit records.
+func loadPostal(ctx context.Context, st store.Store, t *store.Table, r *postal.Reader, limit int64) (int64, string, error) {
+	row := make(store.Row, len(t.Columns))
+	var n int64
+	next := func() (store.Row, bool) {
+		if n >= limit {
+			return nil, false
+		}
+		for !r.Next() {
+			var se *postal.SyntaxError
+			if !errors.As(r.Err(), &se) {
+				return nil, false // the end, or a read error the first pass did not see
+			}
+		}
+		n++
+		postal.FillRow(row, n, r.Record())
+		return row, true
+	}
+	if bl, ok := st.(store.BulkLoader); ok {
+		got, err := bl.BulkLoad(ctx, t, next)
+		return got, "the store's bulk path", err
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	defer s.Close()
+	const batch = 1000
+	var (
+		rows []store.Row
+		done int64
+	)
+	for {
+		rw, ok := next()
+		if ok {
+			rows = append(rows, append(store.Row(nil), rw...))
+		}
+		if len(rows) == batch || (!ok && len(rows) > 0) {
+			if err := store.InsertBatch(ctx, s, t, rows); err != nil {
+				return done, "", err
+			}
+			done += int64(len(rows))
+			rows = rows[:0]
+		}
+		if !ok {
+			return done, fmt.Sprintf("batches of %d", batch), nil
+		}
+	}
+}
