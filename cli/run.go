@@ -53,8 +53,9 @@ type runFlags struct {
 	quiet    bool
 	repeat   int
 	rate     string
-	viaHTTP  bool
+	viaHTTP  viaModes
 	probe    string
+	isolate  bool
 }
 
 type multiFlag []string
@@ -86,8 +87,9 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
-	fs.BoolVar(&f.viaHTTP, "via-http", false, "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation")
+	fs.Var(&f.viaHTTP, "via-http", "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation; =cgi runs it as CGI (a process per request), =persistent,cgi both")
 	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
+	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
@@ -121,8 +123,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
 	// Validate everything before touching any store.
-	if f.viaHTTP && f.workload != "bbs" {
+	if len(f.viaHTTP) > 0 && f.workload != "bbs" {
 		return usageErr("--via-http runs the bbs workload through kurabe serve's board API; it cannot carry workload %s", f.workload)
+	}
+	if len(f.viaHTTP) > 0 && f.isolate {
+		return usageErr("--isolate with --via-http: kurabe serve's board API has one table of posts; run --isolate directly against the stores")
 	}
 	def, ok := defs[f.workload]
 	if !ok {
@@ -152,12 +157,18 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	var isolated []workload.Workload
+	if f.isolate {
+		if isolated, err = isolate(def, ops, w, slices.Max(levels)); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+	}
 	if !set["n"] {
 		if c, ok := def.(workload.Counter); ok {
 			f.count = c.DefaultCount()
 		}
 	}
-	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed}
+	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated}
 	if set["d"] {
 		if set["n"] {
 			return usageErr("give either -n or -d, not both")
@@ -251,7 +262,8 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		variant []result.Setting
 		st      store.Store
 		closed  bool
-		via     string // "http": run through kurabe serve over st
+		via     string // "http" or "cgi": run through kurabe serve over st
+		dir     string // a via run's data directory, for its CGI processes
 		of      string // the direct store's label, for a via run
 	}
 	var sts []*opened
@@ -277,8 +289,15 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if sp.Target != "" && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
-		if f.viaHTTP && sp.Driver != "http" && sp.Driver != "https" {
-			vdir := sdir + "-via-http"
+		for _, mode := range f.viaHTTP {
+			if sp.Driver == "http" || sp.Driver == "https" {
+				break
+			}
+			via := map[string]string{"persistent": "http", "cgi": "cgi"}[mode]
+			if via == "cgi" && (sp.Target == "" || sp.Target == "managed") && sp.Driver != "file" && sp.Driver != "sqlite" {
+				return usageErr("--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
+			}
+			vdir := sdir + "-via-" + via
 			if err := os.MkdirAll(vdir, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", vdir, err)
 			}
@@ -286,7 +305,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
-			sts = append(sts, &opened{spec: sp, label: labels[i] + " via http", variant: variants[i], st: vst, via: "http", of: labels[i]})
+			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir})
 		}
 	}
 
@@ -295,7 +314,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
-			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat,
+			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat, Isolate: f.isolate,
 		},
 		Env: result.CollectEnv(dirs...),
 	}
@@ -329,13 +348,20 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 					sr.Error = err.Error()
 					continue
 				}
+				if o.via != "" {
+					o.dir = sdir
+				}
 				o.closed = false
 			}
 			var phases []result.Phase
 			var prep *result.Prepared
 			var info *store.Info
-			if o.via == "http" {
-				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog)
+			if o.via != "" {
+				var cgi *service.CGI
+				if o.via == "cgi" {
+					cgi = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", o.dir}, Env: []string{cgiStoreEnv + "=" + o.spec.Raw}, Stderr: stderr}
+				}
+				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog)
 			}
@@ -385,22 +411,59 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return outcome(doc)
 }
 
+// isolate builds one instance of the workload per client, up to n, each
+// with tables of its own: the workload's table names with _c1, _c2, ...
+func isolate(def workload.Definition, ops []string, w workload.Workload, n int) ([]workload.Workload, error) {
+	if s, ok := w.(workload.SharedTables); ok {
+		return nil, fmt.Errorf("--isolate: %s", s.SharedTables())
+	}
+	out := make([]workload.Workload, n)
+	for i := range out {
+		wi, err := def.Build(ops)
+		if err != nil {
+			return nil, err
+		}
+		tables := wi.Tables()
+		for j, t := range tables {
+			t.Name = fmt.Sprintf("%s_c%d", t.Name, i+1)
+			t.ID = i*len(tables) + j
+		}
+		out[i] = wi
+	}
+	return out, nil
+}
+
 // runStore sets up the workload's tables, loads its data set if it has
-// one, and runs each phase in turn, at each client level.
+// one, and runs each phase in turn, at each client level. With isolated
+// clients (cfg.PerClient) it does so for every client's instance.
 func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, *result.Prepared, error) {
-	if err := st.Setup(ctx, w.Tables()); err != nil {
+	instances := []workload.Workload{w}
+	if cfg.PerClient != nil {
+		instances = cfg.PerClient
+	}
+	var tables []*store.Table
+	for _, wi := range instances {
+		tables = append(tables, wi.Tables()...)
+	}
+	if err := st.Setup(ctx, tables); err != nil {
 		return nil, nil, err
 	}
 	var prep *result.Prepared
-	if p, ok := w.(workload.Preparer); ok {
+	if _, ok := w.(workload.Preparer); ok {
 		prog.note(label + ": loading the data set")
 		t0 := time.Now()
-		rows, err := p.Prepare(ctx, st)
-		prog.clear()
-		prep = &result.Prepared{Rows: rows, Seconds: time.Since(t0).Seconds()}
-		if err != nil {
-			return nil, prep, fmt.Errorf("loading the data set: %w", err)
+		prep = &result.Prepared{}
+		for _, wi := range instances {
+			rows, err := wi.(workload.Preparer).Prepare(ctx, st)
+			prep.Rows += rows
+			if err != nil {
+				prog.clear()
+				prep.Seconds = time.Since(t0).Seconds()
+				return nil, prep, fmt.Errorf("loading the data set: %w", err)
+			}
 		}
+		prog.clear()
+		prep.Seconds = time.Since(t0).Seconds()
 	}
 	var phases []result.Phase
 	for i := range w.Phases() {
@@ -427,10 +490,12 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 
 // runViaHTTP serves st with kurabe's board service on a free loopback port
 // and runs the workload against it through the http store, as a web
-// application's clients would reach it. It returns the phases and the http
-// store's description, which names the store behind the service.
-func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, *store.Info, error) {
-	svc, err := service.New(st, service.Config{Version: Version})
+// application's clients would reach it: in one process with a session
+// pool, or with cgi set, a new process per request. It returns the phases
+// and the http store's description, which names the store behind the
+// service.
+func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI) ([]result.Phase, *store.Info, error) {
+	svc, err := service.New(st, service.Config{Version: Version, CGI: cgi})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,6 +525,33 @@ func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.S
 	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog)
 	info := hst.Info(context.WithoutCancel(ctx))
 	return phases, &info, err
+}
+
+// viaModes is --via-http: bare, the persistent service; =cgi, a process
+// per request; =persistent,cgi, both, each a row of its own.
+type viaModes []string
+
+func (v *viaModes) String() string   { return strings.Join(*v, ",") }
+func (v *viaModes) IsBoolFlag() bool { return true }
+
+func (v *viaModes) Set(s string) error {
+	*v = nil
+	switch s {
+	case "false", "":
+		return nil
+	case "true":
+		s = "persistent"
+	}
+	for _, m := range strings.Split(s, ",") {
+		m = strings.TrimSpace(m)
+		if m != "persistent" && m != "cgi" {
+			return fmt.Errorf("%q: want persistent, cgi or persistent,cgi", m)
+		}
+		if !slices.Contains(*v, m) {
+			*v = append(*v, m)
+		}
+	}
+	return nil
 }
 
 // parseLevels reads -c: "10" or a list such as "1,2,4,8".

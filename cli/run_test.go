@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,15 +249,8 @@ func TestHelpAndVersion(t *testing.T) {
 // TestInterruptWritesResult runs the real binary, sends SIGINT mid-run and
 // checks that a valid result marked interrupted was written.
 func TestInterruptWritesResult(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := kurabeBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kurabe")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	js := filepath.Join(dir, "out.json")
 	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
 	var out bytes.Buffer
@@ -403,5 +398,113 @@ func TestViaHTTPRunsDirectAndThroughServe(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, testApp(), "run", "-w", "range", "--via-http"); code != ExitUsage {
 		t.Fatalf("--via-http with range: exit %d", code)
+	}
+}
+
+// --isolate gives each client a table of its own: every table gets exactly
+// its client's acknowledged writes (the file store keeps one file per
+// table), and a store that drops writes is still caught, table by table.
+func TestIsolateGivesEachClientItsOwnTable(t *testing.T) {
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "dropping",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			if err != nil {
+				return nil, err
+			}
+			return &storefault.DropWrites{Store: st, Every: 100}, nil
+		},
+	})
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, app, "run", "-q", "--store", "file:", "--store", "dropping:", "--dir", dir,
+		"--ops", "write", "-n", "1000", "-c", "2,5", "--isolate", "--json", js)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (the dropping store):\n%s%s", code, ExitFailed, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Run.Isolate {
+		t.Error("the document does not record --isolate")
+	}
+	for _, s := range doc.Stores {
+		for _, p := range s.Phases {
+			var tables []string
+			var acked, lost int64
+			for _, v := range p.Verify {
+				tables = append(tables, v.Table)
+				acked += v.Acked
+				lost += v.Lost
+				if s.Label == "file" && (v.Lost != 0 || v.After-v.Before != v.Acked || v.Acked != int64(1000/p.Clients)) {
+					t.Errorf("file c=%d %s: %+v; want %d writes, none lost", p.Clients, v.Table, v, 1000/p.Clients)
+				}
+			}
+			want := []string{"posts_c1", "posts_c2", "posts_c3", "posts_c4", "posts_c5"}[:p.Clients]
+			if !slices.Equal(tables, want) {
+				t.Errorf("%s c=%d verified tables %v, want %v", s.Label, p.Clients, tables, want)
+			}
+			if s.Label == "dropping" && (lost != 10 || acked != 1000) {
+				t.Errorf("dropping c=%d: %d acked, %d lost; want 1000 and 10", p.Clients, acked, lost)
+			}
+		}
+	}
+	// The file store wrote one file per client; the first two got writes
+	// at both levels.
+	for i := 1; i <= 5; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "1-file", fmt.Sprintf("posts_c%d.txt", i))); err != nil {
+			t.Errorf("client %d's file: %v", i, err)
+		}
+	}
+	if _, errs, code := runCLI(t, testApp(), "run", "-w", "tpcb", "--isolate"); code != ExitUsage || !strings.Contains(errs, "shared tables") {
+		t.Errorf("tpcb --isolate: exit %d, %s", code, errs)
+	}
+}
+
+// --via-http=persistent,cgi runs the board through kurabe serve twice: in
+// one process, and as CGI with a process per request (the binary starts
+// itself again). Both rows verify every write, and the report says what
+// each layer costs against the direct run.
+func TestViaHTTPPersistentAndCGI(t *testing.T) {
+	bin := kurabeBinary(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	cmd := exec.Command(bin, "run", "-q", "--store", "sqlite:?synchronous=off", "--dir", dir, "--via-http=persistent,cgi",
+		"--ops", "write,read-latest", "-n", "60", "-c", "3", "--json", js)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range doc.Stores {
+		labels = append(labels, s.Label+"/"+s.Via)
+		for _, p := range s.Phases {
+			if p.Ops != 60 || p.Errors != 0 {
+				t.Errorf("%s %s: %d ops, %d errors", s.Label, p.Op, p.Ops, p.Errors)
+			}
+			for _, v := range p.Verify {
+				if v.Lost != 0 || v.Extra != 0 || v.Acked != 60 {
+					t.Errorf("%s %s: %+v", s.Label, p.Op, v)
+				}
+			}
+		}
+	}
+	if want := []string{"sqlite/", "sqlite via http/http", "sqlite via cgi/cgi"}; !slices.Equal(labels, want) {
+		t.Fatalf("stores %v, want %v", labels, want)
+	}
+	for _, want := range []string{"sqlite write through cgi:", "sqlite read-latest through http:"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// CGI processes cannot reach a server kurabe starts for the run.
+	if _, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed", "--via-http=cgi"); code != ExitUsage || !strings.Contains(errs, "cannot share a server") {
+		t.Errorf("cgi over a managed server: exit %d, %s", code, errs)
 	}
 }

@@ -50,6 +50,11 @@ type Config struct {
 	// Tick, if set, is called about once a second with the phase's progress,
 	// from a goroutine of its own.
 	Tick func(Progress)
+	// PerClient, when set, isolates the clients: client i runs
+	// PerClient[i], an instance of the same workload built with tables of
+	// its own (--isolate), instead of the workload RunPhase is given. It
+	// needs at least Clients instances with the same kinds and phases.
+	PerClient []workload.Workload
 }
 
 // Validate checks the configuration and says what to change.
@@ -73,6 +78,8 @@ func (c Config) Validate() error {
 		return errors.New("a ramp needs a duration (-d) to ramp over")
 	case c.Rate > 0 && c.ThinkMax > 0:
 		return errors.New("think time is for the closed loop; with a rate, the timetable sets the pace")
+	case c.PerClient != nil && len(c.PerClient) < c.Clients:
+		return fmt.Errorf("isolated clients: %d workload instances for %d clients", len(c.PerClient), c.Clients)
 	}
 	return nil
 }
@@ -113,7 +120,8 @@ type worker struct {
 	openTime time.Duration
 	thinkMin time.Duration
 	thinkMax time.Duration
-	yield    bool // more clients than processors: yield between operations
+	yield    bool           // more clients than processors: yield between operations
+	writes   []*store.Table // per kind, the table it adds a row to (Kind.Writes)
 }
 
 type kindStats struct {
@@ -234,17 +242,30 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	kinds := w.Kinds()
 	res := result.Phase{Op: ph.Name, Clients: cfg.Clients, Sweep: ph.Sweep, SweepValue: ph.SweepValue}
 
+	// The workload each client runs: w, or with isolated clients an
+	// instance of its own.
+	instance := func(i int) workload.Workload {
+		if cfg.PerClient != nil {
+			return cfg.PerClient[i]
+		}
+		return w
+	}
 	// Count what the written tables hold before the phase.
 	var verify []result.Verify
 	var written []*store.Table
-	for i, k := range kinds {
-		if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
-			n, err := st.Count(ctx, k.Writes)
-			if err != nil {
-				return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
+	for c := range cfg.Clients {
+		if c > 0 && cfg.PerClient == nil {
+			break
+		}
+		for i, k := range instance(c).Kinds() {
+			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
+				n, err := st.Count(ctx, k.Writes)
+				if err != nil {
+					return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
+				}
+				written = append(written, k.Writes)
+				verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
 			}
-			written = append(written, k.Writes)
-			verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
 		}
 	}
 
@@ -277,7 +298,11 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				return
 			}
 			sessions[i] = s
-			wk.client = w.NewClient(s, wk.rng)
+			wl := instance(i)
+			for _, k := range wl.Kinds() {
+				wk.writes = append(wk.writes, k.Writes)
+			}
+			wk.client = wl.NewClient(s, wk.rng)
 			if ct, ok := s.(store.ConnectTimer); ok {
 				wk.ct, wk.connRec, wk.exclRec = ct, hist.NewRecorder(), hist.NewRecorder()
 			}
@@ -438,9 +463,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	vctx := context.WithoutCancel(ctx)
 	for i := range verify {
 		v := &verify[i]
-		for k, kd := range kinds {
-			if kd.Writes != nil && kd.Writes.Name == v.Table {
-				for _, wk := range workers {
+		for _, wk := range workers {
+			for k, t := range wk.writes {
+				if t == written[i] {
 					v.Acked += wk.kinds[k].acks
 				}
 			}

@@ -163,9 +163,15 @@ func viaNotes(d *result.Document) []string {
 					if sp.Op != vp.Op || sp.Clients != vp.Clients || sp.Repeat != vp.Repeat || sp.OpsPerSec == 0 {
 						continue
 					}
-					out = append(out, fmt.Sprintf("%s %s through %s: %s ops/s against %s direct (%+.0f%%); mean latency %s against %s: the %s layer adds %s per operation",
+					cost := fmt.Sprintf("the %s layer adds %s per operation", v.Via, dur(vp.Latency.Mean-sp.Latency.Mean))
+					if vp.Latency.Mean < sp.Latency.Mean {
+						// Fewer concurrent writers reach the store through the
+						// service's session pool, so it can wait less.
+						cost = fmt.Sprintf("%s through the %s layer, which queues requests before the store (fewer writers contend inside it)", dur(sp.Latency.Mean-vp.Latency.Mean)+" less", v.Via)
+					}
+					out = append(out, fmt.Sprintf("%s %s through %s: %s ops/s against %s direct (%+.0f%%); mean latency %s against %s: %s",
 						s.Label, sp.Op, v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), (vp.OpsPerSec/sp.OpsPerSec-1)*100,
-						dur(vp.Latency.Mean), dur(sp.Latency.Mean), v.Via, dur(vp.Latency.Mean-sp.Latency.Mean)))
+						dur(vp.Latency.Mean), dur(sp.Latency.Mean), cost))
 				}
 			}
 		}

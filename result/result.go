@@ -52,6 +52,7 @@ type RunConfig struct {
 	DirKept  bool              `json:"data_dir_kept"`           // false: removed after the run
 	Vary     []Axis            `json:"vary,omitempty"`          // options varied over every store
 	Repeat   int               `json:"repeat,omitempty"`        // times the whole comparison ran (--repeat)
+	Isolate  bool              `json:"isolate,omitempty"`       // each client had tables of its own (--isolate)
 }
 
 // Axis is one varied option and its values (--vary NAME=V1,V2).

@@ -91,3 +91,11 @@ type PhaseCounter interface {
 type Noter interface {
 	Notes() []string
 }
+
+// SharedTables is implemented by workloads whose clients must share their
+// tables (pgbench's fixed table names, a benchmark defined over one data
+// set), so --isolate cannot give each client tables of its own. The
+// reason is shown to the user.
+type SharedTables interface {
+	SharedTables() string
+}

@@ -742,15 +742,15 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 	}
 	defer rows.Close()
 	var total int64
+	type tableOpts struct{ engine, format, create string }
+	per := map[string]tableOpts{}
 	for rows.Next() {
 		var name, engine, format, create string
 		var size int64
 		if rows.Scan(&name, &engine, &format, &create, &size) != nil || !ours[name] {
 			continue
 		}
-		info.Options[name+".engine"] = engine
-		info.Options[name+".row_format"] = format
-		info.Options[name+".create_options"] = create
+		per[name] = tableOpts{engine, format, create}
 		total += size
 		// The table options as the server has them, in place of the ones
 		// asked for, so a variant matrix shows what really applied.
@@ -758,6 +758,26 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 		info.Options["engine"] = engine
 		info.Options["page_compressed"] = boolText(strings.Contains(upper, "PAGE_COMPRESSED`='1'") || strings.Contains(upper, "PAGE_COMPRESSED=1"))
 		info.Options["encrypted"] = boolText(strings.Contains(upper, "ENCRYPTED`='YES'") || strings.Contains(upper, "ENCRYPTED=YES"))
+	}
+	// Per table, or once for all when every table has the same options
+	// (an isolated run's tables, pgbench's four).
+	same := len(per) > 1
+	var first *tableOpts
+	for _, o := range per {
+		if first == nil {
+			first = &o
+		} else if o != *first {
+			same = false
+		}
+	}
+	for name, o := range per {
+		if same {
+			name = "tables"
+			info.Facts["tables"] = strconv.Itoa(len(per))
+		}
+		info.Options[name+".engine"] = o.engine
+		info.Options[name+".row_format"] = o.format
+		info.Options[name+".create_options"] = o.create
 	}
 	info.Facts["tables_size_bytes"] = strconv.FormatInt(total, 10)
 	if s.m == nil {

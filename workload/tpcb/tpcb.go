@@ -197,6 +197,12 @@ type bench struct {
 }
 
 func (w *bench) Name() string             { return w.name }
+
+// SharedTables: pgbench's clients share its four tables by design (the
+// contention on branches and tellers is part of the benchmark).
+func (w *bench) SharedTables() string {
+	return w.name + " runs on pgbench's four shared tables (its contention on branches and tellers is part of the benchmark); run it without --isolate"
+}
 func (w *bench) Phases() []workload.Phase { return w.phases }
 
 func (w *bench) Tables() []*store.Table {
