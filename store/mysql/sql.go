@@ -66,7 +66,14 @@ type sqlStmt struct {
 	st      *sql.Stmt // nil with connect=per-op
 	cols    int       // result columns; -1 until a Query has seen them
 	decimal bool      // the first result column is a DECIMAL
+	owned   bool      // st is this session's to close (not the pool's)
 }
+
+// maxStatements bounds the prepared statements a session (and a pool)
+// keeps: a replay of a log with literal values sends a different text each
+// time, and the server refuses more than max_prepared_stmt_count (16,382
+// by default) statements over all its connections.
+const maxStatements = 256
 
 // sqlCol receives one column's value from database/sql, in place: it is
 // a sql.Scanner, which database/sql hands the driver's value as it is
@@ -119,6 +126,9 @@ func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {
 	if p := s.sql[text]; p != nil {
 		return p, nil
 	}
+	if len(s.sql) >= maxStatements {
+		s.dropStatements()
+	}
 	p := &sqlStmt{cols: -1}
 	switch {
 	case s.conn != nil:
@@ -132,13 +142,13 @@ func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {
 		if err != nil {
 			return nil, s.fail(err)
 		}
-		p.st = st
+		p.st, p.owned = st, true
 	case s.st.opts.connect == "pool":
-		st, err := s.st.sharedSQL(ctx, text)
+		st, shared, err := s.st.sharedSQL(ctx, text)
 		if err != nil {
 			return nil, s.fail(err)
 		}
-		p.st = st
+		p.st, p.owned = st, !shared
 	}
 	if s.sql == nil {
 		s.sql = map[string]*sqlStmt{}
@@ -148,22 +158,26 @@ func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {
 }
 
 // sharedSQL returns the pool's statement for text, preparing it once for
-// every connect=pool session.
-func (s *Store) sharedSQL(ctx context.Context, text string) (*sql.Stmt, error) {
+// every connect=pool session, and reports whether the pool keeps it. Once
+// the pool holds maxStatements, a new text is prepared for the asking
+// session alone, which closes it when it drops it.
+func (s *Store) sharedSQL(ctx context.Context, text string) (st *sql.Stmt, shared bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st := s.sqlPool[text]; st != nil {
-		return st, nil
+		return st, true, nil
 	}
-	st, err := s.db.PrepareContext(ctx, text)
-	if err != nil {
-		return nil, err
+	if st, err = s.db.PrepareContext(ctx, text); err != nil {
+		return nil, false, err
+	}
+	if len(s.sqlPool) >= maxStatements {
+		return st, false, nil
 	}
 	if s.sqlPool == nil {
 		s.sqlPool = map[string]*sql.Stmt{}
 	}
 	s.sqlPool[text] = st
-	return st, nil
+	return st, true, nil
 }
 
 // stmt returns the statement to run p with: inside a pool transaction,
@@ -365,8 +379,13 @@ func (s *session) closeSQL() {
 		s.tx, s.txConn = nil, nil
 	}
 	s.inTx = false
+	s.dropStatements()
+}
+
+// dropStatements forgets the session's statements, closing those it owns.
+func (s *session) dropStatements() {
 	for _, p := range s.sql {
-		if p.st != nil && s.conn != nil {
+		if p.owned {
 			p.st.Close()
 		}
 	}

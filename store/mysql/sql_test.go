@@ -194,6 +194,39 @@ func testSQL(t *testing.T, open func(t *testing.T, opts string) store.Store, roo
 		})
 	}
 
+	// A replay of literal SQL sends a new text every time: the sessions
+	// keep a bounded number of prepared statements, so the server's count
+	// stays far below its max_prepared_stmt_count.
+	for _, connect := range []string{"session", "pool"} {
+		t.Run("StatementsBounded/"+connect, func(t *testing.T) {
+			st := open(t, "&connect="+connect)
+			tb := storetest.Table()
+			if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			sq := sess.(store.SQLSession)
+			const texts = 3 * maxStatements
+			for i := range texts {
+				if _, _, err := sq.Query(ctx, fmt.Sprintf("SELECT n FROM conformance WHERE n = %d", i), nil, nil); err != nil {
+					t.Fatalf("statement %d: %v", i, err)
+				}
+			}
+			var name string
+			var prepared int
+			if err := root.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").Scan(&name, &prepared); err != nil {
+				t.Fatal(err)
+			}
+			if prepared > 2*maxStatements+16 {
+				t.Errorf("after %d distinct statements the server holds %d prepared statements; want at most about %d", texts, prepared, 2*maxStatements)
+			}
+		})
+	}
+
 	t.Run("BulkLoadRoundTrip", func(t *testing.T) {
 		testBulkRoundTrip(t, open(t, ""), bulkLoadData)
 		// The same through the fallback, on a server that refuses LOCAL.
