@@ -362,6 +362,8 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 					cgi = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", o.dir}, Env: []string{cgiStoreEnv + "=" + o.spec.Raw}, Stderr: stderr}
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
+			} else if f.isolate && o.spec.Driver == "sqlite" {
+				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, filepath.Join(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1)), w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog)
 			}
@@ -433,6 +435,39 @@ func isolate(def workload.Definition, ops []string, w workload.Workload, n int) 
 	return out, nil
 }
 
+// runIsolatedSQLite runs an isolated SQLite store with a database file per
+// client, as separate applications on separate files would be: tables in
+// one file would share its write lock. Client i's file is the store's path
+// with _cI before the extension, or kurabe.db in a directory of its own
+// under dir for a store without a path.
+func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label, dir string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, error) {
+	stores := make([]store.Store, len(cfg.PerClient))
+	defer func() {
+		for _, st := range stores {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	for i := range stores {
+		sp := spec
+		env := store.Env{Dir: filepath.Join(dir, fmt.Sprintf("c%d", i+1))}
+		if sp.Target != "" {
+			ext := filepath.Ext(sp.Target)
+			sp.Target = strings.TrimSuffix(sp.Target, ext) + fmt.Sprintf("_c%d", i+1) + ext
+		} else if err := os.MkdirAll(env.Dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		st, err := a.driver(sp.Driver).Open(ctx, sp, env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client %d's database: %w", i+1, err)
+		}
+		stores[i] = st
+	}
+	cfg.PerClientStore = stores
+	return runStore(ctx, cfg, levels, main, w, label, prog)
+}
+
 // runStore sets up the workload's tables, loads its data set if it has
 // one, and runs each phase in turn, at each client level. With isolated
 // clients (cfg.PerClient) it does so for every client's instance.
@@ -441,20 +476,34 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	if cfg.PerClient != nil {
 		instances = cfg.PerClient
 	}
-	var tables []*store.Table
-	for _, wi := range instances {
-		tables = append(tables, wi.Tables()...)
+	storeOf := func(j int) store.Store {
+		if cfg.PerClientStore != nil {
+			return cfg.PerClientStore[j]
+		}
+		return st
 	}
-	if err := st.Setup(ctx, tables); err != nil {
-		return nil, nil, err
+	if cfg.PerClientStore != nil {
+		for j, wi := range instances {
+			if err := storeOf(j).Setup(ctx, wi.Tables()); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else {
+		var tables []*store.Table
+		for _, wi := range instances {
+			tables = append(tables, wi.Tables()...)
+		}
+		if err := st.Setup(ctx, tables); err != nil {
+			return nil, nil, err
+		}
 	}
 	var prep *result.Prepared
 	if _, ok := w.(workload.Preparer); ok {
 		prog.note(label + ": loading the data set")
 		t0 := time.Now()
 		prep = &result.Prepared{}
-		for _, wi := range instances {
-			rows, err := wi.(workload.Preparer).Prepare(ctx, st)
+		for j, wi := range instances {
+			rows, err := wi.(workload.Preparer).Prepare(ctx, storeOf(j))
 			prep.Rows += rows
 			if err != nil {
 				prog.clear()

@@ -20,6 +20,7 @@ import (
 	"kurabe/store"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
+	"kurabe/workload/bbs"
 	"kurabe/stores"
 	"kurabe/workloads"
 )
@@ -506,5 +507,33 @@ func TestViaHTTPPersistentAndCGI(t *testing.T) {
 	// CGI processes cannot reach a server kurabe starts for the run.
 	if _, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed", "--via-http=cgi"); code != ExitUsage || !strings.Contains(errs, "cannot share a server") {
 		t.Errorf("cgi over a managed server: exit %d, %s", code, errs)
+	}
+}
+
+// On SQLite, --isolate gives each client a database file of its own (tables
+// in one file would share its write lock), and each file holds exactly its
+// client's writes.
+func TestIsolateSQLiteFilePerClient(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "board.db")
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:"+db+"?synchronous=off", "--ops", "write", "-n", "300", "-c", "3", "--isolate", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for i := 1; i <= 3; i++ {
+		st := openSQLite(t, filepath.Join(dir, fmt.Sprintf("board_c%d.db", i)))
+		tbl := bbs.Posts()
+		tbl.Name = fmt.Sprintf("posts_c%d", i)
+		if n, err := st.Count(context.Background(), tbl); err != nil || n != 100 {
+			t.Errorf("client %d's file: %d posts, %v; want 100", i, n, err)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
+		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
 	}
 }

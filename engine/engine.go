@@ -55,6 +55,9 @@ type Config struct {
 	// its own (--isolate), instead of the workload RunPhase is given. It
 	// needs at least Clients instances with the same kinds and phases.
 	PerClient []workload.Workload
+	// PerClientStore, with PerClient, gives client i a store of its own
+	// too (a SQLite database file each); nil shares the phase's store.
+	PerClientStore []store.Store
 }
 
 // Validate checks the configuration and says what to change.
@@ -80,6 +83,8 @@ func (c Config) Validate() error {
 		return errors.New("think time is for the closed loop; with a rate, the timetable sets the pace")
 	case c.PerClient != nil && len(c.PerClient) < c.Clients:
 		return fmt.Errorf("isolated clients: %d workload instances for %d clients", len(c.PerClient), c.Clients)
+	case c.PerClientStore != nil && len(c.PerClientStore) < c.Clients:
+		return fmt.Errorf("isolated clients: %d stores for %d clients", len(c.PerClientStore), c.Clients)
 	}
 	return nil
 }
@@ -250,20 +255,28 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return w
 	}
+	storeOf := func(i int) store.Store {
+		if cfg.PerClientStore != nil {
+			return cfg.PerClientStore[i]
+		}
+		return st
+	}
 	// Count what the written tables hold before the phase.
 	var verify []result.Verify
 	var written []*store.Table
+	var writtenIn []store.Store
 	for c := range cfg.Clients {
 		if c > 0 && cfg.PerClient == nil {
 			break
 		}
 		for i, k := range instance(c).Kinds() {
 			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
-				n, err := st.Count(ctx, k.Writes)
+				n, err := storeOf(c).Count(ctx, k.Writes)
 				if err != nil {
 					return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
 				}
 				written = append(written, k.Writes)
+				writtenIn = append(writtenIn, storeOf(c))
 				verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
 			}
 		}
@@ -291,7 +304,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			s, err := st.Open(ctx)
+			s, err := storeOf(i).Open(ctx)
 			wk.openTime = time.Since(t0)
 			if err != nil {
 				openErrs[i] = err
@@ -470,7 +483,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				}
 			}
 		}
-		n, err := st.Count(vctx, written[i])
+		n, err := writtenIn[i].Count(vctx, written[i])
 		if err != nil {
 			v.Error = err.Error()
 			continue
