@@ -10,6 +10,7 @@ import (
 	"kurabe/workload/point"
 	"kurabe/workload/rangeread"
 	"kurabe/workload/tpcb"
+	"kurabe/workload/ycsb"
 )
 
 // Entry is one built-in workload.
@@ -27,6 +28,7 @@ var Builtin = []Entry{
 	{"load", load.New},
 	{"tpcb", tpcb.New},
 	{"select-only", tpcb.NewSelectOnly},
+	{"ycsb", ycsb.New},
 }
 
 // Names returns the workload names.
