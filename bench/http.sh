@@ -188,7 +188,7 @@ run_tool() {
 		ab) measure "$out" ab -k -q -c "$CONNS" -t "$DURATION" -n 100000000 "$url" ;;
 		# SIGINT makes a hung siege print its summary; KILL follows.
 		siege) measure "$out" timeout -s INT -k 10 $((DURATION + 10)) siege -R "$tmp/siege/siegerc" -b -c "$CONNS" -t "${DURATION}S" "$url" 2>"$tmp/siege.err" || true ;;
-		kurabe) measure "$out" "$tmp/bin/kurabe" http -q -c "$CONNS" -t "$DURATION" --format ab "$url" 2>"$tmp/kurabe.err" || true ;;
+		kurabe) measure "$out" "$tmp/bin/kurabe" http -q -c "$CONNS" -t "$DURATION" --format ab --json "$tmp/kurabe.json" "$url" 2>"$tmp/kurabe.err" || true ;;
 		esac
 		now_us
 		dt=$((NOW_US - t0))
@@ -225,6 +225,11 @@ run_tool() {
 			cat "$out" >&2
 			[[ $name != siege ]] || cat "$tmp/siege.err" >&2
 			exit 1
+		fi
+		if [[ $name == kurabe ]]; then
+			# Which of kurabe's HTTP clients ran (lean or fasthttp).
+			client=$(sed -n 's/.*"client": *"\([^"]*\)".*/\1/p' "$tmp/kurabe.json" | head -1)
+			NOTE="${NOTE:+$NOTE; }client ${client:-unknown}"
 		fi
 		if ((FOREIGN <= FOREIGN_MAX * 10)) || ((try == 2)); then
 			break

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -76,6 +77,9 @@ func (c *client) Do(_ context.Context, _ int) (int64, error) {
 		ti = c.rng.IntN(len(c.w.targets))
 	} else if c.next++; c.next == len(c.w.targets) {
 		c.next = 0
+	}
+	if c.w.lean != nil {
+		return c.sendLean(ti)
 	}
 	if ti != c.cur {
 		c.prepare(ti)
@@ -180,25 +184,83 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 	err := c.sess.hosts[origin].Do(c.req, c.resp)
 	t1 := tm.since()
 	if c.sess.busy.Swap(0) == killed {
-		err = c.killed(origin, err)
+		err = c.killed(func() { c.sess.hosts[origin].CloseIdleConnections() }, err)
 	}
+	if err != nil {
+		return 0, c.failed(ti, int64(len(c.req.Body())), err)
+	}
+	if c.stats.server == nil {
+		c.setServer(c.resp.Header.Peek("Server"))
+	}
+	body := c.resp.Body()
+	return c.record(ti, exp, t0, t1, int64(len(c.req.Body())), c.resp.StatusCode(), int64(len(body)), body)
+}
 
+// sendLean sends URL ti's request on the lean path (lean.go).
+func (c *client) sendLean(ti int) (int64, error) {
+	t := &c.w.targets[ti]
+	req := &c.w.lean[ti]
+	exp := &c.w.cfg.Expect
+	lc := c.sess.lean[t.origin]
+	tm := &c.sess.tm
+	tm.begin()
+	t0 := tm.since()
+	c.sess.busy.Store(int64(t0) + 1)
+	c.sess.wantServer = c.stats.server == nil
+	err := lc.roundTrip(req, exp.Body != nil, t0)
+	t1 := tm.since()
+	if c.sess.busy.Swap(0) == killed {
+		err = c.killed(lc.close, err)
+	}
+	if err != nil {
+		return 0, c.failed(ti, int64(req.body), err)
+	}
+	p := &lc.p
+	if c.stats.server == nil {
+		c.setServer(p.server)
+	}
+	return c.record(ti, exp, t0, t1, int64(req.body), p.code, p.n, p.body)
+}
+
+func (c *client) setServer(v []byte) {
+	c.stats.server = append([]byte{}, v...)
+}
+
+// failed counts a request that got no response and returns its error.
+func (c *client) failed(ti int, bodyOut int64, err error) error {
 	s := &c.stats
 	ts := &s.targets[ti]
 	s.requests++
 	ts.requests++
-	s.bodyOut += int64(len(c.req.Body()))
-	if err != nil {
-		s.failed++
-		ts.failed++
-		return 0, c.transportErr(ti, err)
-	}
+	s.bodyOut += bodyOut
+	s.failed++
+	ts.failed++
+	return c.transportErr(ti, err)
+}
+
+// record counts a request that got a response of n body bytes (body
+// holds them when an expectation needs them), records its phases from
+// the session's timing and checks the response against exp.
+func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut int64, code int, n int64, body []byte) (int64, error) {
+	tm := &c.sess.tm
+	s := &c.stats
+	ts := &s.targets[ti]
+	s.requests++
+	ts.requests++
+	s.bodyOut += bodyOut
 	s.responses++
 	total := t1 - t0
-	conn := tm.connect + tm.tls
-	s.total.Record(int64(total))
-	s.connect.Record(int64(conn))
-	s.processing.Record(int64(total - conn))
+	if conn := tm.connect + tm.tls; conn > 0 {
+		s.total.Record(int64(total))
+		s.connect.Record(int64(conn))
+		s.processing.Record(int64(total - conn))
+	} else {
+		// On a kept-alive connection processing is the total and connect
+		// is 0: one histogram and a count instead of three histograms,
+		// merged in Stats.
+		s.kept.Record(int64(total))
+		s.noConnect++
+	}
 	if tm.tls > 0 {
 		s.tls.add(tm.tls)
 	}
@@ -213,24 +275,14 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 	if ts.rec != nil {
 		ts.rec.Record(int64(total))
 	}
-	code := c.resp.StatusCode()
 	if code >= 100 && code < 600 {
 		s.status[code]++
 	} else {
 		s.status[0]++
 	}
-	body := c.resp.Body()
-	n := int64(len(body))
 	s.bodyIn += n
 	s.length.add(n)
 	ts.length.add(n)
-	if s.server == nil {
-		if v := c.resp.Header.Peek("Server"); len(v) > 0 {
-			s.server = append([]byte(nil), v...)
-		} else {
-			s.server = []byte{}
-		}
-	}
 	ok2xx := code >= 200 && code < 300
 	if !ok2xx {
 		s.non2xx++
@@ -312,11 +364,12 @@ func (c *client) extractErr(ti int, s *flow.Step, e *flow.Extract) error {
 
 // killed handles a request whose connection the watchdog closed. Once
 // the watchdog is done (its lock is free), every connection of the
-// session is gone; a response that was complete all the same stands.
-func (c *client) killed(origin int, err error) error {
+// session is gone, and drop forgets the closed one; a response that was
+// complete all the same stands.
+func (c *client) killed(drop func(), err error) error {
 	c.sess.connsMu.Lock()
 	c.sess.connsMu.Unlock()
-	c.sess.hosts[origin].CloseIdleConnections()
+	drop()
 	if err == nil {
 		return nil
 	}

@@ -131,9 +131,13 @@ type Workload struct {
 	stepOrig []int    // flow mode: origin of each step
 	origins  []origin
 	detailed bool
-	dialer   *fasthttp.TCPDialer
-	tls      *tls.Config
-	epoch    time.Time // clocks of all sessions are read as time since it
+	// lean holds each target's request on the lean path (lean.go), nil
+	// when requests go through fasthttp for the reason in why.
+	lean   []leanRequest
+	why    string
+	dialer *fasthttp.TCPDialer
+	tls    *tls.Config
+	epoch  time.Time // clocks of all sessions are read as time since it
 
 	mu      sync.Mutex
 	clients []*client
@@ -163,6 +167,7 @@ func New(cfg Config) (*Workload, error) {
 			w.stepOrig = append(w.stepOrig, o)
 		}
 		w.detailed = len(cfg.Flow.Steps) <= MaxDetailed
+		w.why = leanWhy(&w.cfg, w.origins)
 		return w, nil
 	}
 	for _, t := range cfg.Targets {
@@ -176,7 +181,28 @@ func New(cfg Config) (*Workload, error) {
 		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + t.URL, origin: o})
 	}
 	w.detailed = len(w.targets) > 1 && len(w.targets) <= MaxDetailed
+	if w.why = leanWhy(&w.cfg, w.origins); w.why == "" {
+		for i := range w.targets {
+			r, err := buildLean(&w.cfg, &w.targets[i].Target)
+			if err != nil {
+				return nil, err
+			}
+			w.lean = append(w.lean, r)
+		}
+	}
 	return w, nil
+}
+
+// Client says which HTTP client sends the requests: "lean" (lean.go) or
+// "fasthttp (REASON)".
+func (w *Workload) Client() string {
+	if w.lean != nil {
+		return "lean"
+	}
+	if w.why == "" {
+		return "fasthttp"
+	}
+	return "fasthttp (" + w.why + ")"
 }
 
 // origin returns the index of u's server, adding it when new.
@@ -240,6 +266,7 @@ func (w *Workload) Params() map[string]string {
 	p := map[string]string{
 		"keep_alive": strconv.FormatBool(!w.cfg.Close),
 		"timeout":    w.cfg.Timeout.String(),
+		"client":     w.Client(),
 	}
 	if w.cfg.Flow != nil {
 		p["flow"] = w.cfg.Flow.File
@@ -323,8 +350,12 @@ func (s *httpStore) Info(context.Context) store.Info {
 		}
 		targets = append(targets, scheme+o.addr)
 	}
-	opts := map[string]string{"keep_alive": strconv.FormatBool(!w.cfg.Close), "timeout": w.cfg.Timeout.String()}
-	return store.Info{Driver: "http", Target: strings.Join(targets, " "), Version: "fasthttp", Options: opts}
+	opts := map[string]string{"keep_alive": strconv.FormatBool(!w.cfg.Close), "timeout": w.cfg.Timeout.String(), "client": w.Client()}
+	version := "fasthttp"
+	if w.lean != nil {
+		version = "kurabe lean HTTP/1.1"
+	}
+	return store.Info{Driver: "http", Target: strings.Join(targets, " "), Version: version, Options: opts}
 }
 
 // session is one client's connections: a HostClient per server, each
@@ -338,12 +369,21 @@ type session struct {
 	busy    atomic.Int64
 	connsMu sync.Mutex
 	conns   []*timedConn
+	// lean: a connection per server on the lean path (nil on fasthttp's).
+	lean       []*leanConn
+	wantServer bool // the lean parser should keep the Server header
 }
 
 func (w *Workload) newSession() *session {
 	s := &session{w: w}
 	s.tm.epoch = w.epoch
 	w.watch(s)
+	if w.lean != nil {
+		for i := range w.origins {
+			s.lean = append(s.lean, newLeanConn(s, &w.origins[i]))
+		}
+		return s
+	}
 	for i := range w.origins {
 		o := &w.origins[i]
 		s.hosts = append(s.hosts, &fasthttp.HostClient{
@@ -371,6 +411,9 @@ func (s *session) Scan(context.Context, *store.Table, store.Query, func(store.Ro
 
 func (s *session) Close() error {
 	s.w.unwatch(s)
+	for _, lc := range s.lean {
+		lc.close()
+	}
 	for _, h := range s.hosts {
 		h.CloseIdleConnections()
 	}

@@ -16,7 +16,12 @@ type clientStats struct {
 	status                              [600]int64 // by code; [0] counts codes outside 100-599
 	length                              lengthStats
 	bodyIn, bodyOut                     int64
+	// connect, processing and total hold the requests that connected;
+	// kept holds the total (which is also the processing time) of those
+	// that did not, and noConnect counts them (their connect time is 0).
 	connect, processing, waiting, total *hist.Recorder
+	kept                                *hist.Recorder
+	noConnect                           uint64
 	tls, write, read                    moments
 	targets                             []targetStats
 	server                              []byte
@@ -32,6 +37,7 @@ type targetStats struct {
 func newClientStats(targets int, detailed bool) clientStats {
 	s := clientStats{
 		connect: hist.NewRecorder(), processing: hist.NewRecorder(), waiting: hist.NewRecorder(), total: hist.NewRecorder(),
+		kept:   hist.NewRecorder(),
 		length: lengthStats{set: make([]int64, 256)}, targets: make([]targetStats, targets),
 	}
 	for i := range s.targets {
@@ -166,9 +172,17 @@ func mergeLengths(ls []*lengthStats) result.BodyLength {
 }
 
 func summarize(recs []*hist.Recorder, buckets bool) result.Latency {
+	return summarizeZeros(recs, 0, buckets)
+}
+
+// summarizeZeros summarizes recs and zeros values of 0.
+func summarizeZeros(recs []*hist.Recorder, zeros uint64, buckets bool) result.Latency {
 	var s hist.Snapshot
 	for _, r := range recs {
 		r.AddTo(&s)
+	}
+	if zeros > 0 {
+		s.Merge(hist.FromBuckets([]hist.Bucket{{0, int64(zeros)}}, 0, 0, 0))
 	}
 	l := result.Summarize(&s)
 	if !buckets {
@@ -191,6 +205,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 	var status [600]int64
 	var lengths []*lengthStats
 	var connect, processing, waiting, total []*hist.Recorder
+	var noConnect uint64
 	var tlsM, writeM, readM moments
 	for _, c := range w.clients {
 		s := &c.stats
@@ -208,9 +223,10 @@ func (w *Workload) Stats() *result.HTTPStats {
 		}
 		lengths = append(lengths, &s.length)
 		connect = append(connect, s.connect)
-		processing = append(processing, s.processing)
+		processing = append(processing, s.processing, s.kept)
 		waiting = append(waiting, s.waiting)
-		total = append(total, s.total)
+		total = append(total, s.total, s.kept)
+		noConnect += s.noConnect
 		tlsM.merge(&s.tls)
 		writeM.merge(&s.write)
 		readM.merge(&s.read)
@@ -224,7 +240,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 		}
 	}
 	out.Length = mergeLengths(lengths)
-	out.Connect = summarize(connect, false)
+	out.Connect = summarizeZeros(connect, noConnect, false)
 	out.Processing = summarize(processing, false)
 	out.Waiting = summarize(waiting, false)
 	out.Total = summarize(total, true)

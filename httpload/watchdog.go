@@ -85,6 +85,11 @@ func (s *session) closeConns() {
 	for _, c := range s.conns {
 		c.Conn.Close()
 	}
+	for _, lc := range s.lean {
+		if lc.conn != nil {
+			lc.conn.Close()
+		}
+	}
 }
 
 // track and untrack keep the session's list of open connections.
