@@ -40,6 +40,7 @@ type httpFlags struct {
 	urlFile      string
 	random       bool
 	flowFile     string
+	sets         multiFlag
 	jsonOut      string
 	format       string
 	expectStatus string
@@ -83,6 +84,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&f.urlFile, "f", "", "read URLs from this file, siege's format: URL, URL POST body, URL POST <file, NAME=value and $(NAME)")
 	fs.BoolVar(&f.random, "random", false, "pick URLs at random rather than in turn")
 	fs.StringVar(&f.flowFile, "flow", "", "run this request flow (YAML); a URL after it replaces the flow's base")
+	fs.Var(&f.sets, "set", "with --flow: give a flow variable, `NAME=VALUE` (records=100), or a generator in braces ('offset={int: [0, 1000]}'); replaces the flow's own; repeat for more")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
 	fs.StringVar(&f.format, "format", "full", "report: "+strings.Join(report.HTTPFormatNames(), ", ")+" (full has ab's and siege's fields)")
 	fs.StringVar(&f.expectStatus, "expect-status", "", "succeed only on these status codes, e.g. 200 or 200,302 (default: any 2xx)")
@@ -295,6 +297,9 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 	if f.postFile != "" && f.putFile != "" {
 		return bad("give -p (POST) or -u (PUT), not both")
 	}
+	if len(f.sets) > 0 && f.flowFile == "" {
+		return bad("--set gives a flow's variables; use it with --flow FLOW.yaml")
+	}
 	if f.flowFile != "" {
 		switch {
 		case f.urlFile != "":
@@ -307,6 +312,13 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 			return bad("--random is for URL lists; a flow runs its steps in order")
 		}
 		opt := flow.Options{Expect: exp}
+		for _, kv := range f.sets {
+			st, err := flow.ParseSetting(kv)
+			if err != nil {
+				return bad("--set %v", err)
+			}
+			opt.Set = append(opt.Set, st)
+		}
 		if len(urls) == 1 {
 			opt.Base = urls[0]
 		}
@@ -396,12 +408,21 @@ func httpSeconds(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
+// secretName matches --set variables whose values are kept out of the
+// result document.
+var secretName = regexp.MustCompile(`(?i)pass|secret|token|key|auth|cookie`)
+
 // httpRedact hides credentials in the command line kept in the result.
 func httpRedact(args []string) []string {
 	out := make([]string, len(args))
 	hide := false
+	hidden := map[int]string{}
 	for i, a := range args {
 		out[i] = a
+		if h, ok := hidden[i]; ok {
+			out[i] = h
+			continue
+		}
 		if hide {
 			out[i] = "REDACTED"
 			hide = false
@@ -412,6 +433,21 @@ func httpRedact(args []string) []string {
 			continue
 		}
 		secret := name == "A" || name == "C"
+		if name == "set" {
+			// A variable named like a secret (password=...) keeps its name.
+			next := val
+			if !hasVal && i+1 < len(args) {
+				next = args[i+1]
+			}
+			if v, _, ok := strings.Cut(next, "="); ok && secretName.MatchString(v) {
+				if hasVal {
+					out[i] = a[:len(a)-len(val)] + v + "=REDACTED"
+				} else {
+					hidden[i+1] = v + "=REDACTED"
+				}
+			}
+			continue
+		}
 		if name == "H" {
 			// Only the value of an Authorization or Cookie header is secret.
 			next := val

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,19 @@ func newHTTPCounting(t *testing.T) *httpCounting {
 	return s
 }
 
+// seen returns copies of the requests and bodies the server saw, read
+// under its lock (the race detector cannot see that the responses came
+// after the handler's writes).
+func (s *httpCounting) seen() (map[string]int, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	paths := make(map[string]int, len(s.paths))
+	for k, v := range s.paths {
+		paths[k] = v
+	}
+	return paths, append([]string(nil), s.bodies...)
+}
+
 func TestHTTPSendsExactlyN(t *testing.T) {
 	s := newHTTPCounting(t)
 	out, errs, code := httpCLI(t, "-n", "10000", "-c", "100", "-k", s.URL+"/read_file")
@@ -122,19 +136,20 @@ func TestHTTPURLFileAndPost(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if s.paths["GET /read_file"] != 10 || s.paths["POST /write"] != 10 || s.paths["PUT /put"] != 10 {
-		t.Fatalf("server saw %v", s.paths)
+	paths, bodies := s.seen()
+	if paths["GET /read_file"] != 10 || paths["POST /write"] != 10 || paths["PUT /put"] != 10 {
+		t.Fatalf("server saw %v", paths)
 	}
-	if !contains(s.bodies, "application/x-www-form-urlencoded category=a&text=b") || !contains(s.bodies, "application/x-www-form-urlencoded category=test&text=hogehoge") {
-		t.Fatalf("bodies %v", s.bodies)
+	if !contains(bodies, "application/x-www-form-urlencoded category=a&text=b") || !contains(bodies, "application/x-www-form-urlencoded category=test&text=hogehoge") {
+		t.Fatalf("bodies %v", bodies)
 	}
 	// ab's -p with -T.
 	os.WriteFile(filepath.Join(dir, "p.json"), []byte(`{"x":1}`), 0o644)
 	if _, errs, code := httpCLI(t, "-n", "2", "-p", filepath.Join(dir, "p.json"), "-T", "application/json", "-H", "X-A: 1", "-C", "s=1", s.URL+"/j"); code != 0 {
 		t.Fatalf("-p: exit %d: %s", code, errs)
 	}
-	if s.paths["POST /j"] != 2 || !contains(s.bodies, `application/json {"x":1}`) {
-		t.Fatalf("server saw %v %v", s.paths, s.bodies)
+	if paths, bodies := s.seen(); paths["POST /j"] != 2 || !contains(bodies, `application/json {"x":1}`) {
+		t.Fatalf("server saw %v %v", paths, bodies)
 	}
 }
 
@@ -299,6 +314,9 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"--flow", "f.yaml", "-f", "u.txt"}, "not both"},
 		{[]string{"--flow", "f.yaml", "http://a/", "http://b/"}, "at most one URL"},
 		{[]string{"--json", "/nonexistent/dir/r.json", "http://h/"}, "--json"},
+		{[]string{"--set", "n=5", "http://h/"}, "use it with --flow"},
+		{[]string{"--flow", "f.yaml", "--set", "n", "http://h/"}, "want NAME=VALUE"},
+		{[]string{"--flow", "f.yaml", "--set", "1n=5", "http://h/"}, "not a variable name"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), append([]string{"http"}, c.args...), &out, &errb)
@@ -319,6 +337,56 @@ func TestHTTPRedact(t *testing.T) {
 	got := strings.Join(httpRedact([]string{"-A", "u:p", "-C=s=1", "-H", "Authorization: Bearer x", "-H", "Accept: */*", "-n", "3"}), " ")
 	if got != "-A REDACTED -C=REDACTED -H REDACTED -H Accept: */* -n 3" {
 		t.Fatalf("got %q", got)
+	}
+	// --set keeps the names, and the values of those named like secrets.
+	got = strings.Join(httpRedact([]string{"--set", "password=hunter2", "--set=records=5", "--set=api_token=t", "-set", "offset={int: [0, 9]}"}), " ")
+	if got != "--set password=REDACTED --set=records=5 --set=api_token=REDACTED -set offset={int: [0, 9]}" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// --set gives a flow's variables from the command line: it replaces the
+// file's (records), fills in one the file leaves undefined (user), takes
+// generators, and a name the flow does not use is refused, exit 2.
+func TestHTTPFlowSet(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.RawQuery]++
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	fl := filepath.Join(t.TempDir(), "flow.yaml")
+	os.WriteFile(fl, []byte(`
+vars:
+  records: {choice: [100]}
+  offset: {int: [0, 1000]}
+steps:
+  - url: /find?offset={{offset}}&limit={{records}}&user={{user|url}}
+`), 0o644)
+	js := filepath.Join(t.TempDir(), "r.json")
+	out, errs, code := httpCLI(t, "--flow", fl, "--set", "records=5000", "--set", "offset={int: [3, 4]}", "--set=user=a b", "--set", "password=x",
+		"-c", "2", "-n", "30", "--json", js, ts.URL)
+	if code != ExitUsage || !strings.Contains(errs, "--set password: no step uses {{password}}; the flow's variables are offset, records, user") {
+		t.Fatalf("an unused --set: exit %d: %s", code, errs)
+	}
+	out, errs, code = httpCLI(t, "--flow", fl, "--set", "records=5000", "--set", "offset={int: [3, 4]}", "--set=user=a b",
+		"-c", "2", "-n", "30", "--json", js, ts.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen["offset=3&limit=5000&user=a+b"]+seen["offset=4&limit=5000&user=a+b"] != 30 {
+		t.Fatalf("queries %v", seen)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(doc.Command, "records=5000") {
+		t.Fatalf("command %q", doc.Command)
 	}
 }
 

@@ -10,8 +10,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	"kurabe/numfmt"
 	"kurabe/service"
 	"kurabe/store"
 )
@@ -20,6 +23,11 @@ import (
 // --cgi, in their environment rather than on their command line, where
 // other users could read a password in it.
 const cgiStoreEnv = "KURABE_SERVE_STORE"
+
+// passwordEnv holds the token API's password, for kurabe serve and its
+// CGI processes: the environment, unlike the command line, is not visible
+// to other users.
+const passwordEnv = "KURABE_SERVE_PASSWORD"
 
 type serveFlags struct {
 	store    string
@@ -30,7 +38,20 @@ type serveFlags struct {
 	keep     bool
 	public   bool
 	child    bool // hidden: answer one CGI request and exit
+
+	dataset    string
+	rows       int
+	user       string
+	password   string
+	tokenTTL   time.Duration
+	maxRecords int
+	by         string
+	records    int64  // hidden: the postal records, for CGI processes
+	tokens     string // hidden: the token directory, for CGI processes
 }
+
+// postalFlags are the flags that only apply with --dataset postal.
+var postalFlags = []string{"dataset-rows", "user", "password", "token-ttl", "max-records", "by"}
 
 // serve runs the reference message-board service over a store until ctx
 // is cancelled (SIGINT or SIGTERM in main).
@@ -45,12 +66,21 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.dir, "dir", "", "keep the data of a store given without a path in this directory (default: a temporary one, removed on exit)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.public, "public", false, "allow a --listen address other than loopback (the service has no authentication)")
+	fs.StringVar(&f.dataset, "dataset", "", "also serve this data set: postal (Japan Post's KEN_ALL, loaded into the store when not there yet) as GET /xml/find and the token API /api/login, /api/find, /api/logout")
+	fs.IntVar(&f.rows, "dataset-rows", 0, "load only the first `N` postal records (default all, 120,720)")
+	fs.StringVar(&f.user, "user", service.DefaultPostalUser, "the token API's one user")
+	fs.StringVar(&f.password, "password", "", "the token API's password (default from "+passwordEnv+", which other users cannot see in ps)")
+	fs.DurationVar(&f.tokenTTL, "token-ttl", service.DefaultTokenTTL, "how long a token is valid after login")
+	fs.IntVar(&f.maxRecords, "max-records", service.DefaultMaxRecords, "the most records one find may ask for (max=, limit=)")
+	fs.StringVar(&f.by, "by", "key", "how a find reads its page: key (from key skip+1, an index seek) or offset (LIMIT ... OFFSET skip, the store walks past the skipped rows)")
 	fs.BoolVar(&f.child, "cgi-child", false, "")
+	fs.Int64Var(&f.records, "cgi-records", 0, "")
+	fs.StringVar(&f.tokens, "cgi-tokens", "", "")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe serve [flags]\n\nServes the bbs message board over HTTP from a store, until interrupted:\nPOST /posts, GET /posts, GET /posts?limit=N, GET /posts/count (docs/serve.md).\n\nFlags:")
-		hidden := fs.Lookup("cgi-child")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe serve [flags]\n\nServes the bbs message board over HTTP from a store, until interrupted:\nPOST /posts, GET /posts, GET /posts?limit=N, GET /posts/count (docs/serve.md).\nWith --dataset postal, also GET /xml/find?skip=S&max=M and the token API\nPOST /api/login, GET /api/find?offset=S&limit=M, POST /api/logout.\n\nFlags:")
+		hidden := map[string]bool{"cgi-child": true, "cgi-records": true, "cgi-tokens": true}
 		fs.VisitAll(func(fl *flag.Flag) {
-			if fl == hidden {
+			if hidden[fl.Name] {
 				return
 			}
 			arg, usage := flag.UnquoteUsage(fl)
@@ -69,11 +99,11 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; the store is given with --store", fs.Arg(0))
 	}
-	if f.child {
-		return a.serveCGIChild(ctx, f.dir, stdout)
-	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.child {
+		return a.serveCGIChild(ctx, &f, stdout)
+	}
 
 	// Validate everything before touching the store.
 	if set["sessions"] && f.sessions < 1 {
@@ -94,6 +124,10 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usageErr("--cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
 	}
 	if err := checkListen(f.listen, f.public); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	pcfg, err := f.postal(set)
+	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 
@@ -126,10 +160,27 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer st.Close()
 
-	cfg := service.Config{Sessions: f.sessions, Version: Version, Log: log.New(stderr, "kurabe serve: ", 0)}
-	if f.cgi {
-		cfg.CGI = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", dir}, Env: []string{cgiStoreEnv + "=" + sp.Raw}, Stderr: stderr}
+	// Tokens live in the data directory, or in a temporary directory of
+	// their own when the store was given with a path.
+	if pcfg != nil {
+		if dir != "" {
+			pcfg.TokenDir = filepath.Join(dir, "tokens")
+		} else {
+			td, err := os.MkdirTemp("", "kurabe-serve-tokens-")
+			if err != nil {
+				return usageErr("cannot create a directory for the tokens: %v; set TMPDIR to a writable directory or give --dir", err)
+			}
+			defer os.RemoveAll(td)
+			pcfg.TokenDir = td
+		}
 	}
+
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return usageErr("--listen %s: %v; choose a free port, or port 0 for any", f.listen, err)
+	}
+	defer ln.Close()
+	cfg := service.Config{Sessions: f.sessions, Version: Version, Log: log.New(stderr, "kurabe serve: ", 0), Postal: pcfg}
 	svc, err := service.New(st, cfg)
 	if err != nil {
 		return err
@@ -137,9 +188,48 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := svc.CreateTables(ctx); err != nil {
 		return fmt.Errorf("store %s: %w", sp, err)
 	}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return usageErr("--listen %s: %v; choose a free port, or port 0 for any", f.listen, err)
+	postalNote := ""
+	if pcfg != nil {
+		start := time.Now()
+		ld, err := svc.LoadPostal(ctx, f.rows)
+		if err != nil {
+			if ctx.Err() != nil {
+				return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted while loading the postal data set")}
+			}
+			return fmt.Errorf("store %s: %w", sp, err)
+		}
+		if ld.Loaded {
+			path := ld.Path
+			if path == "bulk" {
+				path = "the store's bulk path"
+			}
+			if ld.Had > 0 {
+				path += "; the table held " + numfmt.Group(ld.Had) + " records before"
+			}
+			fmt.Fprintf(stderr, "kurabe serve: postal: loaded %s records into %s in %s (%s)\n", numfmt.Group(ld.Records), sp.Driver, time.Since(start).Round(time.Millisecond), path)
+		} else {
+			fmt.Fprintf(stderr, "kurabe serve: postal: the store already holds the %s records; not loaded again\n", numfmt.Group(ld.Records))
+		}
+		pcfg.Records = ld.Records
+		postalNote = fmt.Sprintf(" · postal %s records, tokens in %s", numfmt.Group(ld.Records), pcfg.TokenDir)
+	}
+	if f.cgi {
+		// The per-request processes are told everything but the store spec
+		// and the password on their command line; those two go in their
+		// environment.
+		args := []string{"serve", "--cgi-child", "--dir", dir}
+		env := []string{cgiStoreEnv + "=" + sp.Raw}
+		if pcfg != nil {
+			args = append(args, "--dataset", "postal", "--user", pcfg.User, "--token-ttl", pcfg.TokenTTL.String(),
+				"--max-records", strconv.Itoa(pcfg.MaxRecords), "--by", f.by,
+				"--cgi-records", strconv.FormatInt(pcfg.Records, 10), "--cgi-tokens", pcfg.TokenDir)
+			env = append(env, passwordEnv+"="+pcfg.Password)
+		}
+		cfg.CGI = &service.CGI{Args: args, Env: env, Stderr: stderr}
+		svc.Close()
+		if svc, err = service.New(st, cfg); err != nil {
+			return err
+		}
 	}
 	info := st.Info(ctx)
 	sessions := f.sessions
@@ -154,8 +244,8 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if dir != "" {
 		data = " · data " + dir + map[bool]string{true: " (kept)", false: " (removed on exit)"}[kept]
 	}
-	fmt.Fprintf(stdout, "kurabe serve: http://%s · %s · store %s %s%s%s · Ctrl-C stops\n",
-		ln.Addr(), mode, info.Driver, info.Target, versionNote(info), data)
+	fmt.Fprintf(stdout, "kurabe serve: http://%s · %s · store %s %s%s%s%s · Ctrl-C stops\n",
+		ln.Addr(), mode, info.Driver, info.Target, versionNote(info), postalNote, data)
 	return svc.Serve(ctx, ln)
 }
 
@@ -189,9 +279,46 @@ func checkListen(addr string, public bool) error {
 	return fmt.Errorf("--listen %s: %s is not a loopback address, and kurabe serve has no authentication: anyone who reaches it could post; listen on 127.0.0.1, or add --public to listen there anyway", addr, shown)
 }
 
+// postal checks the postal flags and returns the postal APIs' settings
+// (without the token directory), or nil without --dataset.
+func (f *serveFlags) postal(set map[string]bool) (*service.Postal, error) {
+	switch f.dataset {
+	case "":
+		for _, name := range postalFlags {
+			if set[name] {
+				return nil, fmt.Errorf("--%s applies with --dataset postal", name)
+			}
+		}
+		return nil, nil
+	case "postal":
+	default:
+		return nil, fmt.Errorf("--dataset %q: kurabe serve has one data set, postal", f.dataset)
+	}
+	p := &service.Postal{User: f.user, Password: f.password, TokenTTL: f.tokenTTL, MaxRecords: f.maxRecords, ByOffset: f.by == "offset"}
+	if !set["password"] {
+		p.Password = os.Getenv(passwordEnv)
+	}
+	switch {
+	case p.Password == "":
+		return nil, fmt.Errorf("--dataset postal serves a token API, which needs a password: set %s=... in the environment (or give --password, which other users can see in ps)", passwordEnv)
+	case f.user == "":
+		return nil, errors.New("--user \"\": the token API needs a user name")
+	case f.rows < 0:
+		return nil, fmt.Errorf("--dataset-rows %d: want 0 (all) or more", f.rows)
+	case f.tokenTTL <= 0:
+		return nil, fmt.Errorf("--token-ttl %v: want a positive duration such as 15m", f.tokenTTL)
+	case f.maxRecords < 1:
+		return nil, fmt.Errorf("--max-records %d: want 1 or more", f.maxRecords)
+	case f.by != "key" && f.by != "offset":
+		return nil, fmt.Errorf("--by %q: want key or offset", f.by)
+	}
+	return p, nil
+}
+
 // serveCGIChild answers the one request a CGI host started this process
 // for (kurabe serve --cgi), with the store named in its environment.
-func (a *App) serveCGIChild(ctx context.Context, dir string, stdout io.Writer) error {
+func (a *App) serveCGIChild(ctx context.Context, f *serveFlags, stdout io.Writer) error {
+	dir := f.dir
 	open := func(ctx context.Context) (store.Store, error) {
 		sp, err := store.ParseSpec(os.Getenv(cgiStoreEnv))
 		if err != nil {
@@ -203,5 +330,12 @@ func (a *App) serveCGIChild(ctx context.Context, dir string, stdout io.Writer) e
 		}
 		return drv.Open(ctx, sp, store.Env{Dir: dir})
 	}
-	return service.ServeCGI(ctx, open, service.Config{Version: Version}, os.Environ(), os.Stdin, stdout)
+	cfg := service.Config{Version: Version}
+	if f.dataset == "postal" {
+		cfg.Postal = &service.Postal{
+			User: f.user, Password: os.Getenv(passwordEnv), TokenDir: f.tokens, TokenTTL: f.tokenTTL,
+			MaxRecords: f.maxRecords, ByOffset: f.by == "offset", Records: f.records,
+		}
+	}
+	return service.ServeCGI(ctx, open, cfg, os.Environ(), os.Stdin, stdout)
 }

@@ -53,12 +53,18 @@ var served = regexp.MustCompile(`^kurabe serve: (http://127\.0\.0\.1:\d+) · .* 
 // error.
 func startServe(t *testing.T, app *App, args ...string) (base string, m []string, stop func() error) {
 	t.Helper()
+	return startServeStderr(t, app, &lockedBuffer{}, args...)
+}
+
+// startServeStderr is startServe with kurabe serve's stderr going to
+// stderr.
+func startServeStderr(t *testing.T, app *App, stderr *lockedBuffer, args ...string) (base string, m []string, stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		err := app.Run(ctx, append([]string{"serve"}, args...), pw, &stderr)
+		err := app.Run(ctx, append([]string{"serve"}, args...), pw, stderr)
 		pw.Close()
 		done <- err
 	}()
@@ -370,4 +376,215 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+var postalLoaded = regexp.MustCompile(`kurabe serve: postal: loaded ([\d,]+) records into (\w+) in \S+ \((the store's bulk path|batches of 1000)\)\n`)
+
+// runFlow runs kurabe http with a shipped flow file against base and
+// returns the HTTP figures of its one phase.
+func runFlow(t *testing.T, flowFile, base string, args ...string) *result.HTTPStats {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "http.json")
+	args = append([]string{"http", "--flow", filepath.Join("..", "flows", flowFile), "--json", js}, args...)
+	out, errs, code := runCLI(t, testApp(), append(args, base)...)
+	if code != 0 {
+		t.Fatalf("kurabe %s: exit %d\n%s\n%s", strings.Join(args, " "), code, errs, out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Stores[0].Phases[0].HTTP
+}
+
+// checkSteps checks a flow's figures: every request of every step
+// succeeded, passes of each.
+func checkSteps(t *testing.T, h *result.HTTPStats, passes int64, steps ...string) {
+	t.Helper()
+	if h.Failed != 0 || h.Requests != passes*int64(len(steps)) || len(h.Targets) != len(steps) {
+		t.Fatalf("%d requests, %d failed, %d steps; want %d, 0, %d (%+v)", h.Requests, h.Failed, len(h.Targets), passes*int64(len(steps)), len(steps), h.Status)
+	}
+	for i, tg := range h.Targets {
+		if tg.Name != steps[i] || tg.Requests != passes || tg.Failed != 0 {
+			t.Fatalf("step %d: %s, %d requests, %d failed; want %s, %d, 0", i, tg.Name, tg.Requests, tg.Failed, steps[i], passes)
+		}
+	}
+}
+
+// kurabe serve --dataset postal loads the data set once, and the shipped
+// flows run against it as the docs show them, with zero failures.
+func TestServePostalFlows(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "postal.db")
+	t.Setenv(passwordEnv, "secret") // the flows' default password
+	var stderr lockedBuffer
+	base, m, stop := startServeStderr(t, testApp(), &stderr, "--store", "sqlite:"+db+"?journal_mode=wal", "--dataset", "postal", "--dataset-rows", "3000", "--listen", "127.0.0.1:0")
+	if g := postalLoaded.FindStringSubmatch(stderr.String()); g == nil || g[1] != "3,000" || g[2] != "sqlite" || g[3] != "the store's bulk path" {
+		t.Fatalf("load not reported: %q", stderr.String())
+	}
+	tokens := regexp.MustCompile(`tokens in (\S+) `).FindStringSubmatch(m[0])
+	if !strings.Contains(m[0], " · postal 3,000 records, tokens in ") || tokens == nil {
+		t.Fatalf("line: %q", m[0])
+	}
+	if strings.Contains(stderr.String()+m[0], "secret") {
+		t.Fatal("the password was printed")
+	}
+
+	// As the docs run them: -c 4 -n 400 at the shipped settings.
+	checkSteps(t, runFlow(t, "postal-api.yaml", base, "-c", "4", "-n", "400"), 400, "login", "find", "logout")
+	checkSteps(t, runFlow(t, "postal-xml.yaml", base, "-c", "4", "-n", "400"), 400, "find")
+	// A sweep's point: N records from offsets that keep every page full.
+	for _, n := range []string{"1", "3000"} {
+		set := []string{"--set", "records=" + n, "--set", "offset={int: [0, " + strconv.Itoa(3000-atoi(t, n)) + "]}"}
+		h := runFlow(t, "postal-api.yaml", base, append(set, "-c", "2", "-n", "20")...)
+		checkSteps(t, h, 20, "login", "find", "logout")
+		// The find's body holds N records: its length grows with N.
+		if n == "3000" && h.Targets[1].Length.Min < 500*1000 {
+			t.Fatalf("find of 3000 records: bodies of %d bytes and up", h.Targets[1].Length.Min)
+		}
+		checkSteps(t, runFlow(t, "postal-xml.yaml", base, append(set, "-c", "2", "-n", "20")...), 20, "find")
+	}
+	// The wrong password fails every login (and the pass stops there).
+	js := filepath.Join(t.TempDir(), "bad.json")
+	_, _, code := runCLI(t, testApp(), "http", "--flow", "../flows/postal-api.yaml", "--set", "password=guess", "-n", "3", "--json", js, base)
+	doc, err := result.ReadFile(js)
+	if code != ExitFailed || err != nil || doc.Stores[0].Phases[0].HTTP.Requests != 3 || doc.Stores[0].Phases[0].HTTP.Failed != 3 {
+		t.Fatalf("wrong password: exit %d, %v", code, err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tokens[1]); !os.IsNotExist(err) {
+		t.Fatalf("the temporary token directory %s is still there", tokens[1])
+	}
+
+	// Started again on the same database, it does not load again.
+	stderr = lockedBuffer{}
+	base, _, _ = startServeStderr(t, testApp(), &stderr, "--store", "sqlite:"+db, "--dataset", "postal", "--dataset-rows", "3000", "--listen", "127.0.0.1:0")
+	if !strings.Contains(stderr.String(), "kurabe serve: postal: the store already holds the 3,000 records; not loaded again") {
+		t.Fatalf("stderr %q", stderr.String())
+	}
+	checkSteps(t, runFlow(t, "postal-xml.yaml", base, "-n", "5"), 5, "find")
+}
+
+func atoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The file store has no bulk path: the data set goes in in batches, and
+// tokens live in the data directory.
+func TestServePostalFileStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	var stderr lockedBuffer
+	base, m, _ := startServeStderr(t, testApp(), &stderr, "--store", "file:", "--dir", dir, "--dataset", "postal", "--dataset-rows", "2000", "--password", "pw", "--by", "offset", "--listen", "127.0.0.1:0")
+	if g := postalLoaded.FindStringSubmatch(stderr.String()); g == nil || g[1] != "2,000" || g[3] != "batches of 1000" {
+		t.Fatalf("load not reported: %q", stderr.String())
+	}
+	if !strings.Contains(m[0], "tokens in "+filepath.Join(dir, "tokens")+" ") {
+		t.Fatalf("line %q", m[0])
+	}
+	checkSteps(t, runFlow(t, "postal-api.yaml", base, "--set", "password=pw", "--set", "offset={int: [0, 1900]}", "-c", "3", "-n", "30"), 30, "login", "find", "logout")
+	if ents, err := os.ReadDir(filepath.Join(dir, "tokens")); err != nil || len(ents) != 0 {
+		t.Fatalf("tokens left after 30 logouts: %v %d", err, len(ents))
+	}
+}
+
+func TestServePostalBadInput(t *testing.T) {
+	t.Setenv(passwordEnv, "")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"other data set", []string{"--dataset", "records"}, "one data set, postal"},
+		{"no password", []string{"--dataset", "postal"}, "needs a password: set " + passwordEnv},
+		{"postal flag alone", []string{"--max-records", "10"}, "--max-records applies with --dataset postal"},
+		{"max records zero", []string{"--dataset", "postal", "--password", "p", "--max-records", "0"}, "--max-records 0"},
+		{"by sideways", []string{"--dataset", "postal", "--password", "p", "--by", "sideways"}, "want key or offset"},
+		{"token ttl zero", []string{"--dataset", "postal", "--password", "p", "--token-ttl", "0s"}, "--token-ttl"},
+		{"negative rows", []string{"--dataset", "postal", "--password", "p", "--dataset-rows", "-1"}, "--dataset-rows -1"},
+		{"no user", []string{"--dataset", "postal", "--password", "p", "--user", ""}, "user name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, testApp(), append([]string{"serve", "--listen", "127.0.0.1:0"}, c.args...)...)
+			if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q, want one line with %q", code, errs, c.want)
+			}
+		})
+	}
+}
+
+// In --cgi mode every request is a process of its own: a token from the
+// login's process works in the find's and the logout's.
+func TestServeCGIPostal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kurabe")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--cgi", "--store", "sqlite:"+filepath.Join(dir, "p.db")+"?synchronous=off", "--dataset", "postal", "--dataset-rows", "500", "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), passwordEnv+"=secret")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no line: %v; stderr %s", err, stderr.String())
+	}
+	m := served.FindStringSubmatch(strings.TrimSuffix(line, "\n"))
+	if m == nil || !strings.Contains(line, "cgi, a process per request") || !strings.Contains(line, "postal 500 records") {
+		t.Fatalf("line %q", line)
+	}
+	checkSteps(t, runFlow(t, "postal-api.yaml", m[1], "--set", "offset={int: [0, 400]}", "-c", "2", "-n", "10"), 10, "login", "find", "logout")
+	checkSteps(t, runFlow(t, "postal-xml.yaml", m[1], "--set", "offset={int: [0, 400]}", "-n", "5"), 5, "find")
+
+	// The token is honoured by the next process, and gone after logout.
+	resp, err := http.PostForm(m[1]+"/api/login", url.Values{"user": {"kurabe"}, "password": {"secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	call := func(method, path string) (int, string) {
+		req, _ := http.NewRequest(method, m[1]+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("X-Kurabe-Pid")
+	}
+	s1, p1 := call("GET", "/api/find?offset=0&limit=3")
+	s2, p2 := call("POST", "/api/logout")
+	s3, p3 := call("GET", "/api/find?offset=0&limit=3")
+	if s1 != 200 || s2 != 200 || s3 != 401 || p1 == p2 || p2 == p3 || p1 == p3 {
+		t.Fatalf("find %d (pid %s), logout %d (pid %s), find %d (pid %s); want 200, 200, 401 from three processes", s1, p1, s2, p2, s3, p3)
+	}
+	if strings.Contains(stderr.String(), "secret") {
+		t.Fatalf("the password appears on stderr: %s", stderr.String())
+	}
 }

@@ -92,6 +92,31 @@ type Options struct {
 	// Expect is used by steps without an expect of their own when the
 	// file has no flow-level expect either.
 	Expect Expect
+	// Set gives variables from outside the file (kurabe http --set): each
+	// replaces the flow's or a step's variable of that name, or defines a
+	// flow-level one for a variable the steps use but no vars section
+	// defines. A name no step uses is an error, as is one a step extracts.
+	Set []Setting
+}
+
+// Setting is one variable given from outside the file, NAME=VALUE. The
+// value is used as it is, or, when it is written as a YAML mapping in
+// braces, is a generator as in a vars section: {int: [0, 1000]}.
+type Setting struct {
+	Name, Value string
+}
+
+// ParseSetting reads NAME=VALUE.
+func ParseSetting(s string) (Setting, error) {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	switch {
+	case !ok:
+		return Setting{}, fmt.Errorf("%q: want NAME=VALUE, e.g. records=100 or 'offset={int: [0, 1000]}'", s)
+	case !validName(name):
+		return Setting{}, fmt.Errorf("%q: %q is not a variable name (letters, digits and _, not starting with a digit)", s, name)
+	}
+	return Setting{Name: name, Value: value}, nil
 }
 
 // SyntaxError is a problem at one line of a flow file.
@@ -247,6 +272,7 @@ type parser struct {
 	errs  []*SyntaxError
 	index map[string]int
 	names []string
+	set   map[string]*Var // compiled Options.Set, by name
 }
 
 func (p *parser) fail(line int, format string, args ...any) error {
@@ -384,7 +410,13 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 	if fy.Expect != nil {
 		defExpect = p.expect(fy.Expect, "expect")
 	}
+	p.compileSet()
 	f.Vars = p.vars(fy.Vars, "vars")
+	for _, st := range p.opt.Set {
+		if v := p.set[st.Name]; v != nil && !slices.ContainsFunc(f.Vars, func(fv Var) bool { return fv.Name == st.Name }) {
+			f.Vars = append(f.Vars, *v)
+		}
+	}
 	if len(fy.Steps) == 0 {
 		p.errorf(p.line("steps"), "no steps; a flow needs at least one step under steps:")
 	}
@@ -497,6 +529,9 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 		st.Extract = p.extracts(sy.Extract, "steps", i, "extract")
 		for _, e := range st.Extract {
 			defined[e.Name] = true
+			if p.set[e.Name] != nil {
+				p.errorf(0, "--set %s: step %s extracts {{%s}} from its response, so a value given here would be overwritten; set another variable", e.Name, st.Name, e.Name)
+			}
 		}
 		for _, n := range uses {
 			i := p.variable(n)
@@ -505,6 +540,27 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 			}
 		}
 		f.Steps = append(f.Steps, st)
+	}
+	// A setting no step uses is most likely a misspelt name.
+	for _, st := range p.opt.Set {
+		if p.set[st.Name] == nil {
+			continue
+		}
+		used := false
+		for i := range f.Steps {
+			if slices.Contains(f.Steps[i].uses, p.index[st.Name]) {
+				used = true
+			}
+		}
+		if !used {
+			var names []string
+			for _, v := range f.Vars {
+				if v.Name != st.Name {
+					names = append(names, v.Name)
+				}
+			}
+			p.errorf(0, "--set %s: no step uses {{%s}}; the flow's variables are %s", st.Name, st.Name, strings.Join(names, ", "))
+		}
 	}
 	// Every name is known now: give templates their variable indexes.
 	for i := range f.Steps {
@@ -603,9 +659,47 @@ func (p *parser) vars(m map[string]varYAML, path ...any) []Var {
 			p.errorf(line, "variable %s: give exactly one of int: [low, high], choice: [...], line: FILE, seq: START", name)
 			continue
 		}
+		if sv := p.set[name]; sv != nil {
+			v = *sv // --set wins over the file
+		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// compileSet turns Options.Set into variables: a fixed value, or a
+// generator written in braces. A name given twice takes the last value.
+func (p *parser) compileSet() {
+	p.set = map[string]*Var{}
+	for _, st := range p.opt.Set {
+		if !validName(st.Name) {
+			p.errorf(0, "--set %s: not a variable name (letters, digits and _, not starting with a digit)", st.Name)
+			continue
+		}
+		v := &Var{Name: st.Name, index: p.variable(st.Name), kind: genFixed, items: []string{st.Value}}
+		if val := strings.TrimSpace(st.Value); strings.HasPrefix(val, "{") {
+			var vy varYAML
+			dec := yaml.NewDecoder(strings.NewReader(val))
+			dec.KnownFields(true)
+			if err := dec.Decode(&vy); err != nil {
+				if pe, ok := p.yamlErr(err).(*ParseError); ok && len(pe.Errs) > 0 {
+					p.errorf(0, "--set %s=%s: %s; write a generator as {int: [LOW, HIGH]}, {choice: [A, B]}, {line: FILE} or {seq: START}", st.Name, st.Value, pe.Errs[0].Msg)
+				}
+				continue
+			}
+			before := len(p.errs)
+			delete(p.set, st.Name) // an earlier --set of the name must not replace this one
+			vs := p.vars(map[string]varYAML{st.Name: vy})
+			for _, e := range p.errs[before:] {
+				e.Line, e.Msg = 0, "--set "+strings.TrimPrefix(e.Msg, "variable ")
+			}
+			if len(vs) != 1 {
+				continue
+			}
+			*v = vs[0]
+		}
+		p.set[st.Name] = v
+	}
 }
 
 func (p *parser) extracts(m map[string]extractYAML, path ...any) []Extract {

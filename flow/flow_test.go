@@ -280,3 +280,102 @@ func FuzzFlow(f *testing.F) {
 		}
 	})
 }
+
+// Variables given from outside the file (kurabe http --set) replace the
+// file's, fill in ones the file leaves undefined, and may be generators.
+func TestSet(t *testing.T) {
+	const src = `
+base: http://h
+vars:
+  records: {choice: [100]}
+  offset: {int: [0, 115720]}
+steps:
+  - name: find
+    url: /find?offset={{offset}}&limit={{records}}&user={{user}}
+    vars:
+      page: {int: [1, 9]}
+    body: p={{page}}
+`
+	users := files(map[string]string{"users.txt": "alice\nbob\n"})
+	for _, c := range []struct {
+		name string
+		set  []string
+		want func(url, body string) bool
+	}{
+		// A fixed value replaces a flow variable; an undefined one is filled in.
+		{"fixed", []string{"records=5000", "user=kurabe"}, func(u, b string) bool {
+			return strings.HasSuffix(u, "&limit=5000&user=kurabe")
+		}},
+		// A generator in braces replaces one: here a range of one value.
+		{"generator", []string{"offset={int: [7, 7]}", "user={choice: [x]}", "records=1"}, func(u, b string) bool {
+			return u == "http://h/find?offset=7&limit=1&user=x"
+		}},
+		// A step's own variable is replaced too, and a line: file is
+		// read relative to the flow.
+		{"step variable and line file", []string{"page=42", "user={line: users.txt}"}, func(u, b string) bool {
+			return b == "p=42" && (strings.HasSuffix(u, "user=alice") || strings.HasSuffix(u, "user=bob"))
+		}},
+		// The last of two settings of one name wins.
+		{"twice", []string{"user=a", "user=b"}, func(u, b string) bool { return strings.HasSuffix(u, "user=b") }},
+		// A value is used as it is, = and spaces included.
+		{"verbatim", []string{"user=a=b c"}, func(u, b string) bool { return strings.HasSuffix(u, "user=a=b c") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var opt Options
+			opt.ReadFile = users
+			for _, s := range c.set {
+				st, err := ParseSetting(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Set = append(opt.Set, st)
+			}
+			f, err := Parse("f.yaml", []byte(src), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := f.NewState(rand.New(rand.NewPCG(5, 6)))
+			for range 20 {
+				st.Begin()
+				st.Draw(f.Steps[0].Vars)
+				u, b := string(f.Steps[0].URL.Append(nil, st)), string(f.Steps[0].Body.Append(nil, st))
+				if !c.want(u, b) {
+					t.Fatalf("url %q body %q", u, b)
+				}
+			}
+		})
+	}
+}
+
+func TestSetErrors(t *testing.T) {
+	const src = "base: http://h\nvars: {n: {int: [1, 2]}}\nsteps:\n  - url: /a?n={{n}}\n    extract: {tok: {json: $.t}}\n  - url: /b?t={{tok}}\n"
+	for _, c := range []struct{ set, want string }{
+		{"m=1", "--set m: no step uses {{m}}; the flow's variables are n"},
+		{"tok=x", "--set tok: step step 1 extracts {{tok}}"},
+		{"n={int: [5, 1]}", "--set n: int wants [low, high]"},
+		{"n={int: [1, 2], choice: [a]}", "--set n: give exactly one"},
+		{"n={integer: [1, 2]}", `--set n={integer: [1, 2]}: unknown field "integer"`},
+		{"n={int: [1,", "--set n={int: [1,:"},
+		{"n={line: missing.txt}", "--set n: line: cannot read missing.txt"},
+	} {
+		t.Run(c.set, func(t *testing.T) {
+			st, err := ParseSetting(c.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Parse("f.yaml", []byte(src), Options{Set: []Setting{st}, ReadFile: files(nil)})
+			var pe *ParseError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) || pe.Errs[0].Line != 0 {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line message %q", err)
+			}
+		})
+	}
+	for _, s := range []string{"records", "=5", "1n=5", "a b=5"} {
+		if _, err := ParseSetting(s); err == nil {
+			t.Errorf("ParseSetting(%q) accepted", s)
+		}
+	}
+}

@@ -15,6 +15,7 @@ const (
 	genChoice                // one of a list
 	genLine                  // a random line of a file
 	genSeq                   // the next number of a sequence shared by all clients
+	genFixed                 // one value given from outside the file (--set)
 )
 
 // Var is a variable drawn at random (or from a sequence) for every
@@ -38,6 +39,8 @@ func (v *Var) draw(dst []byte, rng *rand.Rand) []byte {
 		return strconv.AppendInt(dst, v.lo+int64(rng.Uint64N(span+1)), 10)
 	case genChoice, genLine:
 		return append(dst, v.items[rng.IntN(len(v.items))]...)
+	case genFixed:
+		return append(dst, v.items[0]...)
 	}
 	n := v.seq.Add(1) - 1
 	if v.hi >= v.lo {

@@ -228,14 +228,19 @@ func (s *Service) handleRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.infoOnce.Do(func() { s.info = s.st.Info(context.WithoutCancel(r.Context())) })
+	postalAPI := ""
+	if s.postal != nil {
+		postalAPI = postalHelp
+	}
 	b, err := json.Marshal(struct {
 		Service  string     `json:"service"`
 		Version  string     `json:"version"`
 		Mode     string     `json:"mode"`
 		Sessions int        `json:"sessions,omitempty"`
 		API      string     `json:"api"`
+		Postal   string     `json:"postal,omitempty"`
 		Store    store.Info `json:"store"`
-	}{"kurabe serve", s.cfg.Version, s.mode, s.sessions(), apiHelp, s.info})
+	}{"kurabe serve", s.cfg.Version, s.mode, s.sessions(), apiHelp, postalAPI, s.info})
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, "", err.Error())
 		return
@@ -251,11 +256,19 @@ func (s *Service) sessions() int {
 }
 
 func (s *Service) reply(w http.ResponseWriter, status int, body []byte) {
+	s.replyType(w, status, jsonType, body, nil)
+}
+
+// replyType answers with a body in one or two pieces (head, then rest).
+func (s *Service) replyType(w http.ResponseWriter, status int, ctype []string, head, rest []byte) {
 	h := s.headers(w)
-	h["Content-Type"] = jsonType
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = ctype
+	h.Set("Content-Length", strconv.Itoa(len(head)+len(rest)))
 	w.WriteHeader(status)
-	w.Write(body)
+	w.Write(head)
+	if len(rest) > 0 {
+		w.Write(rest)
+	}
 }
 
 var jsonType = []string{"application/json; charset=utf-8"}

@@ -56,6 +56,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// CGI, when set, runs every request in a new process (see CGI).
 	CGI *CGI
+	// Postal, when set, serves the postal data set's XML find and token
+	// API (postal.go); the table is filled by LoadPostal.
+	Postal *Postal
 	// Log receives the HTTP server's and the CGI host's errors; nil
 	// discards them.
 	Log *log.Logger
@@ -72,7 +75,8 @@ type Service struct {
 	mux     *http.ServeMux
 	handler http.Handler // mux, or the CGI host
 	pool    *pool
-	mode    string // "persistent" or "cgi", for GET /
+	mode    string     // "persistent" or "cgi", for GET /
+	postal  *postalAPI // nil when the postal APIs are off
 
 	server []string // Server header, shared by every response
 	pid    []string // X-Kurabe-Pid header
@@ -113,6 +117,13 @@ func New(st store.Store, cfg Config) (*Service, error) {
 	if cfg.CGI != nil {
 		s.mode = "cgi"
 	}
+	if cfg.Postal != nil {
+		p, err := newPostalAPI(*cfg.Postal)
+		if err != nil {
+			return nil, err
+		}
+		s.postal = p
+	}
 	s.mux = http.NewServeMux()
 	s.routes(s.mux)
 	s.handler = s.mux
@@ -126,10 +137,11 @@ func New(st store.Store, cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// Tables returns the tables the service reads and writes.
+// Tables returns the tables the service writes: the board's. The postal
+// table, which it only reads, is LoadPostal's.
 func (s *Service) Tables() []*store.Table { return []*store.Table{s.posts} }
 
-// CreateTables sets the service's tables up in the store, empty. The
+// CreateTables sets the board's table up in the store, empty. The
 // service never does this on its own: a store the user pointed it at may
 // hold data they want to keep serving.
 func (s *Service) CreateTables(ctx context.Context) error {
@@ -137,14 +149,13 @@ func (s *Service) CreateTables(ctx context.Context) error {
 }
 
 // routes registers every API the service offers on mux. This is the
-// extension point for further APIs over the same pool: the postal data set
-// (a later issue) adds its one-request XML find (GET /xml/find?skip=&max=)
-// and its token API (POST /api/login, GET /api/find?offset=&limit=, POST
-// /api/logout) here, each handler taking a session with s.pool.get and
-// giving it back with s.pool.put, and its tables to Tables.
+// extension point for further APIs over the same pool: each handler takes
+// a session with s.pool.get and gives it back with s.pool.put. The postal
+// data set's XML find and token API (postal.go) are registered here.
 func (s *Service) routes(mux *http.ServeMux) {
 	mux.HandleFunc("/posts", s.handlePosts)
 	mux.HandleFunc("/posts/count", s.handleCount)
+	s.postalRoutes(mux)
 	mux.HandleFunc("/", s.handleRoot)
 }
 

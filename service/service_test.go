@@ -44,7 +44,12 @@ func cgiChild(spec string) int {
 		}
 		return sqlite.Open(ctx, sp, store.Env{})
 	}
-	if err := service.ServeCGI(context.Background(), open, service.Config{Version: "test"}, os.Environ(), os.Stdin, os.Stdout); err != nil {
+	cfg := service.Config{Version: "test"}
+	if dir := os.Getenv("KURABE_SERVICE_TEST_TOKENS"); dir != "" {
+		records, _ := strconv.ParseInt(os.Getenv("KURABE_SERVICE_TEST_RECORDS"), 10, 64)
+		cfg.Postal = &service.Postal{Password: os.Getenv("KURABE_SERVICE_TEST_PASSWORD"), TokenDir: dir, Records: records}
+	}
+	if err := service.ServeCGI(context.Background(), open, cfg, os.Environ(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
