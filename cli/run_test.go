@@ -20,8 +20,8 @@ import (
 	"kurabe/store"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
-	"kurabe/workload/bbs"
 	"kurabe/stores"
+	"kurabe/workload/bbs"
 	"kurabe/workloads"
 )
 

@@ -58,6 +58,11 @@ type Config struct {
 	// PerClientStore, with PerClient, gives client i a store of its own
 	// too (a SQLite database file each); nil shares the phase's store.
 	PerClientStore []store.Store
+	// NoYield keeps clients from yielding the processor between
+	// operations when there are more clients than processors. Set it when
+	// every operation waits on the network (HTTP load): the wait already
+	// makes clients take turns, and the yield would only wake idle threads.
+	NoYield bool
 }
 
 // Validate checks the configuration and says what to change.
@@ -298,7 +303,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		wk := newWorker(len(kinds), ph.Weights)
 		wk.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(phase)<<32|uint64(i)))
 		wk.thinkMin, wk.thinkMax = cfg.ThinkMin, cfg.ThinkMax
-		wk.yield = cfg.Clients > runtime.GOMAXPROCS(0)
+		wk.yield = cfg.Clients > runtime.GOMAXPROCS(0) && !cfg.NoYield
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
