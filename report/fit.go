@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -118,7 +117,7 @@ func Crossings(fits []Fit) []Crossing {
 }
 
 // fitNotes renders the fits and crossings as lines under the table.
-func fitNotes(d *result.Document) []string {
+func fitNotes(d *result.Document, l tr) []string {
 	fits := Fits(d)
 	var out []string
 	for _, f := range fits {
@@ -130,11 +129,10 @@ func fitNotes(d *result.Document) []string {
 		if slope < 0 {
 			sign, slope = "-", -slope
 		}
-		out = append(out, fmt.Sprintf("%s: mean latency = %s %s %s per %s (R² %.3f, %d points)",
-			who, dur(f.Intercept), sign, dur(slope), singular(f.Sweep), f.R2, f.Points))
+		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), singular(f.Sweep), f.R2, f.Points))
 	}
 	for _, c := range Crossings(fits) {
-		out = append(out, fmt.Sprintf("%s and %s cross at %s %s: %s is faster below, the other above", c.A, c.B, num(c.At), c.Sweep, c.Below))
+		out = append(out, l.f("note.cross", c.A, c.B, num(c.At), c.Sweep, c.Below))
 	}
 	return out
 }
@@ -148,7 +146,7 @@ func singular(s string) string {
 
 // viaNotes compares each store run through kurabe serve (--via-http) with
 // its direct run, operation by operation: the cost of the HTTP layer.
-func viaNotes(d *result.Document) []string {
+func viaNotes(d *result.Document, l tr) []string {
 	var out []string
 	for _, v := range d.Stores {
 		if v.Via == "" {
@@ -163,14 +161,13 @@ func viaNotes(d *result.Document) []string {
 					if sp.Op != vp.Op || sp.Clients != vp.Clients || sp.Repeat != vp.Repeat || sp.OpsPerSec == 0 {
 						continue
 					}
-					cost := fmt.Sprintf("the %s layer adds %s per operation", v.Via, dur(vp.Latency.Mean-sp.Latency.Mean))
+					cost := l.f("note.via.adds", v.Via, dur(vp.Latency.Mean-sp.Latency.Mean))
 					if vp.Latency.Mean < sp.Latency.Mean {
 						// Fewer concurrent writers reach the store through the
 						// service's session pool, so it can wait less.
-						cost = fmt.Sprintf("%s through the %s layer, which queues requests before the store (fewer writers contend inside it)", dur(sp.Latency.Mean-vp.Latency.Mean)+" less", v.Via)
+						cost = l.f("note.via.less", dur(sp.Latency.Mean-vp.Latency.Mean), v.Via)
 					}
-					out = append(out, fmt.Sprintf("%s %s through %s: %s ops/s against %s direct (%+.0f%%); mean latency %s against %s: %s",
-						s.Label, sp.Op, v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), (vp.OpsPerSec/sp.OpsPerSec-1)*100,
+					out = append(out, l.f("note.via", s.Label, sp.Op, v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), (vp.OpsPerSec/sp.OpsPerSec-1)*100,
 						dur(vp.Latency.Mean), dur(sp.Latency.Mean), cost))
 				}
 			}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"kurabe/result"
@@ -94,4 +95,63 @@ func keys(m map[string]*chart) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestClientChartTicksAreTheLevels checks that the charts against clients
+// mark the x axis at the client levels that ran, never between them (the
+// default ticks put one at 1.5 and 2.5 clients), and that crowded labels
+// are left off rather than drawn over each other.
+func TestClientChartTicksAreTheLevels(t *testing.T) {
+	cases := []struct {
+		name   string
+		levels []int
+		labels []string // the labelled ticks, left to right
+	}{
+		// -c 1,2,4,8: every level labelled.
+		{"1,2,4,8", []int{1, 2, 4, 8}, []string{"1", "2", "4", "8"}},
+		// -c 2,3: two close levels on a short axis, both labelled.
+		{"2,3", []int{2, 3}, []string{"2", "3"}},
+		// -c 1,...,64: 2 and 4 sit too close to 1 on a linear axis to read;
+		// they keep their ticks without labels.
+		{"1..64", []int{1, 2, 4, 8, 16, 32, 64}, []string{"1", "8", "16", "32", "64"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := &result.Document{Run: result.RunConfig{Ops: []string{"write"}, Levels: c.levels}}
+			for _, name := range []string{"a", "b"} {
+				s := result.Store{Label: name}
+				for _, n := range c.levels {
+					s.Phases = append(s.Phases, result.Phase{Op: "write", Clients: n, OpsPerSec: 100 * float64(n), Elapsed: 1, Latency: result.Latency{Count: 1, Mean: 300}})
+				}
+				d.Stores = append(d.Stores, s)
+			}
+			chs := clientCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+			if len(chs) != 1 || len(chs[0].plots) != 3 {
+				t.Fatalf("%d charts", len(chs))
+			}
+			for i, p := range chs[0].plots {
+				var values []float64
+				var labels []string
+				for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+					if tk.Value != math.Trunc(tk.Value) {
+						t.Errorf("panel %d: a tick at %v clients", i, tk.Value)
+					}
+					values = append(values, tk.Value)
+					if tk.Label != "" {
+						labels = append(labels, tk.Label)
+					}
+				}
+				var want []float64
+				for _, n := range c.levels {
+					want = append(want, float64(n))
+				}
+				if !slices.Equal(values, want) || !slices.Equal(labels, c.labels) {
+					t.Errorf("panel %d: ticks %v labelled %q, want %v labelled %q", i, values, labels, want, c.labels)
+				}
+			}
+			if _, err := chs[0].SVG(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -103,7 +103,7 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 			What:    whatRan(d, l),
 			Env:     environment(d, l),
 			Stores:  storeTable(d, l),
-			Notes:   Notes(d),
+			Notes:   notes(d, l),
 		}
 		header, rows, numeric := table(d, l)
 		run.Results = cellTable(header, rows, numeric)
@@ -242,7 +242,7 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		kv = append(kv, [2]string{l.t("think"), r.Think})
 	}
 	if r.Rate != "" {
-		kv = append(kv, [2]string{"rate", r.Rate + " ops/s"})
+		kv = append(kv, [2]string{l.t("rate"), r.Rate + " ops/s"})
 	}
 	if r.Repeat > 1 {
 		kv = append(kv, [2]string{l.t("repeats"), strconv.Itoa(r.Repeat)})

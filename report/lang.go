@@ -115,6 +115,39 @@ var words = map[string][2]string{
 	"chart.repeats":     {"median of repeats, whiskers min–max", "繰り返しの中央値、ひげは最小〜最大"},
 	"open loop at %s ops/s (latency from the scheduled start)": {"", "%s ops/s の開ループ (レイテンシは予定開始時刻から)"},
 	"chart.timeline.repeat1":                                   {"first repeat", "1 回目の繰り返し"},
+	"rate":                                                     {"", "レート"},
+
+	// The notes under a table (Notes). Figures keep their order in both
+	// languages, so the numbers of a Japanese and an English report line up;
+	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
+	"note.failed":       {"%s: FAILED: %s", "%s: 失敗: %s"},
+	"note.loaded":       {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
+	"note.session":      {"%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %d クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
+	"note.errors":       {"%s %s: %d errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件、最初のエラー: %[5]s"},
+	"note.unverified":   {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
+	"note.lost":         {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.extra":        {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.interrupted":  {"%s %s*: interrupted", "%s %s*: 中断されました"},
+	"note.openloop":     {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
+	"note.behind":       {"; BEHIND: %s", "。BEHIND: %s"},
+	"note.per-op":       {"%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it", "%s %s: 操作ごとに新しい接続: 接続を含めて %s ops/s、除くと %s ops/s。接続に平均 %s、接続を除いた操作に平均 %s"},
+	"note.read-nothing": {"%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", "%s %s: 何も読めませんでした: テーブルが空でした (kurabe は実行の最初にテーブルを空にします)。書き込む操作を先に置いてください (例: --ops write,%s)"},
+	"note.fit":          {"%s: mean latency = %s %s %s per %s (R² %.3f, %d points)", "%s: 平均レイテンシ = %s %s %s/%s (R² %.3f、%d 点)"},
+	"note.cross":        {"%s and %s cross at %s %s: %s is faster below, the other above", "%s と %s の直線は %s %s で交差します。それより少ないと %s が速く、多いともう一方が速くなります"},
+	"note.via":          {"%s %s through %s: %s ops/s against %s direct (%+.0f%%); mean latency %s against %s: %s", "%s %s (%s 経由): %s ops/s、直接では %s ops/s (%+.0f%%)。平均レイテンシ %s、直接では %s: %s"},
+	"note.via.adds":     {"the %s layer adds %s per operation", "%s 層が操作あたり %s 加えます"},
+	"note.via.less":     {"%s less through the %s layer, which queues requests before the store (fewer writers contend inside it)", "%[2]s 層を通すと %[1]s 短くなります。層がストアの手前で要求を待たせるためです (ストアの中で競合する書き込みが減ります)"},
+
+	// The load workload's notes (workload/load NotesIn), keyed by their
+	// English format, which that package writes itself.
+	"%s load, rows/s: %s": {"", "%s の読み込み (行/秒): %s"},
+	"%s %s (incomplete)":  {"", "%s %s (未完了)"},
+	"autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs": {"", "autocommit とディスク: 行ごとに fsync が何回分かかるかは、ストアのディスクで kurabe probe --dir を実行すると分かります"},
+	"%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row":    {"", "%s autocommit: %s 行/秒、ディスクの fsync 付き追記は %s 回/秒 (kurabe probe): 行ごとに fsync %.1f 回分の時間"},
+	"; faster than one fsync per row: concurrent commits shared fsyncs (group commit)":                              {"", "。行ごとに fsync 一回分より速い: 同時のコミットが fsync を共有しました (グループコミット)"},
+	"; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)":                    {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (またはディスクのキャッシュが吸収しています)"},
+	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
+	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
 }
 
 // tr is a language: it turns an English key into that language's words.

@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -86,6 +87,7 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 		panels := []*plot.Plot{rate, total, per}
 		maxY := make([]float64, 3)
 		xmax := 0.0
+		var levels levelTicks
 		for _, p := range panels {
 			grid(p)
 		}
@@ -101,6 +103,9 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 					maxY[i] = math.Max(maxY[i], y)
 				}
 				xmax = math.Max(xmax, x)
+				if !slices.Contains(levels, x) {
+					levels = append(levels, x)
+				}
 			}
 			if len(pts[0]) < 2 {
 				continue
@@ -114,14 +119,39 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 		if len(ch.legend) == 0 {
 			continue
 		}
+		slices.Sort(levels)
 		for i, p := range panels {
 			p.X.Min, p.X.Max = 0, xmax+1
 			p.Y.Min, p.Y.Max = 0, math.Max(maxY[i]*1.1, 1e-9)
+			p.X.Tick.Marker = levels
 		}
 		rate.Y.Tick.Marker = numTicks{}
 		per.Y.Tick.Marker = linearDurTicks{}
 		ch.plots = panels
 		out = append(out, ch)
+	}
+	return out
+}
+
+// levelTicks marks the x axis at exactly the client levels that ran, so
+// no tick falls between two levels (1.5 clients). Levels are whole and
+// sorted. A label that would crowd the one before it (2 and 4 beside 64
+// on a linear axis) is left off, its tick kept.
+type levelTicks []float64
+
+func (ls levelTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	last := math.Inf(-1)
+	for _, v := range ls {
+		if v < lo || v > hi {
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if v-last >= (hi-lo)/20 {
+			t.Label = num0(int64(v))
+			last = v
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -7,7 +7,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -42,18 +41,17 @@ func summary(d *result.Document, l tr) []string {
 	if p := params(r.Params); p != "" {
 		what = append(what, p)
 	}
-	if l == Japanese {
-		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client"))
-	} else {
-		if len(r.Levels) > 1 {
-			var ls []string
-			for _, l := range r.Levels {
-				ls = append(ls, strconv.Itoa(l))
-			}
-			what = append(what, "clients "+strings.Join(ls, ","))
-		} else {
-			what = append(what, plural(r.Clients, "client"))
+	switch {
+	case len(r.Levels) > 1:
+		var ls []string
+		for _, l := range r.Levels {
+			ls = append(ls, strconv.Itoa(l))
 		}
+		what = append(what, l.t("clients")+" "+strings.Join(ls, ","))
+	case l == Japanese:
+		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client"))
+	default:
+		what = append(what, plural(r.Clients, "client"))
 	}
 	if r.Count > 0 {
 		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
@@ -247,13 +245,18 @@ func lostCell(p result.Phase) string {
 	return "0"
 }
 
-// Notes returns the lines under the table: failures, errors by class,
-// verification problems.
-func Notes(d *result.Document) []string {
+// Notes returns the lines under the table in lang: failures, errors by
+// class, verification problems, open-loop and connection figures, fitted
+// lines, load rates and the cost of --via-http. Only kurabe's own sentences
+// change with the language; what stores and workloads wrote into the
+// document (store notes, error messages) is quoted as it is.
+func Notes(d *result.Document, lang string) []string { return notes(d, tr(lang)) }
+
+func notes(d *result.Document, l tr) []string {
 	var out []string
 	for _, s := range d.Stores {
 		if s.Error != "" {
-			out = append(out, fmt.Sprintf("%s: FAILED: %s", s.Label, s.Error))
+			out = append(out, l.f("note.failed", s.Label, s.Error))
 		}
 		for _, n := range s.Notes {
 			out = append(out, s.Label+": "+n)
@@ -262,48 +265,47 @@ func Notes(d *result.Document) []string {
 			if p.Rows == 0 {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s: data set loaded: %s rows in %.2f s (%s rows/s)", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
+			out = append(out, l.f("note.loaded", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
 		}
 		for _, p := range s.Phases {
 			for _, c := range p.SessionErrors {
-				out = append(out, fmt.Sprintf("%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", s.Label, p.Op, c.Count, c.Class, c.First, p.Clients))
+				out = append(out, l.f("note.session", s.Label, p.Op, c.Count, c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
-				out = append(out, fmt.Sprintf("%s %s: %d errors of class %s, first: %s", s.Label, p.Op, c.Count, c.Class, c.First))
+				out = append(out, l.f("note.errors", s.Label, p.Op, c.Count, c.Class, c.First))
 			}
 			for _, v := range p.Verify {
 				switch {
 				case v.Error != "":
-					out = append(out, fmt.Sprintf("%s %s: could not verify %s: %s", s.Label, p.Op, v.Table, v.Error))
+					out = append(out, l.f("note.unverified", s.Label, p.Op, v.Table, v.Error))
 				case v.Lost > 0:
-					out = append(out, fmt.Sprintf("%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", s.Label, p.Op, v.Lost, v.Acked, v.Table, v.After-v.Before))
+					out = append(out, l.f("note.lost", s.Label, p.Op, v.Lost, v.Acked, v.Table, v.After-v.Before))
 				case v.Extra > 0:
-					out = append(out, fmt.Sprintf("%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", s.Label, p.Op, v.Extra, v.Acked, v.Table, v.After-v.Before))
+					out = append(out, l.f("note.extra", s.Label, p.Op, v.Extra, v.Acked, v.Table, v.After-v.Before))
 				}
 			}
 			if p.Interrupted {
-				out = append(out, fmt.Sprintf("%s %s*: interrupted", s.Label, p.Op))
+				out = append(out, l.f("note.interrupted", s.Label, p.Op))
 			}
 			if o := p.OpenLoop; o != nil {
-				line := fmt.Sprintf("%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s",
-					s.Label, p.Op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)), o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
+				line := l.f("note.openloop", s.Label, p.Op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)),
+					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.Behind {
-					line += "; BEHIND: " + o.Note
+					line += l.f("note.behind", o.Note)
 				}
 				out = append(out, line)
 			}
 			if p.Connect != nil && p.LatencyExclConnect != nil {
-				out = append(out, fmt.Sprintf("%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it",
-					s.Label, p.Op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
+				out = append(out, l.f("note.per-op", s.Label, p.Op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
-				out = append(out, fmt.Sprintf("%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", s.Label, p.Op, p.Op))
+				out = append(out, l.f("note.read-nothing", s.Label, p.Op, p.Op))
 			}
 		}
 	}
-	out = append(out, fitNotes(d)...)
-	out = append(out, load.Notes(d, d.Env.FsyncsPerSec())...)
-	return append(out, viaNotes(d)...)
+	out = append(out, fitNotes(d, l)...)
+	out = append(out, load.NotesIn(d, d.Env.FsyncsPerSec(), l.f)...)
+	return append(out, viaNotes(d, l)...)
 }
 
 // Text writes the summary and an aligned table for a terminal.
@@ -317,9 +319,9 @@ func text(w io.Writer, d *result.Document, l tr) error {
 	}
 	b.WriteString("\n")
 	alignTable(&b, header, rows, numeric)
-	if notes := Notes(d); len(notes) > 0 {
+	if ns := notes(d, l); len(ns) > 0 {
 		b.WriteString("\n")
-		for _, n := range notes {
+		for _, n := range ns {
 			b.WriteString(n + "\n")
 		}
 	}
@@ -380,9 +382,9 @@ func markdown(w io.Writer, d *result.Document, l tr) error {
 	}
 	b.WriteString("\n")
 	markdownTable(&b, header, rows, numeric)
-	if notes := Notes(d); len(notes) > 0 {
+	if ns := notes(d, l); len(ns) > 0 {
 		b.WriteString("\n")
-		for _, n := range notes {
+		for _, n := range ns {
 			b.WriteString("- " + n + "\n")
 		}
 	}

@@ -52,14 +52,24 @@ func Rates(d *result.Document) []Rate {
 // second per store and way, and, given the disk's rate of fsync'd appends
 // from kurabe probe (0 when there is none), each autocommit rate held
 // against it: a store that syncs k times per commit loads at most 1/k of
-// that rate with one client.
+// that rate with one client. The lines are English; NotesIn writes them in
+// another language.
 func Notes(d *result.Document, fsyncsPerSec float64) []string {
+	return NotesIn(d, fsyncsPerSec, fmt.Sprintf)
+}
+
+// NotesIn is Notes with each sentence put into words by say, which is
+// given the English format and its arguments: fmt.Sprintf writes English,
+// a report's translator another language. (This package cannot import the
+// report package, which imports it, so the words table lives there and
+// arrives as a function.)
+func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, args ...any) string) []string {
 	var out []string
 	var line []string
 	last := ""
 	flush := func() {
 		if len(line) > 0 {
-			out = append(out, last+" load, rows/s: "+strings.Join(line, " · "))
+			out = append(out, say("%s load, rows/s: %s", last, strings.Join(line, " · ")))
 		}
 		line = nil
 	}
@@ -83,7 +93,7 @@ func Notes(d *result.Document, fsyncsPerSec float64) []string {
 		case r.Complete:
 			line = append(line, way+" "+group(r.RowsPerSec))
 		default:
-			line = append(line, way+" "+group(r.RowsPerSec)+" (incomplete)")
+			line = append(line, say("%s %s (incomplete)", way, group(r.RowsPerSec)))
 		}
 		if r.Way == "autocommit" && r.Complete {
 			autos = append(autos, r)
@@ -92,22 +102,22 @@ func Notes(d *result.Document, fsyncsPerSec float64) []string {
 	flush()
 	if fsyncsPerSec <= 0 {
 		if len(autos) > 0 {
-			out = append(out, "autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs")
+			out = append(out, say("autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs"))
 		}
 		return out
 	}
 	for _, r := range autos {
 		per := fsyncsPerSec / r.RowsPerSec
-		line := fmt.Sprintf("%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row", r.Store, group(r.RowsPerSec), group(fsyncsPerSec), per)
+		line := say("%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row", r.Store, group(r.RowsPerSec), group(fsyncsPerSec), per)
 		switch {
 		case per < 0.8 && r.Clients > 1:
-			line += "; faster than one fsync per row: concurrent commits shared fsyncs (group commit)"
+			line += say("; faster than one fsync per row: concurrent commits shared fsyncs (group commit)")
 		case per < 0.8:
-			line += "; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)"
+			line += say("; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)")
 		case per < 1.5:
-			line += ": about one sync per commit"
+			line += say(": about one sync per commit")
 		default:
-			line += ": several syncs per commit (a rollback journal syncs the journal and the database)"
+			line += say(": several syncs per commit (a rollback journal syncs the journal and the database)")
 		}
 		out = append(out, line)
 	}

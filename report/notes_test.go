@@ -1,0 +1,220 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kurabe/probe"
+	"kurabe/result"
+	"kurabe/workload/load"
+)
+
+// notesDocs are documents that between them produce every kind of note
+// kurabe writes under a table: a sweep with fitted lines that cross, a
+// store run through kurabe serve, a failed store, a loaded data set,
+// session and error classes, an interruption (rangeNotesDoc); lost, extra
+// and unverifiable writes, an open loop that fell behind, a connection per
+// operation, a read of an empty table (bbsNotesDoc); load rates against
+// the disk's fsync rate, and without one (loadNotesDoc).
+func notesDocs() []*result.Document {
+	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0)}
+	for _, d := range docs {
+		for i := range d.Stores {
+			d.Stores[i].Info.Target = "/tmp/kurabe-n/" + strconv.Itoa(i+1)
+		}
+	}
+	return docs
+}
+
+func notesBase(workload string, seed uint64, ops ...string) *result.Document {
+	return &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Seed: seed,
+		Started: time.Date(2026, 11, 5, 9, 0, 0, 0, time.UTC), Finished: time.Date(2026, 11, 5, 9, 1, 0, 0, time.UTC),
+		Run: result.RunConfig{Workload: workload, Ops: ops, Clients: 1, Count: 20, Dir: "/tmp/kurabe-n"}}
+}
+
+// notesPhase is a phase of n operations at a mean latency of meanUs.
+func notesPhase(op string, clients int, meanUs float64) result.Phase {
+	ops := int64(20)
+	return result.Phase{Op: op, Clients: clients, Ops: ops, Elapsed: float64(ops) * meanUs / 1e6, OpsPerSec: 1e6 / meanUs,
+		Latency:   result.Latency{Count: uint64(ops), Mean: meanUs, P50: meanUs * 0.9, P90: meanUs * 1.5, P99: meanUs * 2, P999: meanUs * 3, Max: meanUs * 3},
+		BytesRead: 1000, FinishRatio: 1}
+}
+
+func rangeNotesDoc() *result.Document {
+	d := notesBase("range", 1, "range 1", "range 100", "range 1000")
+	sweep := func(label string, fixed, per float64) result.Store {
+		s := result.Store{Label: label}
+		for _, n := range []float64{1, 100, 1000} {
+			p := notesPhase("range "+strconvF(n), 1, fixed+per*n)
+			p.Sweep, p.SweepValue = "records", n
+			s.Phases = append(s.Phases, p)
+		}
+		return s
+	}
+	// sqlite: 100 µs + 2 µs per record; file: 400 µs + 0.5 µs per
+	// record; they cross at 200 records.
+	sq := sweep("sqlite", 100, 2)
+	sq.Notes = []string{"journal_mode=wal was applied"} // a store's own words, quoted as they are
+	sq.Prepared = []result.Prepared{{Rows: 120720, Seconds: 2.5}}
+	sq.Phases[1].SessionErrors = []result.ErrorClass{{Class: "busy", Count: 2, First: "database is locked"}}
+	sq.Phases[1].Errors = 3
+	sq.Phases[1].ErrorClasses = []result.ErrorClass{{Class: "short-read", Count: 3, First: "99 rows, want 100"}}
+	fi := sweep("file", 400, 0.5)
+	fi.Phases[2].Interrupted = true
+	// Through kurabe serve: slower on one record, faster on 100 (the
+	// service queues requests before the store).
+	via := result.Store{Label: "sqlite via http", Via: "http", Of: "sqlite",
+		Phases: []result.Phase{notesPhase("range 1", 1, 250), notesPhase("range 100", 1, 280)}}
+	broken := result.Store{Label: "postgres", Error: "cannot connect to 127.0.0.1:5432: connection refused"}
+	d.Stores = []result.Store{sq, fi, via, broken}
+	return d
+}
+
+func strconvF(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func bbsNotesDoc() *result.Document {
+	d := notesBase("bbs", 2, "write", "read-latest")
+	d.Run.Rate = "500"
+	lost := notesPhase("write", 2, 300)
+	lost.Verify = []result.Verify{{Table: "posts", Acked: 20, Before: 0, After: 18, Lost: 2}}
+	open := notesPhase("read-latest", 2, 900)
+	open.Elapsed = 2
+	open.OpenLoop = &result.OpenLoop{Rate: 500, Scheduled: 1000, Achieved: 412.5, Late: 37, LateAfterUs: 10000,
+		Lag: result.Latency{P99: 48000}, Service: result.Latency{P50: 800, P99: 4100}, Behind: true, Note: "every client was busy"}
+	extra := notesPhase("write", 2, 310)
+	extra.Verify = []result.Verify{{Table: "posts", Acked: 20, Before: 5, After: 26, Extra: 1}}
+	empty := notesPhase("read-latest", 2, 120)
+	empty.BytesRead = 0
+	perOp := notesPhase("write", 2, 2500)
+	perOp.Connect = &result.Latency{Mean: 2100}
+	perOp.LatencyExclConnect = &result.Latency{Mean: 400}
+	perOp.OpsPerSecExclConnect = 2500
+	perOp.Verify = []result.Verify{{Table: "posts", Error: "permission denied for table kurabe_posts"}}
+	d.Stores = []result.Store{
+		{Label: "sqlite", Phases: []result.Phase{lost, open}},
+		{Label: "mariadb", Phases: []result.Phase{extra, empty}},
+		{Label: "postgres", Phases: []result.Phase{perOp}},
+	}
+	return d
+}
+
+// loadNotesDoc is a load run of 120,720 rows in one chunk; fsyncs is the
+// disk's rate from kurabe probe (0: none).
+func loadNotesDoc(fsyncs float64) *result.Document {
+	d := notesBase("load", 3, "autocommit", "transaction")
+	d.Run.Params = map[string]string{"rows": "120720", "chunk_rows": "120720"}
+	if fsyncs > 0 {
+		d.Env.Probe = &probe.Result{FsyncsPerSec: fsyncs}
+	}
+	phase := func(op string, clients int, secs float64, errs int64) result.Phase {
+		return result.Phase{Op: op, Clients: clients, Elapsed: secs, Ops: 1, Errors: errs, OpsPerSec: 1 / secs,
+			Latency: result.Latency{Count: 1, Mean: secs * 1e6}, BytesWritten: 1}
+	}
+	d.Stores = []result.Store{
+		{Label: "sqlite", Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
+		{Label: "mariadb", Phases: []result.Phase{phase("autocommit", 1, 24.1, 0), phase("transaction", 1, 3.0, 1)}},
+		{Label: "postgres", Phases: []result.Phase{phase("autocommit", 4, 10, 0)}},
+		{Label: "file", Phases: []result.Phase{phase("autocommit", 1, 5, 0)}},
+	}
+	return d
+}
+
+// TestNotesGolden keeps the notes of every kind in both languages: the
+// Japanese file shows each sentence translated, the English one that the
+// English did not change.
+func TestNotesGolden(t *testing.T) {
+	for _, c := range []struct{ name, format, lang string }{
+		{"notes-en.txt", "text", English},
+		{"notes-ja.txt", "text", Japanese},
+		{"notes-ja.md", "markdown", Japanese},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteTables(&b, c.format, c.lang, notesDocs()...); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.name, b.Bytes())
+		})
+	}
+}
+
+// TestNotesFollowTheLanguage checks that each note kurabe writes itself
+// changes with the language, that only quoted text (a store's notes and
+// error messages) stays the same, and that the figures in them are the
+// same in both languages and in the same order.
+func TestNotesFollowTheLanguage(t *testing.T) {
+	quoted := []string{"journal_mode=wal was applied"}
+	digits := regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
+	for _, d := range notesDocs() {
+		en, ja := Notes(d, English), Notes(d, Japanese)
+		if len(en) == 0 || len(en) != len(ja) {
+			t.Fatalf("%s: %d English notes, %d Japanese", d.Run.Workload, len(en), len(ja))
+		}
+		for i := range en {
+			if en[i] == ja[i] && !slices.ContainsFunc(quoted, func(q string) bool { return strings.HasSuffix(en[i], q) }) {
+				t.Errorf("not translated: %q", en[i])
+			}
+			if a, b := digits.FindAllString(en[i], -1), digits.FindAllString(ja[i], -1); !slices.Equal(a, b) {
+				t.Errorf("figures differ:\n%s\n%s", en[i], ja[i])
+			}
+		}
+	}
+}
+
+// TestNotesKindsCovered makes sure the note documents still produce each
+// kind of note, so that the golden files cover every sentence.
+func TestNotesKindsCovered(t *testing.T) {
+	var all []string
+	for _, d := range notesDocs() {
+		all = append(all, Notes(d, English)...)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"FAILED:", "data set loaded", "could not open a session", "errors of class", "could not verify", "LOST 2 writes", "EXTRA 1 rows",
+		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing", "mean latency =", "cross at",
+		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
+		"commits are not synced", "about one sync per commit", "several syncs per commit",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no note says %q", want)
+		}
+	}
+}
+
+// TestLoadNotesEnglishUnchanged checks that the report's English load notes
+// are load.Notes' own, byte for byte.
+func TestLoadNotesEnglishUnchanged(t *testing.T) {
+	for _, fsyncs := range []float64{5200, 0} {
+		d := loadNotesDoc(fsyncs)
+		want := load.Notes(d, fsyncs)
+		if got := load.NotesIn(d, fsyncs, tr(English).f); !slices.Equal(got, want) {
+			t.Errorf("fsyncs %v:\n%q\nwant\n%q", fsyncs, got, want)
+		}
+	}
+}
+
+// TestHTMLNotesInJapanese checks that the HTML report's notes follow its
+// language.
+func TestHTMLNotesInJapanese(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeHTML(&b, Japanese, nil, notesDocs()[:2]); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, n := range append(Notes(rangeNotesDoc(), Japanese), Notes(bbsNotesDoc(), Japanese)...) {
+		if !strings.Contains(page, htmlEscaper.Replace(n)) {
+			t.Errorf("page lacks the note %q", n)
+		}
+	}
+	if strings.Contains(page, "mean latency =") || strings.Contains(page, "could not verify") {
+		t.Error("English notes in the Japanese page")
+	}
+}
+
+// htmlEscaper escapes text as html/template does.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
