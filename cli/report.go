@@ -49,7 +49,7 @@ func readDocs(paths []string) ([]*result.Document, error) {
 }
 
 func langFlag(fs *flag.FlagSet) *string {
-	return fs.String("lang", report.DefaultLang(os.Getenv), "language of headings and labels: "+strings.Join(report.Langs, ", ")+" (default from LC_ALL, LC_MESSAGES or LANG)")
+	return fs.String("lang", report.DefaultLang(os.Getenv), "language of headings, labels and the notes under the tables: "+strings.Join(report.Langs, ", ")+" (default from LC_ALL, LC_MESSAGES or LANG)")
 }
 
 func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
