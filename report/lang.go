@@ -130,6 +130,8 @@ var words = map[string][2]string{
 	"note.interrupted":  {"%s %s*: interrupted", "%s %s*: 中断されました"},
 	"note.openloop":     {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
 	"note.behind":       {"; BEHIND: %s", "。BEHIND: %s"},
+	"note.kinds":        {"%s %s by kind: %s", "%s %s の操作別: %s"},
+	"note.kind":         {"%s %.1f%% (p50 %s, p99 %s)", "%s %.1f%% (p50 %s、p99 %s)"},
 	"note.per-op":       {"%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it", "%s %s: 操作ごとに新しい接続: 接続を含めて %s ops/s、除くと %s ops/s。接続に平均 %s、接続を除いた操作に平均 %s"},
 	"note.read-nothing": {"%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", "%s %s: 何も読めませんでした: テーブルが空でした (kurabe は実行の最初にテーブルを空にします)。書き込む操作を先に置いてください (例: --ops write,%s)"},
 	"note.fit":          {"%s: mean latency = %s %s %s per %s (R² %.3f, %d points)", "%s: 平均レイテンシ = %s %s %s/%s (R² %.3f、%d 点)"},

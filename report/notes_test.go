@@ -19,7 +19,8 @@ import (
 // store run through kurabe serve, a failed store, a loaded data set,
 // session and error classes, an interruption (rangeNotesDoc); lost, extra
 // and unverifiable writes, an open loop that fell behind, a connection per
-// operation, a read of an empty table (bbsNotesDoc); load rates against
+// operation, a read of an empty table, a mix broken down by kind
+// (bbsNotesDoc); load rates against
 // the disk's fsync rate, and without one (loadNotesDoc).
 func notesDocs() []*result.Document {
 	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0)}
@@ -95,8 +96,14 @@ func bbsNotesDoc() *result.Document {
 	perOp.LatencyExclConnect = &result.Latency{Mean: 400}
 	perOp.OpsPerSecExclConnect = 2500
 	perOp.Verify = []result.Verify{{Table: "posts", Error: "permission denied for table kurabe_posts"}}
+	mix := notesPhase("mix", 2, 200)
+	mix.Kinds = []result.Kind{
+		{Name: "write", Ops: 5, Latency: result.Latency{P50: 410, P99: 1200}},
+		{Name: "read-all", Ops: 0},
+		{Name: "read-latest", Ops: 15, Latency: result.Latency{P50: 95, P99: 310}},
+	}
 	d.Stores = []result.Store{
-		{Label: "sqlite", Phases: []result.Phase{lost, open}},
+		{Label: "sqlite", Phases: []result.Phase{lost, open, mix}},
 		{Label: "mariadb", Phases: []result.Phase{extra, empty}},
 		{Label: "postgres", Phases: []result.Phase{perOp}},
 	}
@@ -178,7 +185,7 @@ func TestNotesKindsCovered(t *testing.T) {
 		"FAILED:", "data set loaded", "could not open a session", "errors of class", "could not verify", "LOST 2 writes", "EXTRA 1 rows",
 		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing", "mean latency =", "cross at",
 		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
-		"commits are not synced", "about one sync per commit", "several syncs per commit",
+		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no note says %q", want)

@@ -298,6 +298,9 @@ func notes(d *result.Document, l tr) []string {
 			if p.Connect != nil && p.LatencyExclConnect != nil {
 				out = append(out, l.f("note.per-op", s.Label, p.Op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
+			if line := kindsNote(l, s.Label, p); line != "" {
+				out = append(out, line)
+			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
 				out = append(out, l.f("note.read-nothing", s.Label, p.Op, p.Op))
 			}
@@ -306,6 +309,27 @@ func notes(d *result.Document, l tr) []string {
 	out = append(out, fitNotes(d, l)...)
 	out = append(out, load.NotesIn(d, d.Env.FsyncsPerSec(), l.f)...)
 	return append(out, viaNotes(d, l)...)
+}
+
+// kindsNote breaks a phase that mixes kinds of operation (bbs mix, ycsb's
+// letters) down by kind: each kind's share of the operations and its
+// latency, which the table's one row per phase does not show. It is empty
+// for a phase of one kind.
+func kindsNote(l tr, label string, p result.Phase) string {
+	var parts []string
+	var total int64
+	for _, k := range p.Kinds {
+		total += k.Ops
+	}
+	for _, k := range p.Kinds {
+		if k.Ops > 0 {
+			parts = append(parts, l.f("note.kind", k.Name, float64(k.Ops)*100/float64(total), dur(k.Latency.P50), dur(k.Latency.P99)))
+		}
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return l.f("note.kinds", label, p.Op, strings.Join(parts, " · "))
 }
 
 // Text writes the summary and an aligned table for a terminal.
