@@ -45,6 +45,23 @@ func runCLI(t *testing.T, app *App, args ...string) (stdout, stderr string, code
 	return out.String(), errb.String(), code
 }
 
+// droppingApp is the built-in app with one more store, "dropping": a
+// fault-injecting SQLite that acknowledges and drops 1 write in 100.
+func droppingApp() *App {
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "dropping",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			if err != nil {
+				return nil, err
+			}
+			return &storefault.DropWrites{Store: st, Every: 100}, nil
+		},
+	})
+	return app
+}
+
 func TestRunComparesFileAndSQLite(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
@@ -110,18 +127,7 @@ func TestRunExactCountOverManyClients(t *testing.T) {
 }
 
 func TestLostWritesFailTheRun(t *testing.T) {
-	app := testApp()
-	// A fault-injecting store: SQLite that acknowledges and drops 1 write in 100.
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "dropping",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			if err != nil {
-				return nil, err
-			}
-			return &storefault.DropWrites{Store: st, Every: 100}, nil
-		},
-	})
+	app := droppingApp()
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, app, "run", "--store", "dropping:", "--store", "file:", "--ops", "write", "-n", "1000", "-c", "5", "--json", js)
 	if code != ExitFailed {
@@ -406,17 +412,7 @@ func TestViaHTTPRunsDirectAndThroughServe(t *testing.T) {
 // its client's acknowledged writes (the file store keeps one file per
 // table), and a store that drops writes is still caught, table by table.
 func TestIsolateGivesEachClientItsOwnTable(t *testing.T) {
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "dropping",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			if err != nil {
-				return nil, err
-			}
-			return &storefault.DropWrites{Store: st, Every: 100}, nil
-		},
-	})
+	app := droppingApp()
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
 	out, errs, code := runCLI(t, app, "run", "-q", "--store", "file:", "--store", "dropping:", "--dir", dir,

@@ -23,28 +23,8 @@ import (
 
 	"kurabe/result"
 	"kurabe/store"
-	"kurabe/store/httpstore"
-	"kurabe/store/sqlite"
-	"kurabe/store/storefault"
 	"kurabe/stores"
 )
-
-// httpApp is kurabe with the http driver, which the shipped table will
-// register, and a store that drops one acknowledged write in 100.
-func httpApp() *App {
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...),
-		stores.Entry{Driver: "http", Open: httpstore.Open},
-		stores.Entry{Driver: "dropping", Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			if err != nil {
-				return nil, err
-			}
-			return &storefault.DropWrites{Store: st, Every: 100}, nil
-		}},
-	)
-	return app
-}
 
 var served = regexp.MustCompile(`^kurabe serve: (http://127\.0\.0\.1:\d+) · .* · store \S+ (\S+).*?(?: · data (\S+) \((kept|removed on exit)\))? · Ctrl-C stops$`)
 
@@ -224,7 +204,7 @@ func TestServeBadInputIsOneLineExit2(t *testing.T) {
 // kurabe run through HTTP against kurabe serve: the same workload and
 // verification as against the store directly.
 func TestRunThroughHTTPAgainstServe(t *testing.T) {
-	app := httpApp()
+	app := droppingApp()
 	base, _, _ := startServe(t, app, "--store", "sqlite:?journal_mode=wal&synchronous=normal", "--listen", "127.0.0.1:0")
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, app, "run", "--store", base, "-n", "200", "-c", "4", "--json", js)
@@ -254,7 +234,7 @@ func TestRunThroughHTTPAgainstServe(t *testing.T) {
 // A service that acknowledges a write and drops it is caught through
 // HTTP as it is directly.
 func TestLostWritesThroughHTTP(t *testing.T) {
-	app := httpApp()
+	app := droppingApp()
 	base, _, _ := startServe(t, app, "--store", "dropping:?synchronous=off", "--listen", "127.0.0.1:0")
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, app, "run", "--store", base, "--ops", "write", "-n", "1000", "-c", "5", "--json", js)
@@ -277,14 +257,7 @@ func TestLostWritesThroughHTTP(t *testing.T) {
 // answered by a new process (a distinct X-Kurabe-Pid), kurabe run's
 // verification holds through it, and SIGTERM shuts it down cleanly.
 func TestServeCGIEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "kurabe")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kurabeBinary(t)
 	cmd := exec.Command(bin, "serve", "--cgi", "--store", "sqlite:?synchronous=off", "--listen", "127.0.0.1:0")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
@@ -341,7 +314,7 @@ func TestServeCGIEndToEnd(t *testing.T) {
 	}
 
 	// kurabe run verifies writes through the per-request processes too.
-	out, errs, code := runCLI(t, httpApp(), "run", "--store", base, "--ops", "write,read-latest", "-n", "40", "-c", "2")
+	out, errs, code := runCLI(t, droppingApp(), "run", "--store", base, "--ops", "write,read-latest", "-n", "40", "-c", "2")
 	if code != 0 || !strings.Contains(out, "store http: "+base+" (http kurabe serve "+Version+")") {
 		t.Fatalf("run through CGI: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -520,14 +493,8 @@ func TestServePostalBadInput(t *testing.T) {
 // In --cgi mode every request is a process of its own: a token from the
 // login's process works in the find's and the logout's.
 func TestServeCGIPostal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	bin := kurabeBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kurabe")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	cmd := exec.Command(bin, "serve", "--cgi", "--store", "sqlite:"+filepath.Join(dir, "p.db")+"?synchronous=off", "--dataset", "postal", "--dataset-rows", "500", "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), passwordEnv+"=secret")
 	var stderr lockedBuffer
