@@ -10,6 +10,7 @@ import (
 
 	"kurabe/store"
 	"kurabe/store/sqlite"
+	"kurabe/workload/workloadtest"
 )
 
 func TestParseMix(t *testing.T) {
@@ -46,17 +47,7 @@ func TestParseMix(t *testing.T) {
 
 func build(t *testing.T, args ...string) *bbs {
 	t.Helper()
-	d := New()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	w, err := d.Build([]string{"write", "read-all", "read-latest", "mix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w.(*bbs)
+	return workloadtest.Build(t, New(), []string{"write", "read-all", "read-latest", "mix"}, args...).(*bbs)
 }
 
 func TestClientOnRealStore(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,36 +13,14 @@ import (
 	"kurabe/engine"
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/workload/workloadtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := recordstest.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordstest.Main(m) }
 
 func build(t *testing.T, ops []string, args ...string) *crud {
 	t.Helper()
-	d := New()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if ops == nil {
-		ops, _ = d.Ops()
-	}
-	w, err := d.Build(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tb := range w.Tables() {
-		tb.ID = i
-	}
-	return w.(*crud)
+	return workloadtest.Build(t, New(), ops, args...).(*crud)
 }
 
 // runPhases runs every phase as kurabe run would with PhaseCount wired:

@@ -3,9 +3,7 @@ package load
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,33 +11,15 @@ import (
 	"kurabe/engine"
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/workload/workloadtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := recordstest.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordstest.Main(m) }
 
 func build(t *testing.T, args ...string) (*loader, *Definition) {
 	t.Helper()
 	d := New().(*Definition)
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	w, err := d.Build(kindNames)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tb := range w.Tables() {
-		tb.ID = i
-	}
-	return w.(*loader), d
+	return workloadtest.Build(t, d, kindNames, args...).(*loader), d
 }
 
 func TestEveryWayLoadsTheSameTable(t *testing.T) {

@@ -3,11 +3,9 @@ package point
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,33 +13,14 @@ import (
 	"kurabe/engine"
 	"kurabe/store"
 	"kurabe/workload"
+	"kurabe/workload/workloadtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := recordstest.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordstest.Main(m) }
 
 func build(t *testing.T, args ...string) *points {
 	t.Helper()
-	d := New()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	w, err := d.Build([]string{"point"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tb := range w.Tables() {
-		tb.ID = i
-	}
-	return w.(*points)
+	return workloadtest.Build(t, New(), []string{"point"}, args...).(*points)
 }
 
 func TestHitRatio(t *testing.T) {

@@ -11,24 +11,12 @@ import (
 	"kurabe/store/file"
 	"kurabe/store/sqlite"
 	"kurabe/workload"
+	"kurabe/workload/workloadtest"
 )
 
 func build(t *testing.T, ops []string, args ...string) *ranges {
 	t.Helper()
-	d := New()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if ops == nil {
-		ops, _ = d.Ops()
-	}
-	w, err := d.Build(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w.(*ranges)
+	return workloadtest.Build(t, New(), ops, args...).(*ranges)
 }
 
 func TestRangeReadsExactlyNInKeyOrder(t *testing.T) {

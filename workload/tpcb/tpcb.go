@@ -196,7 +196,7 @@ type bench struct {
 	sql                                  [3]queries // by dialect, with the stores' default table names
 }
 
-func (w *bench) Name() string             { return w.name }
+func (w *bench) Name() string { return w.name }
 
 // SharedTables: pgbench's clients share its four tables by design (the
 // contention on branches and tellers is part of the benchmark).

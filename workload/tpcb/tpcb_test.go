@@ -17,27 +17,13 @@ import (
 	"kurabe/store/sqlite"
 	"kurabe/store/storetest"
 	"kurabe/workload"
+	"kurabe/workload/workloadtest"
 )
 
 // build configures a definition from flags, as kurabe run does.
 func build(t testing.TB, d workload.Definition, ops []string, args ...string) *bench {
 	t.Helper()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if ops == nil {
-		_, ops = d.Ops()
-	}
-	w, err := d.Build(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tb := range w.Tables() {
-		tb.ID = i
-	}
-	return w.(*bench)
+	return workloadtest.Build(t, d, ops, args...).(*bench)
 }
 
 func openStore(t testing.TB, open store.Opener, spec, dir string) store.Store {

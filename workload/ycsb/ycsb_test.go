@@ -3,11 +3,9 @@ package ycsb
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,36 +14,14 @@ import (
 	"kurabe/engine"
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/workload/workloadtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := recordstest.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordstest.Main(m) }
 
 func build(t *testing.T, ops []string, args ...string) *ycsb {
 	t.Helper()
-	d := New()
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	d.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if ops == nil {
-		_, ops = d.Ops()
-	}
-	w, err := d.Build(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tb := range w.Tables() {
-		tb.ID = i
-	}
-	return w.(*ycsb)
+	return workloadtest.Build(t, New(), ops, args...).(*ycsb)
 }
 
 // prepare sets the workload's table up on st and loads it, as kurabe run

@@ -9,6 +9,7 @@ package recordstest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -108,4 +109,15 @@ func Close() error {
 	}
 	servers.open = nil
 	return first
+}
+
+// Main runs a package's tests, then stops the servers this package
+// started for them; use it as the package's TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if err := Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the test servers:", err)
+		code = 1
+	}
+	os.Exit(code)
 }
