@@ -1,7 +1,9 @@
 # Shared by the bench scripts: CPU accounting and the noise guard of
 # ../shared/MACHINE.md (wait until the machine is idle before a timed run,
 # record the CPU other processes use during it). Source it; it needs
-# IDLE_MAX (% of one core) and IDLE_WAIT (seconds) set.
+# IDLE_MAX (% of one core) and IDLE_WAIT (seconds) set. A script that runs
+# a server of its own sets SERVER_PID to the server's main process, so that
+# measure reports the server's CPU apart (SERVER) instead of as foreign.
 
 HZ=$(getconf CLK_TCK)
 
@@ -23,6 +25,35 @@ own_sample() {
 	line=${line##*) }
 	read -r -a f <<<"$line"
 	OWN=$((f[11] + f[12] + f[13] + f[14]))
+}
+
+# server_ticks PID sets TICKS: ticks used by PID, by the children it has
+# reaped, and by its live descendants (a PostgreSQL postmaster and its
+# backends, or a single mariadbd), found through /proc/PID/task/*/children.
+# Builtins only. Returns 1, with TICKS 0, when PID is gone.
+server_ticks() {
+	local todo=("$1") pid line f kids st k
+	TICKS=0
+	while ((${#todo[@]})); do
+		pid=${todo[-1]}
+		unset 'todo[-1]'
+		read -r line 2>/dev/null <"/proc/$pid/stat" || {
+			[[ $pid != "$1" ]] || return 1
+			continue
+		}
+		read -r -a st <<<"${line##*) }"
+		if [[ $pid == "$1" ]]; then
+			TICKS=$((TICKS + st[11] + st[12] + st[13] + st[14]))
+		else
+			TICKS=$((TICKS + st[11] + st[12]))
+		fi
+		for f in /proc/"$pid"/task/*/children; do
+			read -r -a kids 2>/dev/null <"$f" || [[ ${#kids[@]} -gt 0 ]] || continue
+			for k in "${kids[@]}"; do
+				todo+=("$k")
+			done
+		done
+	done
 }
 
 # now_us sets NOW_US: wall clock in microseconds.
@@ -59,13 +90,18 @@ wait_idle() {
 	done
 }
 
-# measure OUT CMD...: runs CMD with stdout to OUT and sets FOREIGN and OURS,
-# in thousandths of one core averaged over the run: OURS is the CPU of this
-# shell and its children (the benchmarked process), FOREIGN is the rest of
-# the machine's non-idle time.
+# measure OUT CMD...: runs CMD with stdout to OUT and sets FOREIGN, OURS and
+# SERVER, in thousandths of one core averaged over the run: OURS is the CPU
+# of this shell and its children (the benchmarked process), SERVER that of
+# the server SERVER_PID and its descendants (0 when SERVER_PID is unset),
+# FOREIGN the rest of the machine's non-idle time.
 measure() {
-	local out=$1 b0 o0 t0 dt total ours
+	local out=$1 b0 o0 t0 dt total ours s0=0 server=0
 	shift
+	if [[ -n ${SERVER_PID:-} ]]; then
+		server_ticks "$SERVER_PID" || true
+		s0=$TICKS
+	fi
 	own_sample
 	o0=$OWN
 	sys_sample
@@ -77,9 +113,14 @@ measure() {
 	dt=$((NOW_US - t0))
 	sys_sample
 	own_sample
-	total=$((SYS_BUSY - b0))
+	if [[ -n ${SERVER_PID:-} ]]; then
+		server_ticks "$SERVER_PID" || true
+		server=$((TICKS - s0))
+	fi
+	total=$((SYS_BUSY - b0 - server))
 	ours=$((OWN - o0))
 	FOREIGN=$(permille $((total > ours ? total - ours : 0)) "$dt")
 	OURS=$(permille "$ours" "$dt")
+	SERVER=$(permille "$server" "$dt")
 }
 

@@ -77,37 +77,9 @@ pgb=(env PGOPTIONS="-c search_path=public" "$pgbin/pgbench" -h 127.0.0.1 -p "$po
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 
-# tree_ticks PID sets TREE: CPU ticks of PID, of the children it has
-# reaped, and of its live children (a PostgreSQL server: the postmaster and
-# its backends). Builtins only.
-tree_ticks() {
-	local f line st
-	TREE=0
-	for f in /proc/[0-9]*/stat; do
-		read -r line 2>/dev/null <"$f" || continue
-		read -r -a st <<<"${line##*) }"
-		if [[ $f == "/proc/$1/stat" ]]; then
-			TREE=$((TREE + st[11] + st[12] + st[13] + st[14]))
-		elif [[ ${st[1]} == "$1" ]]; then
-			TREE=$((TREE + st[11] + st[12]))
-		fi
-	done
-}
-
-# timed OUT CMD...: measure (bench/lib.sh) plus SERVER, the server's CPU in
-# thousandths of a core, which is taken off FOREIGN.
-timed() {
-	local s0 t0
-	tree_ticks "$srvpid"
-	s0=$TREE
-	now_us
-	t0=$NOW_US
-	measure "$@"
-	now_us
-	tree_ticks "$srvpid"
-	SERVER=$(permille $((TREE - s0)) $((NOW_US - t0)))
-	FOREIGN=$((FOREIGN > SERVER ? FOREIGN - SERVER : 0))
-}
+# measure (bench/lib.sh) reports the server's CPU (the postmaster and its
+# backends) as SERVER and leaves it out of FOREIGN.
+SERVER_PID=$srvpid
 
 t0=$SECONDS
 "${pgb[@]}" -i -q -s "$SCALE" postgres >"$tmp/init.out" 2>&1
@@ -125,7 +97,7 @@ printf "%-4s %-12s %-3s %12s %12s %7s %8s %8s %9s   %-15s %s\n" pass workload c 
 kurabe_run() {
 	wait_idle
 	KNOTE=${IDLE_NOTE:+kurabe: $IDLE_NOTE; }
-	timed "$tmp/k.out" "$tmp/kurabe" run -q -w tpcb --ops "$1" --scale "$SCALE" -c "$2" -d "${DURATION}s" \
+	measure "$tmp/k.out" "$tmp/kurabe" run -q -w tpcb --ops "$1" --scale "$SCALE" -c "$2" -d "${DURATION}s" \
 		--store "$dsn" --json "$tmp/k.json"
 	KF=$FOREIGN KS=$SERVER
 	read -r K KCPU KERR < <(python3 -c '
@@ -146,7 +118,7 @@ pgbench_run() {
 	[[ $mode == tpcb ]] && mode=tpcb-like
 	wait_idle
 	PNOTE=${IDLE_NOTE:+pgbench: $IDLE_NOTE; }
-	timed "$tmp/p.out" "${pgb[@]}" -b "$mode" -M prepared -c "$2" -j "$2" -T "$DURATION" postgres 2>"$tmp/p.err"
+	measure "$tmp/p.out" "${pgb[@]}" -b "$mode" -M prepared -c "$2" -j "$2" -T "$DURATION" postgres 2>"$tmp/p.err"
 	PF=$FOREIGN PS=$SERVER
 	PCPU=$(awk -v o="$OURS" 'BEGIN { printf "%.2f", o / 1000 }')
 	# pgbench 15: "tps = X (without initial connection time)".

@@ -110,28 +110,9 @@ sb=(sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 
-# proc_ticks PID sets TICKS: CPU ticks of PID (all its threads). Builtins only.
-proc_ticks() {
-	local line st
-	read -r line <"/proc/$1/stat"
-	read -r -a st <<<"${line##*) }"
-	TICKS=$((st[11] + st[12]))
-}
-
-# timed OUT CMD...: measure (bench/lib.sh) plus SERVER, the server's CPU in
-# thousandths of a core, which is taken off FOREIGN.
-timed() {
-	local s0 t0
-	proc_ticks "$srvpid"
-	s0=$TICKS
-	now_us
-	t0=$NOW_US
-	measure "$@"
-	now_us
-	proc_ticks "$srvpid"
-	SERVER=$(permille $((TICKS - s0)) $((NOW_US - t0)))
-	FOREIGN=$((FOREIGN > SERVER ? FOREIGN - SERVER : 0))
-}
+# measure (bench/lib.sh) reports mariadbd's CPU as SERVER and leaves it
+# out of FOREIGN.
+SERVER_PID=$srvpid
 
 t0=$SECONDS
 "${sb[@]}" prepare >"$tmp/prepare.out"
@@ -149,7 +130,7 @@ printf "%-4s %-3s %12s %13s %7s %8s %8s %9s   %-15s %s\n" pass c "kurabe tps" "s
 kurabe_run() {
 	wait_idle
 	KNOTE=${IDLE_NOTE:+kurabe: $IDLE_NOTE; }
-	timed "$tmp/k.out" "$tmp/kurabe" run -q -w select-only --scale $((ROWS / 100000)) -c "$1" -d "${DURATION}s" \
+	measure "$tmp/k.out" "$tmp/kurabe" run -q -w select-only --scale $((ROWS / 100000)) -c "$1" -d "${DURATION}s" \
 		--store "$store" --json "$tmp/k.json"
 	KF=$FOREIGN KS=$SERVER
 	read -r K KCPU KERR < <(python3 -c '
@@ -168,7 +149,7 @@ print(p["ops_per_s"], p["process_cpu_cores"], errs or "-")' "$tmp/k.json")
 sysbench_run() {
 	wait_idle
 	SNOTE=${IDLE_NOTE:+sysbench: $IDLE_NOTE; }
-	timed "$tmp/s.out" "${sb[@]}" --rand-type=uniform --threads="$1" --time="$DURATION" run
+	measure "$tmp/s.out" "${sb[@]}" --rand-type=uniform --threads="$1" --time="$DURATION" run
 	SF=$FOREIGN SS=$SERVER
 	SCPU=$(awk -v o="$OURS" 'BEGIN { printf "%.2f", o / 1000 }')
 	# "    transactions:                        123456 (12345.67 per sec.)"

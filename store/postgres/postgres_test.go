@@ -90,7 +90,9 @@ func open(t testing.TB, spec string, env store.Env) store.Store {
 func TestConformance(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	for _, opts := range []string{
-		"",
+		"", // driver=wire
+		"?driver=pgx",
+		"?driver=wire&synchronous_commit=off",
 		"?connect=pool&pool_size=4",
 		"?connect=per-op",
 		"?protocol=simple",
@@ -420,6 +422,10 @@ func TestOptionsValidated(t *testing.T) {
 		{"postgres://u@h/db?synchronous_commit=maybe", store.Env{}, "remote_apply"},
 		{"postgres://u@h/db?pool_size=4", store.Env{}, "only with connect=pool"},
 		{"postgres://u@h/db?connect=pool&pool_size=0", store.Env{}, "1 or more"},
+		{"postgres://u@h/db?driver=pgx", store.Env{}, ""},
+		{"postgres://u@h/db?driver=libpq", store.Env{}, "wire or pgx"},
+		{"postgres://u@h/db?driver=wire&connect=pool", store.Env{}, "only with connect=session and protocol=extended"},
+		{"postgres://u@h/db?driver=wire&protocol=simple", store.Env{}, "only with connect=session and protocol=extended"},
 		// Server settings are only for managed servers.
 		{"postgres://u@h/db?shared_buffers=1GB", store.Env{}, `unknown option "shared_buffers"`},
 		{"postgres:managed?port=5433", store.Env{Dir: "/tmp"}, "set by kurabe"},
@@ -447,7 +453,7 @@ func TestOptionsValidated(t *testing.T) {
 func TestScanDoesNotAllocatePerRow(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()
-	for _, protocol := range []string{"extended", "simple"} {
+	for _, protocol := range []string{"extended", "extended&driver=pgx", "simple"} {
 		st := open(t, dsn+"?protocol="+protocol, store.Env{})
 		tb := storetest.Table()
 		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
@@ -491,7 +497,7 @@ func TestScanDoesNotAllocatePerRow(t *testing.T) {
 			if many-few > 10 {
 				t.Errorf("protocol=%s, %s: scanning 500 rows allocates %.0f times, 10 rows %.0f times", protocol, c.name, many, few)
 			}
-			if protocol == "extended" {
+			if strings.HasPrefix(protocol, "extended") {
 				// pgx allocates a little per query; the shapes must not
 				// add to it (the simple protocol formats every argument).
 				if latest := allocs(store.Query{Desc: true, Limit: 10}); few > latest {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"kurabe/store"
+	"kurabe/store/postgres/wire"
 )
 
 // querier is what a session runs statements on: its own connection, the
@@ -32,6 +33,11 @@ type statements struct {
 	sel, key string         // SELECT cols FROM t; the quoted key column
 	scans    [shapes]string // by shape; "" until first used
 	params   int            // insert parameters
+
+	// driver=wire: the statements as prepared on the session's
+	// connection, each on first use.
+	wInsert *wire.Stmt
+	wScans  [shapes]*wire.Stmt
 }
 
 // shape is which clauses a scan's SQL has. Each shape is a statement of
@@ -103,8 +109,9 @@ func (p *statements) scan(sh shape) string {
 
 type session struct {
 	st     *Store
-	conn   *pgx.Conn // connect=session
-	opConn *pgx.Conn // connect=per-op, during an operation
+	w      *wire.Conn // connect=session with driver=wire
+	conn   *pgx.Conn  // connect=session with driver=pgx
+	opConn *pgx.Conn  // connect=per-op, during an operation
 	tables []*statements
 	args   []any
 	row    store.Row
@@ -120,6 +127,13 @@ type session struct {
 	pinned  *pgxpool.Conn
 	inTx    bool
 	sqlArgs []any
+
+	// driver=wire scratch: parameters in the text format, the bytes of
+	// those it formatted, and where each lies in them.
+	pvals [][]byte
+	nbuf  []byte
+	abuf  []byte
+	aoff  []int
 }
 
 // param is a scan parameter that reaches pgx without allocating. An int64
@@ -233,6 +247,9 @@ func (s *session) appendArgs(args []any, t *store.Table, row store.Row) []any {
 
 func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
 	p := s.prepared(t)
+	if s.w != nil {
+		return s.wireInsert(ctx, t, p, row)
+	}
 	db, err := s.db(ctx)
 	if err != nil {
 		return err
@@ -251,6 +268,9 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 		return nil
 	}
 	p := s.prepared(t)
+	if s.w != nil {
+		return s.wireInsertBatch(ctx, t, p, rows)
+	}
 	db, err := s.db(ctx)
 	if err != nil {
 		return err
@@ -281,6 +301,9 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 // costs what it costs an application: the skipped rows are still read.
 func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
 	p := s.prepared(t)
+	if s.w != nil {
+		return s.wireScan(ctx, t, p, q, fn)
+	}
 	db, err := s.db(ctx)
 	if err != nil {
 		return 0, err
@@ -377,6 +400,11 @@ func (s *session) Close() error {
 	// one is destroyed by Release, not reused, since it is not idle.
 	s.release()
 	s.inTx = false
+	if s.w != nil {
+		err := s.w.Close()
+		s.w = nil
+		return s.st.fail(err)
+	}
 	if s.conn == nil {
 		return nil
 	}

@@ -87,6 +87,9 @@ func (s *session) textArgs(args []any) []any {
 // Exec runs a statement and returns the rows it changed, as the server's
 // command tag counts them.
 func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	if s.w != nil {
+		return s.wireExec(ctx, sql, args)
+	}
 	db, err := s.sqlDB(ctx)
 	if err != nil {
 		return 0, err
@@ -122,6 +125,9 @@ func (s *session) Exec(ctx context.Context, sql string, args ...any) (int64, err
 // Query runs a statement and reads every row in place, counting rows and
 // the bytes of their values as received (NULL counts 0).
 func (s *session) Query(ctx context.Context, sql string, args []any, fn func(first int64)) (int, int64, error) {
+	if s.w != nil {
+		return s.wireQuery(ctx, sql, args, fn)
+	}
 	db, err := s.sqlDB(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -167,6 +173,12 @@ func (s *session) Begin(ctx context.Context) error {
 		return errPerOpTx
 	case s.inTx:
 		return errors.New("postgres: Begin inside a transaction; Commit or Rollback it first")
+	case s.w != nil:
+		if _, err := s.w.Simple(ctx, "begin"); err != nil {
+			return s.st.fail(err)
+		}
+		s.inTx = true
+		return nil
 	}
 	var db querier = s.conn
 	if s.st.connect == connectPool {
@@ -207,6 +219,9 @@ func (s *session) end(ctx context.Context, verb string) (pgconn.CommandTag, erro
 			return pgconn.CommandTag{}, errPerOpTx
 		}
 		return pgconn.CommandTag{}, fmt.Errorf("postgres: %s without a transaction; call Begin first", verb)
+	}
+	if s.w != nil {
+		return s.wireEnd(ctx, verb)
 	}
 	var db querier = s.conn
 	if s.pinned != nil {

@@ -40,7 +40,8 @@ func TestSQLSessionAndBulkLoad(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()
 	for _, opts := range []string{
-		"",
+		"", // driver=wire
+		"?driver=pgx",
 		"?connect=pool&pool_size=2",
 		"?connect=per-op",
 		"?protocol=simple",
@@ -361,7 +362,7 @@ func TestBulkLoadFlatMemory(t *testing.T) {
 func TestSQLAddsNoAllocations(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()
-	for _, protocol := range []string{"extended", "simple"} {
+	for _, protocol := range []string{"extended", "extended&driver=pgx", "simple"} {
 		st := open(t, dsn+"?protocol="+protocol, store.Env{})
 		tb := storetest.Table()
 		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
@@ -486,7 +487,7 @@ func TestFirstInt(t *testing.T) {
 func BenchmarkSQL(b *testing.B) {
 	dsn := sharedDSN(b, "kurabe")
 	ctx := context.Background()
-	for _, opts := range []string{"", "?protocol=simple", "?connect=pool", "?connect=per-op"} {
+	for _, opts := range []string{"", "?driver=pgx", "?protocol=simple", "?connect=pool", "?connect=per-op"} {
 		st := open(b, dsn+opts, store.Env{})
 		tb := storetest.Table()
 		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
