@@ -188,7 +188,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if rows > 0 && int64(rows) < want {
 		want = int64(rows)
 	}
-	loaded, how, err := loadPostal(ctx, st, t, r, want)
+	loaded, how, err := postal.LoadStore(ctx, st, t, r, want)
 	if err == nil && loaded != want {
 		err = fmt.Errorf("the file gave %d records on the second reading, %d on the first (changed while importing?): %v", loaded, want, r.Err())
 	}
@@ -221,56 +221,4 @@ func importExample(driver string) string {
 		return driver + "://user@127.0.0.1:3306/app"
 	}
 	return driver + ":/tmp/postal." + map[bool]string{true: "db", false: "txt"}[driver == "sqlite"]
-}
-
-// loadPostal loads r's records (skipping malformed rows, which the caller
-// has counted) into t, through the store's bulk path when it has one and
-// in batches of 1000 rows otherwise, and stops after limit records.
-func loadPostal(ctx context.Context, st store.Store, t *store.Table, r *postal.Reader, limit int64) (int64, string, error) {
-	row := make(store.Row, len(t.Columns))
-	var n int64
-	next := func() (store.Row, bool) {
-		if n >= limit {
-			return nil, false
-		}
-		for !r.Next() {
-			var se *postal.SyntaxError
-			if !errors.As(r.Err(), &se) {
-				return nil, false // the end, or a read error the first pass did not see
-			}
-		}
-		n++
-		postal.FillRow(row, n, r.Record())
-		return row, true
-	}
-	if bl, ok := st.(store.BulkLoader); ok {
-		got, err := bl.BulkLoad(ctx, t, next)
-		return got, "the store's bulk path", err
-	}
-	s, err := st.Open(ctx)
-	if err != nil {
-		return 0, "", err
-	}
-	defer s.Close()
-	const batch = 1000
-	var (
-		rows []store.Row
-		done int64
-	)
-	for {
-		rw, ok := next()
-		if ok {
-			rows = append(rows, append(store.Row(nil), rw...))
-		}
-		if len(rows) == batch || (!ok && len(rows) > 0) {
-			if err := store.InsertBatch(ctx, s, t, rows); err != nil {
-				return done, "", err
-			}
-			done += int64(len(rows))
-			rows = rows[:0]
-		}
-		if !ok {
-			return done, fmt.Sprintf("batches of %d", batch), nil
-		}
-	}
 }

@@ -41,6 +41,7 @@ type serveFlags struct {
 
 	dataset    string
 	rows       int
+	file       string
 	user       string
 	password   string
 	tokenTTL   time.Duration
@@ -51,7 +52,7 @@ type serveFlags struct {
 }
 
 // postalFlags are the flags that only apply with --dataset postal.
-var postalFlags = []string{"dataset-rows", "user", "password", "token-ttl", "max-records", "by"}
+var postalFlags = []string{"dataset-rows", "dataset-file", "user", "password", "token-ttl", "max-records", "by"}
 
 // serve runs the reference message-board service over a store until ctx
 // is cancelled (SIGINT or SIGTERM in main).
@@ -68,6 +69,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.BoolVar(&f.public, "public", false, "allow a --listen address other than loopback (the service has no authentication)")
 	fs.StringVar(&f.dataset, "dataset", "", "also serve this data set: postal (Japan Post's KEN_ALL, loaded into the store when not there yet) as GET /xml/find and the token API /api/login, /api/find, /api/logout")
 	fs.IntVar(&f.rows, "dataset-rows", 0, "load only the first `N` postal records (default all, 120,720)")
+	fs.StringVar(&f.file, "dataset-file", "", "load the postal records from this KEN_ALL.CSV (CP932 or UTF-8, plain or .gz; check it with kurabe dataset import) instead of the copy shipped with kurabe")
 	fs.StringVar(&f.user, "user", service.DefaultPostalUser, "the token API's one user")
 	fs.StringVar(&f.password, "password", "", "the token API's password (default from "+passwordEnv+", which other users cannot see in ps)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", service.DefaultTokenTTL, "how long a token is valid after login")
@@ -200,9 +202,6 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		if ld.Loaded {
 			path := ld.Path
-			if path == "bulk" {
-				path = "the store's bulk path"
-			}
 			if ld.Had > 0 {
 				path += "; the table held " + numfmt.Group(ld.Had) + " records before"
 			}
@@ -294,7 +293,7 @@ func (f *serveFlags) postal(set map[string]bool) (*service.Postal, error) {
 	default:
 		return nil, fmt.Errorf("--dataset %q: kurabe serve has one data set, postal", f.dataset)
 	}
-	p := &service.Postal{User: f.user, Password: f.password, TokenTTL: f.tokenTTL, MaxRecords: f.maxRecords, ByOffset: f.by == "offset"}
+	p := &service.Postal{User: f.user, Password: f.password, TokenTTL: f.tokenTTL, MaxRecords: f.maxRecords, ByOffset: f.by == "offset", File: f.file}
 	if !set["password"] {
 		p.Password = os.Getenv(passwordEnv)
 	}

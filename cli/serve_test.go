@@ -465,6 +465,36 @@ func TestServePostalFileStore(t *testing.T) {
 	}
 }
 
+// --dataset-file serves a user's KEN_ALL file instead of the shipped data
+// set: all its records, split rows joined; a damaged file is refused with
+// the row that is wrong, and nothing is served.
+func TestServePostalDatasetFile(t *testing.T) {
+	dir := t.TempDir()
+	var stderr lockedBuffer
+	base, _, _ := startServeStderr(t, testApp(), &stderr, "--store", "sqlite:"+filepath.Join(dir, "p.db"), "--dataset", "postal",
+		"--dataset-file", sampleKenAll, "--password", "pw", "--listen", "127.0.0.1:0")
+	if g := postalLoaded.FindStringSubmatch(stderr.String()); g == nil || g[1] != "1,996" {
+		t.Fatalf("stderr: %s", stderr.String())
+	}
+	resp, err := http.Get(base + "/xml/find?skip=1990&max=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `total="1996" skip="1990" max="10" count="6"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body[:min(len(body), 300)])
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte(`01101,"060  ","BAD","a","b","c","d","e","f",0,0,0,0,0,0`+"\r\n"), 0o644)
+	_, errs, code := runCLI(t, testApp(), "serve", "--store", "sqlite:"+filepath.Join(dir, "q.db"), "--dataset", "postal",
+		"--dataset-file", bad, "--password", "pw", "--listen", "127.0.0.1:0")
+	if code != ExitFailed || !strings.Contains(errs, "bad.csv:1:") || !strings.Contains(errs, "kurabe dataset import") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
 func TestServePostalBadInput(t *testing.T) {
 	t.Setenv(passwordEnv, "")
 	for _, c := range []struct {

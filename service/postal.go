@@ -80,6 +80,9 @@ type Postal struct {
 	// of every find. LoadPostal sets it; a CGI host passes it to its
 	// children. 0 means count the table on first use.
 	Records int64
+	// File is a KEN_ALL file (as kurabe dataset import reads it) that
+	// LoadPostal loads instead of the data set shipped with kurabe.
+	File string
 }
 
 // Defaults of Postal.
@@ -175,7 +178,7 @@ func (s *Service) postalRoutes(mux *http.ServeMux) {
 type PostalLoad struct {
 	Records int64
 	Loaded  bool   // false: the table already held the records
-	Path    string // how they went in: "bulk" (the store's BulkLoader) or "batches of 1000"
+	Path    string // how they went in: "the store's bulk path" or "batches of 1000"
 	Had     int64  // records the table held before it was loaded anew
 }
 
@@ -193,6 +196,13 @@ func (s *Service) LoadPostal(ctx context.Context, rows int) (PostalLoad, error) 
 		return PostalLoad{}, errors.New("service: the postal APIs are off (Config.Postal is nil)")
 	}
 	want := int64(PostalRecords)
+	if p.cfg.File != "" {
+		n, err := countRecords(p.cfg.File)
+		if err != nil {
+			return PostalLoad{}, err
+		}
+		want = n
+	}
 	if rows > 0 && int64(rows) < want {
 		want = int64(rows)
 	}
@@ -207,12 +217,14 @@ func (s *Service) LoadPostal(ctx context.Context, rows int) (PostalLoad, error) 
 	if err := s.st.Setup(ctx, []*store.Table{p.table}); err != nil {
 		return PostalLoad{}, err
 	}
-	ld := PostalLoad{Loaded: true, Path: "bulk", Had: had}
-	n, err := s.bulkLoad(ctx, int(want))
-	if errors.Is(err, errNoBulk) {
-		ld.Path = "batches of 1000"
-		n, err = s.batchLoad(ctx, int(want))
+	ld := PostalLoad{Loaded: true, Had: had}
+	r, closer, err := postal.OpenFile(p.cfg.File)
+	if err != nil {
+		return ld, err
 	}
+	defer closer.Close()
+	n, how, err := postal.LoadStore(ctx, s.st, p.table, r, want)
+	ld.Path = how
 	if err != nil {
 		return ld, fmt.Errorf("loading the postal data set: %w", err)
 	}
@@ -229,53 +241,22 @@ func (s *Service) LoadPostal(ctx context.Context, rows int) (PostalLoad, error) 
 	return ld, nil
 }
 
-var errNoBulk = errors.New("no bulk path")
-
-// bulkLoad loads through the store's BulkLoader. A store without one, or
-// whose bulk path refuses before taking a row (SQLite with connect=per-op),
-// gives errNoBulk.
-func (s *Service) bulkLoad(ctx context.Context, limit int) (int64, error) {
-	b, ok := s.st.(store.BulkLoader)
-	if !ok {
-		return 0, errNoBulk
-	}
-	r, err := postal.Open()
+// countRecords reads a KEN_ALL file through and returns its record count,
+// refusing a file with malformed rows.
+func countRecords(file string) (int64, error) {
+	r, closer, err := postal.OpenFile(file)
 	if err != nil {
 		return 0, err
 	}
-	row := make(store.Row, len(s.postal.table.Columns))
-	var n int64
-	started := false
-	next := func() (store.Row, bool) {
-		started = true
-		if n >= int64(limit) || !r.Next() {
-			return nil, false
-		}
-		n++
-		postal.FillRow(row, n, r.Record())
-		return row, true
-	}
-	got, err := b.BulkLoad(ctx, s.postal.table, next)
-	if err != nil && !started {
-		return 0, errNoBulk
-	}
-	if err == nil {
-		err = r.Err()
-	}
-	return got, err
-}
-
-func (s *Service) batchLoad(ctx context.Context, limit int) (int64, error) {
-	r, err := postal.Open()
+	defer closer.Close()
+	n, errs, err := postal.Summary(r, 1)
 	if err != nil {
 		return 0, err
 	}
-	sess, err := s.st.Open(ctx)
-	if err != nil {
-		return 0, err
+	if len(errs) > 0 {
+		return 0, fmt.Errorf("%v (and maybe more malformed rows): kurabe dataset import %s lists them", errs[0], file)
 	}
-	defer sess.Close()
-	return postal.Load(ctx, sess, s.postal.table, r, 1000, limit)
+	return int64(n), nil
 }
 
 // count returns the number of records, counting the table once when no

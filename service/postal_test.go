@@ -627,7 +627,7 @@ func TestLoadPostalOnce(t *testing.T) {
 		open func(*testing.T) store.Store
 		path string
 	}{
-		{"sqlite", func(t *testing.T) store.Store { return openSQLite(t, filepath.Join(t.TempDir(), "p.db")) }, "bulk"},
+		{"sqlite", func(t *testing.T) store.Store { return openSQLite(t, filepath.Join(t.TempDir(), "p.db")) }, "the store's bulk path"},
 		{"file", openFile, "batches of 1000"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

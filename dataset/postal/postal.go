@@ -304,6 +304,72 @@ func FillRow(row store.Row, id int64, rec *Record) {
 	}
 }
 
+// LoadStore loads r's records into t, numbering them from 1, and stops
+// after limit records when limit > 0. It goes through the store's bulk
+// path (COPY, LOAD DATA, SQLite's prepared insert in one transaction) when
+// the store has one and takes it, and otherwise in batches of 1000 rows
+// through one session. Malformed rows are skipped: a caller that must not
+// load a damaged file reads it through once first (kurabe dataset import
+// lists them). It returns the records loaded and the path taken.
+func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, limit int64) (int64, string, error) {
+	row := make(store.Row, len(t.Columns))
+	var n int64
+	next := func() (store.Row, bool) {
+		if limit > 0 && n >= limit {
+			return nil, false
+		}
+		for !r.Next() {
+			var se *SyntaxError
+			if !errors.As(r.Err(), &se) {
+				return nil, false // the end, or a read error: r.Err says
+			}
+		}
+		n++
+		FillRow(row, n, r.Record())
+		return row, true
+	}
+	if bl, ok := st.(store.BulkLoader); ok {
+		got, err := bl.BulkLoad(ctx, t, next)
+		// A bulk path that refuses before taking a row (SQLite with
+		// connect=per-op) leaves the batches to do the work.
+		if err == nil || n > 0 {
+			if err == nil {
+				err = r.Err()
+			}
+			return got, "the store's bulk path", err
+		}
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	defer s.Close()
+	const batch = 1000
+	how := fmt.Sprintf("batches of %d", batch)
+	rows := make([]store.Row, 0, batch)
+	vals := make([]store.Value, batch*len(t.Columns))
+	var done int64
+	for {
+		rw, ok := next()
+		if ok {
+			i := len(rows) * len(t.Columns)
+			dst := store.Row(vals[i : i+len(t.Columns) : i+len(t.Columns)])
+			copy(dst, rw)
+			rows = append(rows, dst)
+		}
+		if len(rows) == batch || (!ok && len(rows) > 0) {
+			if err := store.InsertBatch(ctx, s, t, rows); err != nil {
+				return done, how, err
+			}
+			done += int64(len(rows))
+			rows = rows[:0]
+		}
+		if !ok {
+			return done, how, r.Err()
+		}
+	}
+}
+
 // Load inserts every record of r into t through s, numbering rows from 1,
 // in batches of batch rows through the store's batch path, and returns the
 // number of rows loaded. limit > 0 stops after that many.
