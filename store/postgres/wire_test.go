@@ -314,3 +314,28 @@ func TestWireStatementsBounded(t *testing.T) {
 		t.Fatalf("Scan at the end: %d, %v", n, err)
 	}
 }
+
+// A session serves one request's context after another, as kurabe serve's
+// pool does, and each context is cancelled when its request ends, often
+// while the session already serves the next: a late cancellation must not
+// break the next request's exchange, nor touch a closed connection.
+func TestWireLateCancellationIsHarmless(t *testing.T) {
+	_, tb, s := setupSession(t, "?driver=wire", 50)
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(context.Background())
+		n, err := s.Scan(ctx, tb, store.Query{Desc: true, Limit: 5}, func(store.Row) error { return nil })
+		if err != nil || n != 5 {
+			t.Fatalf("request %d: %d rows, %v", i, n, err)
+		}
+		cancel() // the request is over: its watch fires in a goroutine of its own, racing the next request
+	}
+	// Close while a cancellation may still be running.
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := s.Scan(ctx, tb, store.Query{Limit: 1}, func(store.Row) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

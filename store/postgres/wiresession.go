@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -299,7 +300,7 @@ func (s *session) wireEnd(ctx context.Context, verb string) (pgconn.CommandTag, 
 	if err != nil {
 		return pgconn.CommandTag{}, s.st.fail(err)
 	}
-	if string(tag) == "ROLLBACK" && verb == "commit" {
+	if string(tag) == "ROLLBACK" && strings.EqualFold(verb, "commit") {
 		return pgconn.NewCommandTag("ROLLBACK"), nil
 	}
 	return pgconn.CommandTag{}, nil

@@ -88,6 +88,11 @@ type Conn struct {
 	stopWatch func() bool
 	mu        sync.Mutex
 	fired     bool
+	// gen numbers the watches, under mu: an interrupt from a context no
+	// longer watched (a request that ended, its session now serving the
+	// next) finds another number and leaves the socket alone, and Close
+	// moves it on so no interrupt touches a closed socket.
+	gen uint64
 }
 
 // Connect opens a connection with pgconn (cfg must come from
@@ -125,18 +130,22 @@ func (c *Conn) Close() error {
 		c.stopWatch()
 		c.stopWatch = nil
 	}
-	if c.nc == nil {
+	c.mu.Lock()
+	c.gen++
+	nc := c.nc
+	c.nc = nil
+	c.mu.Unlock()
+	if nc == nil {
 		return nil
 	}
 	var err error
 	if c.broken == nil {
-		c.nc.SetDeadline(time.Now().Add(5 * time.Second))
-		_, err = c.nc.Write([]byte{'X', 0, 0, 0, 4})
+		nc.SetDeadline(time.Now().Add(5 * time.Second))
+		_, err = nc.Write([]byte{'X', 0, 0, 0, 4})
 	}
-	if cerr := c.nc.Close(); err == nil {
+	if cerr := nc.Close(); err == nil {
 		err = cerr
 	}
-	c.nc = nil
 	c.broken = errors.New("postgres: connection closed")
 	return err
 }
@@ -410,6 +419,8 @@ func (c *Conn) watch(ctx context.Context, done <-chan struct{}) {
 		c.stopWatch = nil
 	}
 	c.mu.Lock()
+	c.gen++
+	gen := c.gen
 	if c.fired {
 		c.nc.SetDeadline(time.Time{})
 		c.fired = false
@@ -417,16 +428,20 @@ func (c *Conn) watch(ctx context.Context, done <-chan struct{}) {
 	c.mu.Unlock()
 	c.watched = done
 	if done != nil {
-		c.stopWatch = context.AfterFunc(ctx, c.interrupt)
+		c.stopWatch = context.AfterFunc(ctx, func() { c.interrupt(gen) })
 	}
 }
 
-// interrupt ends any blocked read or write on the socket.
-func (c *Conn) interrupt() {
+// interrupt ends any blocked read or write on the socket, when the watch
+// that calls it (gen) is still the connection's.
+func (c *Conn) interrupt(gen uint64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen || c.nc == nil {
+		return
+	}
 	c.fired = true
 	c.nc.SetDeadline(time.Unix(1, 0))
-	c.mu.Unlock()
 }
 
 func (c *Conn) send() error {
@@ -502,7 +517,9 @@ func (c *Conn) fail(err error) error {
 	}
 	c.broken = err
 	c.busy = false
-	c.nc.Close()
+	if c.nc != nil {
+		c.nc.Close()
+	}
 	return err
 }
 
