@@ -27,7 +27,9 @@
 # lib.sh calls foreign.
 #
 # Environment: PASSES (3), DURATION (10 s per timed run), CLIENTS ("1 8"),
-# ROWS (100000, a multiple of 100,000), IDLE_MAX (10), IDLE_WAIT (30),
+# ROWS (100000, a multiple of 100,000), STORE_OPTS (options of kurabe's
+# store, e.g. driver=sql for database/sql instead of the default
+# driver=wire), IDLE_MAX (10), IDLE_WAIT (30),
 # FOREIGN_MAX (20, % of a core above which a run is flagged and repeated
 # once).
 set -euo pipefail
@@ -37,6 +39,7 @@ PASSES=${PASSES:-3}
 DURATION=${DURATION:-10}
 CLIENTS=${CLIENTS:-"1 8"}
 ROWS=${ROWS:-100000}
+STORE_OPTS=${STORE_OPTS:-}
 IDLE_MAX=${IDLE_MAX:-10}
 IDLE_WAIT=${IDLE_WAIT:-30}
 FOREIGN_MAX=${FOREIGN_MAX:-20}
@@ -103,7 +106,7 @@ CREATE DATABASE sbtest;
 EOF
 version=$(mariadb --no-defaults -uroot --socket="$sock" -N -e 'SELECT VERSION()')
 export MYSQL_PWD=$pass # kurabe reads the password from here; it never appears in its output
-store="mariadb://kurabe@127.0.0.1:$port/kurabe"
+store="mariadb://kurabe@127.0.0.1:$port/kurabe${STORE_OPTS:+?$STORE_OPTS}"
 sb=(sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=kurabe
 	--mysql-password="$pass" --mysql-db=sbtest --tables=1 --table-size="$ROWS")
 
@@ -120,7 +123,7 @@ prep_s=$((SECONDS - t0))
 
 echo "kurabe vs sysbench: point select by primary key, $ROWS rows, on MariaDB $version, 127.0.0.1:$port"
 echo "sysbench oltp_point_select prepare took ${prep_s} s (sbtest.sbtest1); kurabe loads kurabe.pgbench_accounts before each of its runs"
-echo "sysbench: oltp_point_select --rand-type=uniform --threads C --time $DURATION; kurabe: run -w select-only --scale $((ROWS / 100000)) -c C -d ${DURATION}s"
+echo "sysbench: oltp_point_select --rand-type=uniform --threads C --time $DURATION; kurabe: run -w select-only --scale $((ROWS / 100000)) -c C -d ${DURATION}s${STORE_OPTS:+ (store options $STORE_OPTS)}"
 echo "cpu: the load generator's own, in cores (kurabe: during the phase; sysbench: the whole process); foreign: the rest of the machine less the server, runs above ${FOREIGN_MAX}% of a core are repeated once"
 echo
 printf "%-4s %-3s %12s %13s %7s %8s %8s %9s   %-15s %s\n" pass c "kurabe tps" "sysbench tps" ratio "k cpu" "s cpu" "server k/s" "foreign k/s" note

@@ -129,6 +129,7 @@ func TestServer(t *testing.T) {
 	// The conformance suite, once per way of connecting and per engine.
 	for _, c := range []struct{ name, opts string }{
 		{"session", ""},
+		{"session-sql", "&driver=sql"}, // the default is driver=wire
 		{"pool", "&connect=pool&pool_size=4"},
 		{"per-op", "&connect=per-op"},
 		{"MyISAM", "&engine=MyISAM"},
@@ -223,7 +224,7 @@ func TestServer(t *testing.T) {
 	// requires; beyond two arguments, database/sql's and the driver's
 	// copies of them no longer fit on the stack either.
 	t.Run("ScanAllocations", func(t *testing.T) {
-		for _, connect := range []string{"session", "pool"} {
+		for _, connect := range []string{"session", "session&driver=sql", "pool"} {
 			st := open(t, "&connect="+connect)
 			tb := storetest.Table()
 			if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
@@ -270,7 +271,7 @@ func TestServer(t *testing.T) {
 	// placeholders of one statement is split, and nothing is lost.
 	t.Run("LargeBatchesSplit", func(t *testing.T) {
 		big := bytes.Repeat([]byte("大"), 3000) // 9000 bytes
-		for _, connect := range []string{"session", "pool", "per-op"} {
+		for _, connect := range []string{"session", "session&driver=sql", "pool", "per-op"} {
 			st := open(t, "&connect="+connect)
 			tb := storetest.Table()
 			if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
@@ -372,6 +373,65 @@ func TestServer(t *testing.T) {
 		defer s2.Close()
 		if _, ok := s2.(store.ConnectTimer); ok {
 			t.Fatal("a connect=session session claims to connect per operation")
+		}
+	})
+
+	// A statement blocked in the server returns when its context ends,
+	// with the context's class, on either driver; a new session works.
+	// A session serves one request's context after another, as kurabe
+	// serve's pool does, each cancelled when its request ends (its watch
+	// firing while the next request runs): the late cancellation must not
+	// break the next request.
+	t.Run("LateCancellationIsHarmless", func(t *testing.T) {
+		st := open(t, "&driver=wire")
+		if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		sq := s.(store.SQLSession)
+		for i := range 300 {
+			rctx, cancel := context.WithCancel(ctx)
+			var got int64
+			if n, _, err := sq.Query(rctx, "SELECT 41 + ?", []any{int64(1)}, func(first int64) { got = first }); err != nil || n != 1 || got != 42 {
+				t.Fatalf("request %d: %d rows, %d, %v", i, n, got, err)
+			}
+			cancel()
+		}
+	})
+
+	t.Run("Interrupt", func(t *testing.T) {
+		for _, driver := range []string{"wire", "sql"} {
+			st := open(t, "&driver="+driver)
+			if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sq := s.(store.SQLSession)
+			qctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			start := time.Now()
+			_, _, err = sq.Query(qctx, "SELECT SLEEP(20)", nil, nil)
+			cancel()
+			if took := time.Since(start); err == nil || store.Classify(err) != "timeout" || took > 5*time.Second {
+				t.Errorf("driver=%s: SELECT SLEEP(20) with a deadline of 300ms: %v (class %q) after %v, want a timeout within a few seconds",
+					driver, err, store.Classify(err), took)
+			}
+			s.Close()
+			s, err = st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got int64
+			if n, _, err := s.(store.SQLSession).Query(ctx, "SELECT 41 + ?", []any{int64(1)}, func(first int64) { got = first }); err != nil || n != 1 || got != 42 {
+				t.Errorf("driver=%s: after an interrupted session, a new one read %d rows, %d (%v), want 1 row, 42", driver, n, got, err)
+			}
+			s.Close()
 		}
 	})
 
@@ -626,6 +686,9 @@ func TestOpenValidates(t *testing.T) {
 		{"mysql://u@127.0.0.1:1/x?pool_size=3", "connect=pool only"},
 		{"mysql://u@127.0.0.1:1/x?connect=pool&pool_size=0", "1 or more"},
 		{"mysql://u@127.0.0.1:1/x?database=a-b", "letters, digits"},
+		{"mysql://u@127.0.0.1:1/x?driver=sql", ""},
+		{"mysql://u@127.0.0.1:1/x?driver=pgx", "wire"},
+		{"mysql://u@127.0.0.1:1/x?connect=pool&driver=wire", "connect=session only"},
 		{"mysql://u@127.0.0.1:1/x?innodb_page_size=4k", "unknown option"}, // a server setting is no option for an external server
 		{"mysql://127.0.0.1:1/x", "no user"},
 		{"mysql:/var/run/mysqld.sock", "managed"},

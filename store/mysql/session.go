@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kurabe/store"
+	"kurabe/store/mysql/wire"
 )
 
 // queries are a table's statements as text, built once per session and
@@ -214,6 +215,14 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	case "per-op":
 		return &perOpSession{session: ss}, nil
 	case "session":
+		if s.opts.driver == "wire" {
+			w, err := wire.Connect(ctx, s.sessCfg.Clone())
+			if err != nil {
+				return nil, scrub(classify(err, true), s.secret)
+			}
+			ss.w = w
+			break
+		}
 		c, err := s.db.Conn(ctx)
 		if err != nil {
 			return nil, scrub(classify(err, true), s.secret)
@@ -226,6 +235,9 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 type session struct {
 	st      *Store
 	conn    *sql.Conn  // connect=session: the session's own connection
+	w       *wire.Conn // connect=session with driver=wire: the same, over package wire
+	wstmts  []*wireStmts
+	tbuf    []byte
 	db      *sql.DB    // where connections come from
 	queries []*queries // by table ID
 	stmts   []*stmts   // by table ID; not for connect=per-op
@@ -401,6 +413,9 @@ func clearArgs(args []any) []any {
 }
 
 func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	if s.w != nil {
+		return s.wireInsert(ctx, t, row)
+	}
 	st, err := s.insertStmt(ctx, t)
 	if err != nil {
 		return err
@@ -416,6 +431,9 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if s.w != nil {
+		return s.wireInsertBatch(ctx, t, rows)
 	}
 	if s.conn != nil {
 		return s.insertBatch(ctx, s.conn, s.conn, t, rows, false)
@@ -542,6 +560,9 @@ func (s *session) fits(t *store.Table, rows []store.Row, q *queries, text bool) 
 // server's to apply (WHERE and OFFSET), so skipped rows cost what they
 // cost any application.
 func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	if s.w != nil {
+		return s.wireScan(ctx, t, q, fn)
+	}
 	st, err := s.scanStmt(ctx, t, shapeOf(q))
 	if err != nil {
 		return 0, err
@@ -599,6 +620,11 @@ func (s *session) read(t *store.Table, rows *sql.Rows, fn func(store.Row) error)
 // connect=pool, the pool's stay for other sessions).
 func (s *session) Close() error {
 	s.closeSQL()
+	if s.w != nil {
+		err := s.w.Close()
+		s.w = nil
+		return err
+	}
 	if s.conn == nil {
 		return nil
 	}

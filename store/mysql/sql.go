@@ -191,6 +191,9 @@ func (s *session) stmt(ctx context.Context, p *sqlStmt) *sql.Stmt {
 
 // Exec runs a statement and returns the rows it matched.
 func (s *session) Exec(ctx context.Context, text string, args ...any) (int64, error) {
+	if s.w != nil {
+		return s.wireExec(ctx, text, args)
+	}
 	p, err := s.sqlStmt(ctx, text)
 	if err != nil {
 		return 0, err
@@ -209,6 +212,9 @@ func (s *session) affected(res sql.Result, err error) (int64, error) {
 
 // Query runs a statement and reads every row, counting rows and bytes.
 func (s *session) Query(ctx context.Context, text string, args []any, fn func(first int64)) (int, int64, error) {
+	if s.w != nil {
+		return s.wireQuery(ctx, text, args, fn)
+	}
 	p, err := s.sqlStmt(ctx, text)
 	if err != nil {
 		return 0, 0, err
@@ -318,6 +324,8 @@ func (s *session) Begin(ctx context.Context) error {
 		return errPerOpTx
 	case s.inTx:
 		return errors.New("mysql: Begin inside a transaction; Commit or Rollback it first")
+	case s.w != nil:
+		return s.wireBegin(ctx)
 	case s.conn != nil:
 		if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
 			return s.fail(err)
@@ -352,6 +360,9 @@ func (s *session) end(ctx context.Context, verb string) error {
 		return errPerOpTx
 	case !s.inTx:
 		return fmt.Errorf("mysql: %s without a transaction; call Begin first", verb)
+	}
+	if s.w != nil {
+		return s.wireEnd(ctx, verb)
 	}
 	s.inTx = false
 	if s.tx == nil {

@@ -39,7 +39,7 @@ func testSQL(t *testing.T, open func(t *testing.T, opts string) store.Store, roo
 
 	// The checks of sqlite's TestSQLSessionAndBulkLoad, in every connect
 	// mode, and what a transaction on a pool must do.
-	for _, connect := range []string{"session", "pool", "per-op"} {
+	for _, connect := range []string{"session", "session&driver=sql", "pool", "per-op"} {
 		t.Run("SQLSession/"+connect, func(t *testing.T) {
 			opts := "&connect=" + connect
 			if connect == "pool" {
@@ -197,7 +197,7 @@ func testSQL(t *testing.T, open func(t *testing.T, opts string) store.Store, roo
 	// A replay of literal SQL sends a new text every time: the sessions
 	// keep a bounded number of prepared statements, so the server's count
 	// stays far below its max_prepared_stmt_count.
-	for _, connect := range []string{"session", "pool"} {
+	for _, connect := range []string{"session", "session&driver=sql", "pool"} {
 		t.Run("StatementsBounded/"+connect, func(t *testing.T) {
 			st := open(t, "&connect="+connect)
 			tb := storetest.Table()
