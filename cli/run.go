@@ -375,8 +375,16 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				sr.Prepared = append(sr.Prepared, *prep)
 			}
 			sr.Phases = append(sr.Phases, phases...)
-			if n, ok := w.(workload.Noter); ok {
-				sr.Notes = append(sr.Notes, n.Notes()...)
+			// Isolated clients ran instances of their own: each may have
+			// something to say, once.
+			for _, wi := range append([]workload.Workload{w}, isolated...) {
+				if n, ok := wi.(workload.Noter); ok {
+					for _, note := range n.Notes() {
+						if !slices.Contains(sr.Notes, note) {
+							sr.Notes = append(sr.Notes, note)
+						}
+					}
+				}
 			}
 			if err != nil {
 				sr.Error = err.Error()

@@ -62,6 +62,7 @@ type Config struct {
 	// operations when there are more clients than processors. Set it when
 	// every operation waits on the network (HTTP load): the wait already
 	// makes clients take turns, and the yield would only wake idle threads.
+	// Stores that say so (store.Networked) get the same without it.
 	NoYield bool
 }
 
@@ -303,7 +304,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		wk := newWorker(len(kinds), ph.Weights)
 		wk.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(phase)<<32|uint64(i)))
 		wk.thinkMin, wk.thinkMax = cfg.ThinkMin, cfg.ThinkMax
-		wk.yield = cfg.Clients > runtime.GOMAXPROCS(0) && !cfg.NoYield
+		wk.yield = cfg.Clients > runtime.GOMAXPROCS(0) && !cfg.NoYield && !networked(storeOf(i))
 		workers[i] = wk
 		wg.Add(1)
 		go func() {
@@ -502,6 +503,13 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	res.Verify = verify
 	return res, nil
+}
+
+// networked says whether st's operations wait on a socket: then clients
+// need no yield to take turns (store.Networked).
+func networked(st store.Store) bool {
+	_, ok := st.(store.Networked)
+	return ok
 }
 
 func firstErr(errs []error) error {

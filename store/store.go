@@ -165,6 +165,14 @@ type BulkLoader interface {
 	BulkLoad(ctx context.Context, t *Table, next func() (Row, bool)) (int64, error)
 }
 
+// Networked is implemented by stores whose every operation waits on a
+// socket (database servers, HTTP services). Such operations take turns
+// by themselves, so the engine does not make clients yield between them,
+// which would cost the client CPU that a server on the same machine needs.
+type Networked interface {
+	Networked()
+}
+
 // Truncater is implemented by stores that empty a table faster than
 // creating it anew.
 type Truncater interface {

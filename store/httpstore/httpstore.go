@@ -320,6 +320,9 @@ func (s *Store) count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// Networked: every operation waits on the server's socket (store.Networked).
+func (s *Store) Networked() {}
+
 // Info names the service: its Server header, and what it says about
 // itself at GET / when it answers JSON there (kurabe serve reports its
 // mode and the store behind it).

@@ -638,6 +638,9 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 // them.
 var readBack = []string{"innodb_page_size", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_compression_algorithm", "collation_connection"}
 
+// Networked: every operation waits on the server's socket (store.Networked).
+func (s *Store) Networked() {}
+
 // Info reports the store options and the settings as the server has them,
 // read back, so that one that did not apply shows. It never starts a
 // managed server, and reports what it could not read in Facts["error"].

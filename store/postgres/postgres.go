@@ -471,6 +471,9 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 	return n, nil
 }
 
+// Networked: every operation waits on the server's socket (store.Networked).
+func (s *Store) Networked() {}
+
 // Info reads the effective settings back from a fresh connection made like
 // the sessions' (so synchronous_commit shows what they run with). When the
 // server cannot be reached it returns what the store knows, with the
