@@ -103,6 +103,9 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if maxErrs < 0 {
 		return usageErr("--max-errors %d: want 0 or more", maxErrs)
 	}
+	if storeSpec == "" && (rows > 0 || skipBad) {
+		return usageErr("--rows and --skip-bad say what to load: they apply with --store")
+	}
 
 	// Open the store before reading, so a bad spec fails at once.
 	var st store.Store

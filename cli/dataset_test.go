@@ -158,6 +158,7 @@ func TestDatasetBadInput(t *testing.T) {
 		{"unknown driver", []string{"dataset", "import", sampleKenAll, "--store", "nosuch:/x"}, "unknown driver"},
 		{"two files", []string{"dataset", "import", sampleKenAll, "other.csv"}, "one file"},
 		{"subcommand", []string{"dataset", "export"}, "list or import"},
+		{"rows without a store", []string{"dataset", "import", sampleKenAll, "--rows", "10"}, "apply with --store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := runCLI(t, testApp(), tc.args...)

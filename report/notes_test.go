@@ -225,3 +225,23 @@ func TestHTMLNotesInJapanese(t *testing.T) {
 
 // htmlEscaper escapes text as html/template does.
 var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
+
+// With client levels (and repeats), a note names the phase as its table row
+// does, so two levels' notes are told apart.
+func TestNotesNameTheLevel(t *testing.T) {
+	d := notesBase("bbs", 4, "write")
+	d.Run.Levels = []int{1, 3}
+	d.Run.Repeat = 2
+	for _, c := range []int{1, 3} {
+		p := notesPhase("write", c, 300)
+		p.Repeat = 1
+		p.Verify = []result.Verify{{Table: "posts", Acked: 20, After: 19, Lost: 1}}
+		d.Stores = append(d.Stores, result.Store{Label: "sqlite", Phases: []result.Phase{p}})
+	}
+	text := strings.Join(Notes(d, English), "\n")
+	for _, want := range []string{"sqlite write c=1 #2: LOST 1", "sqlite write c=3 #2: LOST 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no note %q in:\n%s", want, text)
+		}
+	}
+}

@@ -268,27 +268,36 @@ func notes(d *result.Document, l tr) []string {
 			out = append(out, l.f("note.loaded", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
 		}
 		for _, p := range s.Phases {
+			// The phase as its table row names it: with client levels or
+			// repeats, the same operation has several rows.
+			op := p.Op
+			if len(d.Run.Levels) > 1 {
+				op += " c=" + strconv.Itoa(p.Clients)
+			}
+			if d.Run.Repeat > 1 {
+				op += " #" + strconv.Itoa(p.Repeat+1)
+			}
 			for _, c := range p.SessionErrors {
-				out = append(out, l.f("note.session", s.Label, p.Op, c.Count, c.Class, c.First, p.Clients))
+				out = append(out, l.f("note.session", s.Label, op, c.Count, c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
-				out = append(out, l.f("note.errors", s.Label, p.Op, c.Count, c.Class, c.First))
+				out = append(out, l.f("note.errors", s.Label, op, c.Count, c.Class, c.First))
 			}
 			for _, v := range p.Verify {
 				switch {
 				case v.Error != "":
-					out = append(out, l.f("note.unverified", s.Label, p.Op, v.Table, v.Error))
+					out = append(out, l.f("note.unverified", s.Label, op, v.Table, v.Error))
 				case v.Lost > 0:
-					out = append(out, l.f("note.lost", s.Label, p.Op, v.Lost, v.Acked, v.Table, v.After-v.Before))
+					out = append(out, l.f("note.lost", s.Label, op, v.Lost, v.Acked, v.Table, v.After-v.Before))
 				case v.Extra > 0:
-					out = append(out, l.f("note.extra", s.Label, p.Op, v.Extra, v.Acked, v.Table, v.After-v.Before))
+					out = append(out, l.f("note.extra", s.Label, op, v.Extra, v.Acked, v.Table, v.After-v.Before))
 				}
 			}
 			if p.Interrupted {
-				out = append(out, l.f("note.interrupted", s.Label, p.Op))
+				out = append(out, l.f("note.interrupted", s.Label, op))
 			}
 			if o := p.OpenLoop; o != nil {
-				line := l.f("note.openloop", s.Label, p.Op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)),
+				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)),
 					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.Behind {
 					line += l.f("note.behind", o.Note)
@@ -296,13 +305,13 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, line)
 			}
 			if p.Connect != nil && p.LatencyExclConnect != nil {
-				out = append(out, l.f("note.per-op", s.Label, p.Op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
+				out = append(out, l.f("note.per-op", s.Label, op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
-			if line := kindsNote(l, s.Label, p); line != "" {
+			if line := kindsNote(l, s.Label, op, p); line != "" {
 				out = append(out, line)
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
-				out = append(out, l.f("note.read-nothing", s.Label, p.Op, p.Op))
+				out = append(out, l.f("note.read-nothing", s.Label, op, p.Op))
 			}
 		}
 	}
@@ -315,7 +324,7 @@ func notes(d *result.Document, l tr) []string {
 // letters) down by kind: each kind's share of the operations and its
 // latency, which the table's one row per phase does not show. It is empty
 // for a phase of one kind.
-func kindsNote(l tr, label string, p result.Phase) string {
+func kindsNote(l tr, label, op string, p result.Phase) string {
 	var parts []string
 	var total int64
 	for _, k := range p.Kinds {
@@ -329,7 +338,7 @@ func kindsNote(l tr, label string, p result.Phase) string {
 	if len(parts) < 2 {
 		return ""
 	}
-	return l.f("note.kinds", label, p.Op, strings.Join(parts, " · "))
+	return l.f("note.kinds", label, op, strings.Join(parts, " · "))
 }
 
 // Text writes the summary and an aligned table for a terminal.
