@@ -51,10 +51,15 @@ type Store struct {
 	sync     syncMode
 	interval time.Duration
 
-	mu      sync.Mutex
-	paths   map[string]string // table name -> file
-	lastKey map[string]int64  // tables with keys given by clients: the highest written
-	first   string            // first table set up, which takes the target path
+	mu    sync.Mutex
+	paths map[string]string // table name -> file
+	// orderMu orders the writes of tables with keys given by clients:
+	// it is held from checking a write's keys to the write itself, so
+	// two clients cannot pass the check in one order and write in the
+	// other. lastKey is under it.
+	orderMu sync.Mutex
+	lastKey map[string]int64 // tables with keys given by clients: the highest written
+	first   string           // first table set up, which takes the target path
 
 	stopSync chan struct{}
 	syncDone chan struct{}
@@ -158,9 +163,9 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			return fmt.Errorf("file: cannot create %s: %v; choose a writable path", p, err)
 		}
-		s.mu.Lock()
+		s.orderMu.Lock()
 		delete(s.lastKey, t.Name)
-		s.mu.Unlock()
+		s.orderMu.Unlock()
 	}
 	if s.sync == syncInterval && s.stopSync == nil {
 		s.startSyncer(tables)
@@ -201,9 +206,9 @@ func (s *Store) startSyncer(tables []*store.Table) {
 
 // Truncate empties a table's file.
 func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
-	s.mu.Lock()
+	s.orderMu.Lock()
 	delete(s.lastKey, t.Name)
-	s.mu.Unlock()
+	s.orderMu.Unlock()
 	return os.Truncate(s.path(t.Name), 0)
 }
 
@@ -300,12 +305,13 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 	if err != nil {
 		return err
 	}
+	s.wbuf = appendLine(s.wbuf[:0], t, row)
 	if !t.AutoKey {
 		if err := s.st.inOrder(t, row[0].Int, row[0].Int); err != nil {
 			return err
 		}
+		defer s.st.orderMu.Unlock()
 	}
-	s.wbuf = appendLine(s.wbuf[:0], t, row)
 	return s.write(f)
 }
 
@@ -321,24 +327,28 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 				return fmt.Errorf("file: %s: keys must be written in increasing order (the file keeps rows in the order written); got %d after %d", t.Name, rows[i][0].Int, rows[i-1][0].Int)
 			}
 		}
-		if err := s.st.inOrder(t, rows[0][0].Int, rows[len(rows)-1][0].Int); err != nil {
-			return err
-		}
 	}
 	s.wbuf = s.wbuf[:0]
 	for _, r := range rows {
 		s.wbuf = appendLine(s.wbuf, t, r)
+	}
+	if !t.AutoKey && len(rows) > 0 {
+		if err := s.st.inOrder(t, rows[0][0].Int, rows[len(rows)-1][0].Int); err != nil {
+			return err
+		}
+		defer s.st.orderMu.Unlock()
 	}
 	return s.write(f)
 }
 
 // inOrder checks that keys first..last come after every key written so
 // far to t, and records last. A file is ordered by the order of writes, so
-// a table with client-given keys must be written in key order.
+// a table with client-given keys must be written in key order. On success
+// it returns holding orderMu, which the caller releases after its write.
 func (st *Store) inOrder(t *store.Table, first, last int64) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.orderMu.Lock()
 	if prev, ok := st.lastKey[t.Name]; ok && first <= prev {
+		st.orderMu.Unlock()
 		return fmt.Errorf("file: %s: keys must be written in increasing order (the file keeps rows in the order written); got %d after %d", t.Name, first, prev)
 	}
 	st.lastKey[t.Name] = last
