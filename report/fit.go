@@ -22,10 +22,11 @@ type Fit struct {
 
 // Crossing is where two stores' fitted lines meet.
 type Crossing struct {
-	A, B  string
-	Sweep string
-	At    float64 // the swept value
-	Below string  // the store that is faster below At
+	A, B    string
+	Sweep   string
+	At      float64 // the swept value
+	Below   string  // the store that is faster below At
+	Clients int     // the client level both lines were measured at
 }
 
 // Fits fits a line per store (and client level) over the phases that carry
@@ -110,7 +111,7 @@ func Crossings(fits []Fit) []Crossing {
 			if g.Intercept < f.Intercept {
 				below = g.Store
 			}
-			out = append(out, Crossing{A: f.Store, B: g.Store, Sweep: f.Sweep, At: at, Below: below})
+			out = append(out, Crossing{A: f.Store, B: g.Store, Sweep: f.Sweep, At: at, Below: below, Clients: f.Clients})
 		}
 	}
 	return out
@@ -132,7 +133,11 @@ func fitNotes(d *result.Document, l tr) []string {
 		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), singular(f.Sweep), f.R2, f.Points))
 	}
 	for _, c := range Crossings(fits) {
-		out = append(out, l.f("note.cross", c.A, c.B, num(c.At), c.Sweep, c.Below))
+		b := c.B
+		if len(d.Run.Levels) > 1 {
+			b += " (c=" + strconv.Itoa(c.Clients) + ")"
+		}
+		out = append(out, l.f("note.cross", c.A, b, num(c.At), c.Sweep, c.Below))
 	}
 	return out
 }

@@ -245,3 +245,30 @@ func TestNotesNameTheLevel(t *testing.T) {
 		}
 	}
 }
+
+// A sweep run at several client levels says at which level two stores'
+// lines cross.
+func TestCrossingNamesTheLevel(t *testing.T) {
+	d := notesBase("range", 5, "range 1", "range 1000")
+	d.Run.Levels = []int{1, 4}
+	for _, st := range []struct {
+		label        string
+		fixed, slope float64
+	}{{"sqlite", 100, 2}, {"file", 400, 0.5}} {
+		s := result.Store{Label: st.label}
+		for _, c := range []int{1, 4} {
+			for _, n := range []float64{1, 1000} {
+				p := notesPhase("range "+strconvF(n), c, st.fixed+st.slope*n)
+				p.Sweep, p.SweepValue = "records", n
+				s.Phases = append(s.Phases, p)
+			}
+		}
+		d.Stores = append(d.Stores, s)
+	}
+	text := strings.Join(Notes(d, English), "\n")
+	for _, want := range []string{"sqlite and file (c=1) cross at 200 records", "sqlite and file (c=4) cross at 200 records"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no note %q in:\n%s", want, text)
+		}
+	}
+}
