@@ -1,5 +1,6 @@
-// Package numfmt writes numbers for people: whole numbers with thousands
-// separators, as kurabe's tables and command output show them.
+// Package numfmt writes numbers for people (whole numbers with thousands
+// separators, as kurabe's tables and command output show them) and reads
+// the decimal text servers send for numeric columns.
 package numfmt
 
 import "strconv"
@@ -26,4 +27,42 @@ func GroupFloat(v float64) string {
 		return Group(int64(v - 0.5))
 	}
 	return Group(int64(v + 0.5))
+}
+
+// DecimalInt parses a decimal integer, allowing a fraction of zeros
+// ("55.0000", as a DECIMAL or numeric column may read). It does not
+// allocate.
+func DecimalInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var u uint64
+	digits := 0
+	for ; digits < len(b) && b[digits] >= '0' && b[digits] <= '9'; digits++ {
+		if u > (1<<63)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(b[digits]-'0')
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if rest := b[digits:]; len(rest) > 0 {
+		if rest[0] != '.' {
+			return 0, false
+		}
+		for _, c := range rest[1:] {
+			if c != '0' {
+				return 0, false
+			}
+		}
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return -int64(u), true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
 }

@@ -22,3 +22,25 @@ func TestGroup(t *testing.T) {
 		t.Errorf("GroupFloat(-2.6) = %q, want -3", got)
 	}
 }
+
+func TestDecimalInt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"55", 55, true},
+		{"-55.000", -55, true},
+		{"9223372036854775807", 1<<63 - 1, true},
+		{"-9223372036854775808", -1 << 63, true},
+		{"9223372036854775808", 0, false},
+		{"1.5", 0, false},
+		{"", 0, false},
+		{"-", 0, false},
+		{"12a", 0, false},
+	} {
+		if got, ok := DecimalInt([]byte(c.in)); got != c.want || ok != c.ok {
+			t.Errorf("DecimalInt(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

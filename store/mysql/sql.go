@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -105,7 +106,7 @@ func (c *sqlCol) Scan(src any) error {
 	case []byte:
 		c.size = int64(len(v))
 		if c.decimal {
-			c.int, _ = decimalInt(v)
+			c.int, _ = numfmt.DecimalInt(v)
 		}
 	case string:
 		c.size = int64(len(v))
@@ -401,43 +402,6 @@ func (s *session) dropStatements() {
 		}
 	}
 	s.sql = nil
-}
-
-// decimalInt parses a decimal integer, allowing a fraction of zeros
-// ("55.0000", as a DECIMAL may read). It does not allocate.
-func decimalInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	var u uint64
-	digits := 0
-	for ; digits < len(b) && b[digits] >= '0' && b[digits] <= '9'; digits++ {
-		if u > (1<<63)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(b[digits]-'0')
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if rest := b[digits:]; len(rest) > 0 {
-		if rest[0] != '.' {
-			return 0, false
-		}
-		for _, c := range rest[1:] {
-			if c != '0' {
-				return 0, false
-			}
-		}
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u), true
-	case !neg && u < 1<<63:
-		return int64(u), true
-	}
-	return 0, false
 }
 
 // Bulk loading.

@@ -496,28 +496,6 @@ func TestAppendEscaped(t *testing.T) {
 	}
 }
 
-func TestDecimalInt(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"55", 55, true},
-		{"-55.000", -55, true},
-		{"9223372036854775807", 1<<63 - 1, true},
-		{"-9223372036854775808", -1 << 63, true},
-		{"9223372036854775808", 0, false},
-		{"1.5", 0, false},
-		{"", 0, false},
-		{"-", 0, false},
-		{"12a", 0, false},
-	} {
-		if got, ok := decimalInt([]byte(c.in)); got != c.want || ok != c.ok {
-			t.Errorf("decimalInt(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
 // BenchmarkSQL runs a one-row UPDATE (Exec) and a one-row SELECT (Query)
 // through SQLSession, by connect mode.
 func BenchmarkSQL(b *testing.B) {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -258,7 +259,7 @@ func firstInt(v []byte, f *pgconn.FieldDescription) int64 {
 	switch f.DataTypeOID {
 	case pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID:
 		if text {
-			n, _ := decimalInt(v)
+			n, _ := numfmt.DecimalInt(v)
 			return n
 		}
 		switch len(v) {
@@ -272,44 +273,13 @@ func firstInt(v []byte, f *pgconn.FieldDescription) int64 {
 	case pgtype.NumericOID:
 		var n int64
 		if text {
-			n, _ = decimalInt(v)
+			n, _ = numfmt.DecimalInt(v)
 		} else {
 			n, _ = numericInt(v)
 		}
 		return n
 	}
 	return 0
-}
-
-// decimalInt parses a decimal integer, allowing a fraction of zeros
-// ("55.00", as a numeric may read). It does not allocate.
-func decimalInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	var u uint64
-	digits := 0
-	for ; digits < len(b) && b[digits] >= '0' && b[digits] <= '9'; digits++ {
-		if u > (1<<63)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(b[digits]-'0')
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if rest := b[digits:]; len(rest) > 0 {
-		if rest[0] != '.' {
-			return 0, false
-		}
-		for _, c := range rest[1:] {
-			if c != '0' {
-				return 0, false
-			}
-		}
-	}
-	return signed(u, neg)
 }
 
 // signed applies a sign to a magnitude that must fit an int64.

@@ -51,6 +51,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"kurabe/numfmt"
 )
 
 // Column types of the protocol that this package reads apart.
@@ -740,7 +742,7 @@ func Int(col Column, v []byte) (int64, bool) {
 		}
 		return int64(int8(v[0])), true
 	case col.Type == TypeNewDecimal || col.Type == TypeDecimal:
-		return decimalInt(v)
+		return numfmt.DecimalInt(v)
 	}
 	return 0, false
 }
@@ -771,42 +773,6 @@ func Size(col Column, v []byte) int64 {
 		return 8
 	}
 	return int64(len(v))
-}
-
-// decimalInt parses a decimal integer, allowing a fraction of zeros.
-func decimalInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	var u uint64
-	digits := 0
-	for ; digits < len(b) && b[digits] >= '0' && b[digits] <= '9'; digits++ {
-		if u > (1<<63)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(b[digits]-'0')
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if rest := b[digits:]; len(rest) > 0 {
-		if rest[0] != '.' {
-			return 0, false
-		}
-		for _, c := range rest[1:] {
-			if c != '0' {
-				return 0, false
-			}
-		}
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u), true
-	case !neg && u < 1<<63:
-		return int64(u), true
-	}
-	return 0, false
 }
 
 // begin checks the connection and the context before an exchange and
