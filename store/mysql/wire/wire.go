@@ -46,13 +46,13 @@ import (
 	"math"
 	"net"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"kurabe/numfmt"
+	"kurabe/store/sockwatch"
 )
 
 // Column types of the protocol that this package reads apart.
@@ -158,18 +158,10 @@ type Conn struct {
 	insertID uint64
 	status   uint16
 
-	// Cancellation, as in the PostgreSQL wire package: the Done channel
-	// watched, how to stop watching it, and whether it fired (under mu,
-	// which orders it with resetting the socket's deadline).
-	ctx       context.Context
-	watched   <-chan struct{}
-	stopWatch func() bool
-	mu        sync.Mutex
-	fired     bool
-	// gen numbers the watches, under mu: an interrupt from a context no
-	// longer watched (a request that ended, its session now serving the
-	// next) finds another number and leaves the socket alone.
-	gen uint64
+	// ctx is the exchange's context; watch ends a blocked exchange when
+	// it ends.
+	ctx   context.Context
+	watch *sockwatch.Watch
 }
 
 // Phases of reading a reply.
@@ -236,7 +228,7 @@ func Connect(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{dc: dc, nc: sn.Conn, rbuf: make([]byte, 8192), wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
+	c := &Conn{dc: dc, nc: sn.Conn, watch: sockwatch.New(sn.Conn), rbuf: make([]byte, 8192), wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
 	if !whole(sn.in) || !whole(sn.out) || len(sn.out) < 4+32 {
 		c.Close()
 		return nil, errors.New("mysql wire: could not follow the driver's handshake")
@@ -278,13 +270,7 @@ func (c *Conn) CachesMetadata() bool { return c.ext&extCacheMetadata != 0 }
 
 // Close says goodbye to the server and closes the socket.
 func (c *Conn) Close() error {
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
-	c.mu.Lock()
-	c.gen++
-	c.mu.Unlock()
+	c.watch.Stop()
 	if c.dc == nil {
 		return nil
 	}
@@ -632,7 +618,7 @@ func (c *Conn) endResult() {
 func (c *Conn) end() {
 	c.phase = phaseDone
 	c.busy = false
-	c.clearFired()
+	c.watch.Clear()
 }
 
 // row splits a binary row into c.vals by its columns' types.
@@ -795,54 +781,8 @@ func (c *Conn) begin(ctx context.Context) error {
 	c.phase = phaseHeader
 	c.results = 0
 	c.ctx = ctx
-	if d := ctx.Done(); d != c.watched {
-		c.watch(ctx, d)
-	}
+	c.watch.Follow(ctx)
 	return nil
-}
-
-// watch moves the cancellation watch to ctx. A watch that fired between
-// exchanges left a past deadline on the socket, which is cleared: the
-// connection is still in step, since nothing was in flight.
-func (c *Conn) watch(ctx context.Context, done <-chan struct{}) {
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
-	c.mu.Lock()
-	c.gen++
-	gen := c.gen
-	c.mu.Unlock()
-	c.clearFired()
-	c.watched = done
-	if done != nil {
-		c.stopWatch = context.AfterFunc(ctx, func() { c.interrupt(gen) })
-	}
-}
-
-// clearFired clears the past deadline a watch that fired left on the
-// socket once nothing is in flight. A context that stays the same (a
-// client's for a whole phase) stays watched from one exchange to the
-// next, and begin refuses it once it has ended.
-func (c *Conn) clearFired() {
-	c.mu.Lock()
-	if c.fired {
-		c.nc.SetDeadline(time.Time{})
-		c.fired = false
-	}
-	c.mu.Unlock()
-}
-
-// interrupt ends any blocked read or write on the socket, when the watch
-// that calls it (gen) is still the connection's.
-func (c *Conn) interrupt(gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen {
-		return
-	}
-	c.fired = true
-	c.nc.SetDeadline(time.Unix(1, 0))
 }
 
 // send frames c.wbuf's payload (after its 4 reserved bytes) into packets.
@@ -1028,10 +968,7 @@ func (c *Conn) fail(err error) error {
 	if c.broken != nil {
 		return c.broken
 	}
-	c.mu.Lock()
-	fired := c.fired
-	c.mu.Unlock()
-	if fired && c.ctx != nil && c.ctx.Err() != nil {
+	if c.watch.Fired() && c.ctx != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("mysql: query interrupted, connection closed: %w", context.Cause(c.ctx))
 	} else {
 		err = fmt.Errorf("mysql: connection lost: %w: %w", err, mysql.ErrInvalidConn)

@@ -32,10 +32,11 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"kurabe/store/sockwatch"
 )
 
 // Field is one column of a statement's result.
@@ -80,19 +81,10 @@ type Conn struct {
 	stmts  map[string]*Stmt
 	nextID int
 
-	// Cancellation: the Done channel watched, how to stop watching it, and
-	// whether it fired (under mu, which orders it with resetting the
-	// socket's deadline).
-	ctx       context.Context
-	watched   <-chan struct{}
-	stopWatch func() bool
-	mu        sync.Mutex
-	fired     bool
-	// gen numbers the watches, under mu: an interrupt from a context no
-	// longer watched (a request that ended, its session now serving the
-	// next) finds another number and leaves the socket alone, and Close
-	// moves it on so no interrupt touches a closed socket.
-	gen uint64
+	// ctx is the exchange's context; watch ends a blocked exchange when
+	// it ends.
+	ctx   context.Context
+	watch *sockwatch.Watch
 }
 
 // Connect opens a connection with pgconn (cfg must come from
@@ -113,6 +105,7 @@ func Connect(ctx context.Context, cfg *pgconn.Config) (*Conn, error) {
 	}
 	return &Conn{
 		nc:       hc.Conn,
+		watch:    sockwatch.New(hc.Conn),
 		rbuf:     make([]byte, 8192),
 		wbuf:     make([]byte, 0, 1024),
 		txStatus: hc.TxStatus,
@@ -126,15 +119,9 @@ func (c *Conn) TxStatus() byte { return c.txStatus }
 
 // Close says goodbye to the server and closes the socket.
 func (c *Conn) Close() error {
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
-	c.mu.Lock()
-	c.gen++
+	c.watch.Stop()
 	nc := c.nc
 	c.nc = nil
-	c.mu.Unlock()
 	if nc == nil {
 		return nil
 	}
@@ -404,44 +391,8 @@ func (c *Conn) begin(ctx context.Context) error {
 	c.err = nil
 	c.tag = c.tag[:0]
 	c.ctx = ctx
-	if d := ctx.Done(); d != c.watched {
-		c.watch(ctx, d)
-	}
+	c.watch.Follow(ctx)
 	return nil
-}
-
-// watch moves the cancellation watch to ctx. A watch that fired between
-// exchanges left a past deadline on the socket, which is cleared: the
-// connection is still in step, since nothing was in flight.
-func (c *Conn) watch(ctx context.Context, done <-chan struct{}) {
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
-	c.mu.Lock()
-	c.gen++
-	gen := c.gen
-	if c.fired {
-		c.nc.SetDeadline(time.Time{})
-		c.fired = false
-	}
-	c.mu.Unlock()
-	c.watched = done
-	if done != nil {
-		c.stopWatch = context.AfterFunc(ctx, func() { c.interrupt(gen) })
-	}
-}
-
-// interrupt ends any blocked read or write on the socket, when the watch
-// that calls it (gen) is still the connection's.
-func (c *Conn) interrupt(gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen || c.nc == nil {
-		return
-	}
-	c.fired = true
-	c.nc.SetDeadline(time.Unix(1, 0))
 }
 
 func (c *Conn) send() error {
@@ -507,10 +458,7 @@ func (c *Conn) fill(n int) error {
 // fail marks the connection broken by an I/O error, which is the
 // context's error when a cancellation caused it.
 func (c *Conn) fail(err error) error {
-	c.mu.Lock()
-	fired := c.fired
-	c.mu.Unlock()
-	if fired && c.ctx != nil && c.ctx.Err() != nil {
+	if c.watch.Fired() && c.ctx != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("postgres: query interrupted, connection closed: %w", context.Cause(c.ctx))
 	} else {
 		err = fmt.Errorf("postgres: connection lost: %w", err)
