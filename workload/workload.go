@@ -10,6 +10,8 @@ import (
 	"context"
 	"flag"
 	"math/rand/v2"
+	"slices"
+	"sync"
 
 	"kurabe/store"
 )
@@ -98,4 +100,29 @@ type Noter interface {
 // reason is shown to the user.
 type SharedTables interface {
 	SharedTables() string
+}
+
+// NoteSet collects what a workload has to say about how the current store
+// ran it (for Noter), each sentence once. Clients add to it concurrently.
+type NoteSet struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+// Add records s unless it is recorded already.
+func (n *NoteSet) Add(s string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !slices.Contains(n.notes, s) {
+		n.notes = append(n.notes, s)
+	}
+}
+
+// Take returns the notes and forgets them, for the next store.
+func (n *NoteSet) Take() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := n.notes
+	n.notes = nil
+	return out
 }

@@ -148,8 +148,8 @@ type crud struct {
 	order  []int // each phase's kind
 
 	mu    sync.Mutex
-	run   *phaseRun // the phase now running, or the last one
-	notes []string  // how the current store ran the phases, for Notes
+	run   *phaseRun        // the phase now running, or the last one
+	notes workload.NoteSet // how the current store ran the phases, for Notes
 }
 
 func (w *crud) Name() string             { return "crud" }
@@ -246,9 +246,9 @@ func (w *crud) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 	c.run = w.run
 	if slices.Contains(w.order, kBatchRead) {
 		if c.sql != nil {
-			w.note(fmt.Sprintf("crud batch-read: one SELECT ... WHERE id IN (%d keys) per call", w.cfg.BatchRead))
+			w.notes.Add(fmt.Sprintf("crud batch-read: one SELECT ... WHERE id IN (%d keys) per call", w.cfg.BatchRead))
 		} else {
-			w.note(fmt.Sprintf("crud batch-read: %d Scans per call, one per key (the store's sessions do not speak SQL)", w.cfg.BatchRead))
+			w.notes.Add(fmt.Sprintf("crud batch-read: %d Scans per call, one per key (the store's sessions do not speak SQL)", w.cfg.BatchRead))
 		}
 	}
 	w.mu.Unlock()
@@ -258,22 +258,14 @@ func (w *crud) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 	return c
 }
 
-// note records how the store ran a phase, once; w.mu is held.
-func (w *crud) note(s string) {
-	if !slices.Contains(w.notes, s) {
-		w.notes = append(w.notes, s)
-	}
-}
-
 // Notes returns how the store just run took the phases whose path depends
 // on the store (batch-read: one IN query or a Scan per key), and forgets
 // them for the next store.
 func (w *crud) Notes() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := w.notes
-	w.notes, w.run = nil, nil
-	return n
+	w.run = nil
+	return w.notes.Take()
 }
 
 func (w *crud) startRun(s store.Session) *phaseRun {

@@ -151,7 +151,7 @@ type loader struct {
 	mu    sync.Mutex
 	st    store.Store // the store being loaded, from Prepare
 	run   *phaseRun
-	notes []string // how the current store took the phases, for Notes
+	notes workload.NoteSet // how the current store took the phases, for Notes
 }
 
 func (w *loader) Name() string             { return "load" }
@@ -216,32 +216,19 @@ func (w *loader) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 		}
 	}
 	if c.sql == nil && slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Name == "autocommit" }) {
-		w.note("load autocommit: Session.Insert, the store's sessions not speaking SQL")
+		w.notes.Add("load autocommit: Session.Insert, the store's sessions not speaking SQL")
 	}
 	if _, ok := w.st.(store.BulkLoader); !ok && slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Name == "bulk" }) {
-		w.note(fmt.Sprintf("load bulk: the store has no bulk path; it took InsertBatch calls of %d rows, as in the batch phase", w.cfg.Batch))
+		w.notes.Add(fmt.Sprintf("load bulk: the store has no bulk path; it took InsertBatch calls of %d rows, as in the batch phase", w.cfg.Batch))
 	}
 	w.mu.Unlock()
 	return c
 }
 
-// note records how the store took a phase, once; w.mu is held.
-func (w *loader) note(s string) {
-	if !slices.Contains(w.notes, s) {
-		w.notes = append(w.notes, s)
-	}
-}
-
 // Notes returns how the store just run took the phases whose path depends
 // on the store (a bulk path or its fallback; Session.Insert when there is
 // no SQL), and forgets them for the next store.
-func (w *loader) Notes() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := w.notes
-	w.notes = nil
-	return n
-}
+func (w *loader) Notes() []string { return w.notes.Take() }
 
 type client struct {
 	w      *loader

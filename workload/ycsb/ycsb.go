@@ -252,7 +252,7 @@ type ycsb struct {
 	mu    sync.Mutex
 	zetaN int64   // the record count zetaV is zeta of, for latest
 	zetaV float64 // shared so that each client does not sum it from 1
-	notes []string
+	notes workload.NoteSet
 }
 
 func (w *ycsb) Name() string             { return "ycsb" }
@@ -381,7 +381,7 @@ func (w *ycsb) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	w.keys.reset(n)
 	w.mu.Lock()
 	w.zetaN, w.zetaV = 0, 0
-	w.note(fmt.Sprintf("ycsb load: %d records of %d fields of %d bytes, %s keys, %s", n, w.cfg.Fields, w.cfg.FieldSize, w.cfg.InsertOrder, how))
+	w.notes.Add(fmt.Sprintf("ycsb load: %d records of %d fields of %d bytes, %s keys, %s", n, w.cfg.Fields, w.cfg.FieldSize, w.cfg.InsertOrder, how))
 	w.mu.Unlock()
 	return loaded, nil
 }
@@ -412,23 +412,9 @@ func (w *ycsb) insertBatches(ctx context.Context, st store.Store, n int64, keyAt
 	return done, nil
 }
 
-// note records something about how the current store ran, once; w.mu is
-// held.
-func (w *ycsb) note(s string) {
-	if !slices.Contains(w.notes, s) {
-		w.notes = append(w.notes, s)
-	}
-}
-
 // Notes returns how the store just run took the workload (its load path,
 // operations it skipped), and forgets it for the next store.
-func (w *ycsb) Notes() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := w.notes
-	w.notes = nil
-	return n
-}
+func (w *ycsb) Notes() []string { return w.notes.Take() }
 
 // latestZeta returns zeta(n, 0.99), extending the one computed for the
 // last client; w.mu is held.
@@ -469,7 +455,7 @@ func (w *ycsb) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 		c.lat = newLatest(n, w.latestZeta(n))
 	}
 	if w.needsSQL && c.sql == nil && c.err == nil {
-		w.note("ycsb update and rmw need SQL, and this store's sessions do not speak it (the file store; SQLite with connect=per-op): they fail as skipped, not faked")
+		w.notes.Add("ycsb update and rmw need SQL, and this store's sessions do not speak it (the file store; SQLite with connect=per-op): they fail as skipped, not faked")
 	}
 	w.mu.Unlock()
 	return c
