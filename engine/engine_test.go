@@ -125,8 +125,16 @@ func TestInterruptStopsCleanlyAndVerifies(t *testing.T) {
 	w := bbsWorkload(t, "write")
 	setup(t, st, w)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	res, err := RunPhase(ctx, Config{Clients: 8, Count: 100_000_000, Seed: 1}, st, w, 0)
+	defer cancel()
+	// Interrupt once the clients have written, as Ctrl-C mid-phase would:
+	// a timer started before RunPhase could fire while the sessions are
+	// still opening on a slow machine, and then nothing would have run.
+	tick := func(p Progress) {
+		if p.Ops > 0 {
+			cancel()
+		}
+	}
+	res, err := RunPhase(ctx, Config{Clients: 8, Count: 100_000_000, Seed: 1, Tick: tick}, st, w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
