@@ -51,7 +51,12 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	if o == nil || o.Scheduled != 1000 {
 		t.Fatalf("open loop %+v", o)
 	}
-	if math.Abs(float64(res.Ops)-1000) > 10 || math.Abs(o.Achieved-500)/500 > 0.01 {
+	// Achieved is over the phase's elapsed time, which ends when the last
+	// operation (due at 1.998 s) has finished: above 500/s means the
+	// clients ran ahead of the timetable. Below it, the bound is loose: a
+	// 1 % bound would leave 20 ms for the last wake-up and operation,
+	// which a loaded machine under the race detector does not always give.
+	if math.Abs(float64(res.Ops)-1000) > 10 || o.Achieved > 505 || o.Achieved < 400 {
 		t.Fatalf("ops %d, achieved %.1f/s, behind %v (%s), late %d, lag %+v", res.Ops, o.Achieved, o.Behind, o.Note, o.Late, o.Lag)
 	}
 	if res.Verify[0].Acked != res.Ops || res.Verify[0].Lost != 0 {
