@@ -375,10 +375,19 @@ func TestWarmup(t *testing.T) {
 // the log's pauses, and the phase says it was interrupted.
 func TestInterrupt(t *testing.T) {
 	lg := load(t, stmt("a", 0, "select 1"), stmt("a", 10*time.Second, "select 2"), stmt("b", 5*time.Second, "select 3"))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The interrupt comes 200 ms after the first statement ran, while both
+	// sessions wait for their next: a deadline counted from before Run
+	// could pass before anything ran on a slow machine.
+	st := &fakeStore{dialect: Postgres, delay: func(sql string) time.Duration {
+		if sql == "select 1" {
+			time.AfterFunc(200*time.Millisecond, cancel)
+		}
+		return 0
+	}}
 	start := time.Now()
-	ps, err := Run(ctx, Config{Speed: 1}, &fakeStore{dialect: Postgres}, lg)
+	ps, err := Run(ctx, Config{Speed: 1}, st, lg)
 	if err != nil {
 		t.Fatal(err)
 	}
