@@ -259,13 +259,34 @@ func TestInterruptWritesResult(t *testing.T) {
 	bin := kurabeBinary(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
-	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
-	var out bytes.Buffer
+	data := filepath.Join(dir, "data")
+	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--dir", data, "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Interrupt once the write phase has stored rows, as a user's Ctrl-C
+	// mid-run: a fixed sleep could end before a slow machine had set up
+	// the store, and then no phase would have run.
+	db := filepath.Join(data, "1-sqlite", "kurabe.db")
+	var st store.Store
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no rows in %s within 30s\n%s", db, out.String())
+		}
+		if st == nil {
+			if _, err := os.Stat(db); err != nil {
+				continue // opening it first would create it
+			}
+			st = openSQLite(t, db)
+		}
+		if n, err := st.Count(context.Background(), bbs.Posts()); err == nil && n > 0 {
+			break
+		}
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
