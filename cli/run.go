@@ -56,6 +56,7 @@ type runFlags struct {
 	viaHTTP  viaModes
 	probe    string
 	isolate  bool
+	mux      bool
 }
 
 type multiFlag []string
@@ -90,6 +91,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]
 	fs.Var(&f.viaHTTP, "via-http", "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation; =cgi runs it as CGI (a process per request), =persistent,cgi both")
 	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
 	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
+	fs.BoolVar(&f.mux, "mux", true, "run the clients on one event loop when every session can (PostgreSQL and MariaDB on the wire driver, closed loop, no think time), as pgbench's thread serves its connections; --mux=false runs every client on its own")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
@@ -168,7 +170,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			f.count = c.DefaultCount()
 		}
 	}
-	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated}
+	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated, NoMux: !f.mux}
 	if set["d"] {
 		if set["n"] {
 			return usageErr("give either -n or -d, not both")

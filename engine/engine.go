@@ -64,6 +64,10 @@ type Config struct {
 	// makes clients take turns, and the yield would only wake idle threads.
 	// Stores that say so (store.Networked) get the same without it.
 	NoYield bool
+	// NoMux keeps each client in a goroutine of its own even when every
+	// session could share one event loop (store.Multiplexed), which is
+	// otherwise done for closed-loop phases without think time.
+	NoMux bool
 }
 
 // Validate checks the configuration and says what to change.
@@ -111,6 +115,7 @@ type Progress struct {
 // the phase ends, except for the atomics read by the ticker.
 type worker struct {
 	client   workload.Client
+	sess     store.Session
 	epoch    time.Time // the phase's start; clocks are read as time since it
 	rng      *rand.Rand
 	cum      []uint64 // cumulative kind weights
@@ -317,6 +322,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				return
 			}
 			sessions[i] = s
+			wk.sess = s
 			wl := instance(i)
 			for _, k := range wl.Kinds() {
 				wk.writes = append(wk.writes, k.Writes)
@@ -385,25 +391,41 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	tickDone := make(chan []result.Second)
 	go func() { tickDone <- ticker(cfg, ph.Name, workers, start, measureStart, done) }()
 
-	for i, wk := range workers {
-		n := int64(0)
-		if cfg.Count > 0 {
-			n = cfg.Count / int64(cfg.Clients)
-			if int64(i) < cfg.Count%int64(cfg.Clients) {
-				n++
-			}
+	share := func(i int) int64 {
+		if cfg.Count == 0 {
+			return 0
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if sched != nil {
-				wk.runOpen(opCtx, &stop, sched)
-				return
-			}
-			wk.run(opCtx, &stop, n, cfg.Warmup, cfg.Warmup+cfg.Duration)
-		}()
+		n := cfg.Count / int64(cfg.Clients)
+		if int64(i) < cfg.Count%int64(cfg.Clients) {
+			n++
+		}
+		return n
 	}
-	wg.Wait()
+	if mcs, ok := muxable(cfg, sched, workers); ok {
+		res.Multiplexed = true
+		muxErr := runMux(mcs, &stop, func(i int) {
+			workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
+		})
+		unmultiplex(workers)
+		if muxErr != nil {
+			close(done)
+			<-tickDone
+			return res, fmt.Errorf("the clients' event loop failed: %w; run with --mux=off", muxErr)
+		}
+	} else {
+		for i, wk := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if sched != nil {
+					wk.runOpen(opCtx, &stop, sched)
+					return
+				}
+				wk.run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
+			}()
+		}
+		wg.Wait()
+	}
 	end := time.Now()
 	close(done)
 	res.Series = <-tickDone
@@ -503,6 +525,16 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	res.Verify = verify
 	return res, nil
+}
+
+// muxable hands the clients' sessions to one event loop when the phase
+// is a closed loop without think time and every session can
+// (store.Multiplexed).
+func muxable(cfg Config, sched *schedule, workers []*worker) ([]*muxClient, bool) {
+	if cfg.NoMux || sched != nil || cfg.ThinkMax > 0 {
+		return nil, false
+	}
+	return multiplex(workers)
 }
 
 // networked says whether st's operations wait on a socket: then clients

@@ -75,6 +75,9 @@ func summary(d *result.Document, l tr) []string {
 		if p := params(s.Info.Options); p != "" {
 			line += " · " + p
 		}
+		if slices.ContainsFunc(s.Phases, func(p result.Phase) bool { return p.Multiplexed }) {
+			line += " · " + l.t("clients on one event loop")
+		}
 		lines = append(lines, line)
 	}
 	dir := l.t("data") + " " + r.Dir

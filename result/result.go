@@ -126,6 +126,10 @@ type Phase struct {
 	// (user + system time over wall time), the store's work included when
 	// the store runs inside kurabe (file, SQLite).
 	ProcessCPU float64 `json:"process_cpu_cores"`
+	// Multiplexed: the clients ran on one event loop (coroutines of one
+	// goroutine woken by epoll, as pgbench's thread serves its
+	// connections) instead of a goroutine each.
+	Multiplexed bool `json:"multiplexed,omitempty"`
 	// OpenLoop holds the open loop's figures when the phase ran at a rate;
 	// Latency is then measured from each operation's scheduled start.
 	OpenLoop             *OpenLoop `json:"open_loop,omitempty"`

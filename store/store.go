@@ -173,6 +173,23 @@ type Networked interface {
 	Networked()
 }
 
+// Waiter parks a client until the socket fd is ready to read (or, with
+// write, to write). The engine's event loop implements it: a client's
+// wait hands the thread to the other clients, as pgbench's one thread
+// serves all its connections.
+type Waiter interface {
+	Wait(fd int, write bool) error
+}
+
+// Multiplexed is implemented by sessions that can do their socket I/O by
+// the descriptor and hand every wait to a Waiter instead of Go's network
+// poller. Multiplex(w) reports whether the session can (not over TLS, for
+// one); Multiplex(nil) returns it to the poller. The session is then used
+// only from the coroutine that the Waiter serves.
+type Multiplexed interface {
+	Multiplex(w Waiter) bool
+}
+
 // Truncater is implemented by stores that empty a table faster than
 // creating it anew.
 type Truncater interface {

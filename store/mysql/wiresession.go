@@ -321,3 +321,13 @@ func (s *session) wireEnd(ctx context.Context, verb string) error {
 	s.inTx = false
 	return s.fail(s.w.Simple(ctx, verb))
 }
+
+// Multiplex hands the session's waits to w (store.Multiplexed): only
+// sessions on the wire driver can, since database/sql reads through Go's
+// poller.
+func (s *session) Multiplex(w store.Waiter) bool {
+	if s.w == nil {
+		return false
+	}
+	return s.w.Multiplex(w)
+}

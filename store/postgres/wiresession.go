@@ -305,3 +305,12 @@ func (s *session) wireEnd(ctx context.Context, verb string) (pgconn.CommandTag, 
 	}
 	return pgconn.CommandTag{}, nil
 }
+
+// Multiplex hands the session's waits to w (store.Multiplexed): only
+// sessions on the wire driver can, since pgx reads through Go's poller.
+func (s *session) Multiplex(w store.Waiter) bool {
+	if s.w == nil {
+		return false
+	}
+	return s.w.Multiplex(w)
+}

@@ -339,4 +339,72 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Fatalf("Info incomplete: %+v", info)
 		}
 	})
+
+	// Sessions that can hand their waits to an event loop
+	// (store.Multiplexed) must read and write the same through it, and
+	// work as before once given back.
+	t.Run("Multiplexed", func(t *testing.T) {
+		st, tb, s := setup(t)
+		m, ok := s.(store.Multiplexed)
+		if !ok {
+			t.Skip("this store's sessions do not multiplex")
+		}
+		w := &PollWaiter{}
+		if !m.Multiplex(w) {
+			t.Skip("this session cannot multiplex (its driver reads through Go's poller)")
+		}
+		// A row too big for one read makes the session wait mid-reply.
+		big := bytes.Repeat([]byte("比べ"), 100_000)
+		want := func(i int) []byte {
+			if i == 7 {
+				return big
+			}
+			return text(i)
+		}
+		insert := func(from, to int) {
+			t.Helper()
+			for i := from; i < to; i++ {
+				if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(i)}, {Text: want(i)}}); err != nil {
+					t.Fatalf("Insert %d: %v", i, err)
+				}
+			}
+		}
+		check := func(n int) {
+			t.Helper()
+			all := collect(t, s, tb, store.Query{})
+			if len(all) != n {
+				t.Fatalf("read-all returned %d rows, want %d", len(all), n)
+			}
+			for i, r := range all {
+				if r[1].Int != int64(i) || !bytes.Equal(r[2].Text, want(i)) {
+					t.Fatalf("row %d = (%d, %d bytes), want (%d, %d bytes)", i, r[1].Int, len(r[2].Text), i, len(want(i)))
+				}
+			}
+		}
+		insert(0, 50)
+		check(50)
+		if w.Waits == 0 {
+			t.Fatal("the multiplexed session never waited through the waiter")
+		}
+		if !m.Multiplex(nil) {
+			t.Fatal("Multiplex(nil) could not give the session back")
+		}
+		waits := w.Waits
+		insert(50, 60)
+		check(60)
+		if w.Waits != waits {
+			t.Fatalf("the waiter was used %d times after the session was given back", w.Waits-waits)
+		}
+		// Closed while multiplexed, a session still says goodbye cleanly.
+		if !m.Multiplex(&PollWaiter{}) {
+			t.Fatal("Multiplex refused a second time")
+		}
+		insert(60, 61)
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close while multiplexed: %v", err)
+		}
+		if n := count(t, st, tb); n != 61 {
+			t.Fatalf("Count = %d, want 61", n)
+		}
+	})
 }

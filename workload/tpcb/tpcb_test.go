@@ -109,6 +109,12 @@ func checkTPCB(t *testing.T, st store.Store, scale string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The servers' sessions (the wire drivers, by default) run their
+	// clients on one event loop; a transaction's several round trips then
+	// interleave with other clients' on the one thread.
+	if _, server := st.(store.Networked); res.Multiplexed != server {
+		t.Errorf("multiplexed = %v on %s", res.Multiplexed, st.Info(ctx).Driver)
+	}
 	if res.Ops+res.Errors != 400 || len(res.Verify) != 1 {
 		t.Fatalf("ops %d + errors %d, verify %+v", res.Ops, res.Errors, res.Verify)
 	}

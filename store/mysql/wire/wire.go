@@ -52,6 +52,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"kurabe/numfmt"
+	"kurabe/store/muxsock"
 	"kurabe/store/sockwatch"
 )
 
@@ -131,6 +132,10 @@ const MaxStatements = 256
 type Conn struct {
 	dc       driver.Conn // the driver's connection, which did the handshake
 	nc       net.Conn
+	rw       io.ReadWriter   // nc, or sock in multiplexed mode
+	mux      bool            // rw is sock (Multiplex)
+	sock     *muxsock.Sock   // the socket while multiplexed (nc is closed then)
+	moved    bool            // nc is no longer the driver's: Close says goodbye itself
 	raw      syscall.RawConn // nc's descriptor, when it has one
 	pending  bool            // wbuf holds a request that fill writes
 	id       uint32          // the server's connection (thread) id
@@ -228,7 +233,7 @@ func Connect(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{dc: dc, nc: sn.Conn, watch: sockwatch.New(sn.Conn), rbuf: make([]byte, 8192), wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
+	c := &Conn{dc: dc, nc: sn.Conn, rw: sn.Conn, watch: sockwatch.New(sn.Conn), rbuf: make([]byte, 8192), wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
 	if !whole(sn.in) || !whole(sn.out) || len(sn.out) < 4+32 {
 		c.Close()
 		return nil, errors.New("mysql wire: could not follow the driver's handshake")
@@ -261,6 +266,42 @@ func Connect(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 	return c, nil
 }
 
+// Multiplex moves the connection's socket out of Go's network poller to
+// be read and written by its descriptor, with w taking every wait
+// (store.Multiplexed); nil gives it back to the poller. It reports false
+// when the socket has no descriptor of its own. Contexts do not
+// interrupt a multiplexed wait.
+func (c *Conn) Multiplex(w muxsock.Waiter) bool {
+	if c.dc == nil {
+		return false
+	}
+	if w == nil {
+		if c.sock != nil {
+			nc, err := c.sock.Release()
+			c.sock = nil
+			c.mux = false
+			c.watch.Stop()
+			c.moved = true
+			if err != nil {
+				c.nc, c.rw, c.raw = nil, nil, nil
+				c.broken = fmt.Errorf("mysql: connection lost leaving the event loop: %w", err)
+				return false
+			}
+			c.nc, c.rw, c.watch = nc, nc, sockwatch.New(nc)
+			c.raw, _ = nc.(syscall.Conn).SyscallConn()
+		}
+		return true
+	}
+	if c.sock != nil {
+		return true
+	}
+	s, ok := muxsock.Take(c.nc, w)
+	if ok {
+		c.sock, c.rw, c.mux = s, s, true
+	}
+	return ok
+}
+
 // ID is the server's id of the connection, for KILL.
 func (c *Conn) ID() uint32 { return c.id }
 
@@ -270,17 +311,34 @@ func (c *Conn) CachesMetadata() bool { return c.ext&extCacheMetadata != 0 }
 
 // Close says goodbye to the server and closes the socket.
 func (c *Conn) Close() error {
+	if c.sock != nil {
+		c.Multiplex(nil)
+	}
 	c.watch.Stop()
 	if c.dc == nil {
 		return nil
 	}
 	var err error
-	if c.broken == nil && !c.busy {
+	switch {
+	case c.moved:
+		// The socket went through the event loop and came back as
+		// another net.Conn than the driver's: say COM_QUIT here.
+		if c.nc != nil {
+			if c.broken == nil && !c.busy {
+				c.nc.SetDeadline(time.Now().Add(5 * time.Second))
+				_, err = c.nc.Write([]byte{1, 0, 0, 0, comQuit})
+			}
+			c.nc.Close()
+		}
+		c.dc.Close() // its socket is closed already; it releases what it holds
+	case c.broken == nil && !c.busy:
 		// The driver's Close sends COM_QUIT and closes the socket.
 		c.nc.SetDeadline(time.Now().Add(5 * time.Second))
 		err = c.dc.Close()
-	} else {
-		c.nc.Close()
+	default:
+		if c.nc != nil {
+			c.nc.Close()
+		}
 		c.dc.Close() // its write fails; it still releases what it holds
 	}
 	c.dc = nil
@@ -808,7 +866,7 @@ func (c *Conn) sendNow() error {
 	if payload < maxPayload {
 		b[0], b[1], b[2], b[3] = byte(payload), byte(payload>>8), byte(payload>>16), 0
 		c.seq = 1
-		_, err = c.nc.Write(b)
+		_, err = c.rw.Write(b)
 	} else {
 		err = c.sendLarge(b[4:])
 	}
@@ -827,10 +885,10 @@ func (c *Conn) sendLarge(p []byte) error {
 		n := min(len(p), maxPayload)
 		hdr[0], hdr[1], hdr[2], hdr[3] = byte(n), byte(n>>8), byte(n>>16), seq
 		seq++
-		if _, err := c.nc.Write(hdr[:]); err != nil {
+		if _, err := c.rw.Write(hdr[:]); err != nil {
 			return err
 		}
-		if _, err := c.nc.Write(p[:n]); err != nil {
+		if _, err := c.rw.Write(p[:n]); err != nil {
 			return err
 		}
 		p = p[n:]
@@ -906,7 +964,7 @@ func (c *Conn) fill(n int) error {
 		}
 	}
 	for c.rend-c.rpos < n {
-		m, err := c.nc.Read(c.rbuf[c.rend:])
+		m, err := c.rw.Read(c.rbuf[c.rend:])
 		c.rend += m
 		if err != nil {
 			if err == io.EOF && c.rend-c.rpos >= n {
@@ -926,6 +984,13 @@ func (c *Conn) fill(n int) error {
 // nothing and costs a system call per query, is left out. A deadline (a
 // cancelled context) ends the wait as it ends a Read.
 func (c *Conn) exchange() error {
+	if c.mux {
+		// The descriptor's Read waits for the reply by itself.
+		c.pending = false
+		_, err := c.rw.Write(c.wbuf)
+		c.wbuf = c.wbuf[:0]
+		return err
+	}
 	wrote := false
 	var m int
 	var werr, rerr error

@@ -36,6 +36,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"kurabe/store/muxsock"
 	"kurabe/store/sockwatch"
 )
 
@@ -67,6 +68,8 @@ const MaxStatements = 512
 // cancellation of a context, which may come from any.
 type Conn struct {
 	nc       net.Conn
+	rw       io.ReadWriter // nc, or sock in multiplexed mode
+	sock     *muxsock.Sock // the socket while multiplexed (nc is closed then)
 	rbuf     []byte
 	rpos     int // next unread byte of rbuf
 	rend     int // end of the bytes read into rbuf
@@ -105,6 +108,7 @@ func Connect(ctx context.Context, cfg *pgconn.Config) (*Conn, error) {
 	}
 	return &Conn{
 		nc:       hc.Conn,
+		rw:       hc.Conn,
 		watch:    sockwatch.New(hc.Conn),
 		rbuf:     make([]byte, 8192),
 		wbuf:     make([]byte, 0, 1024),
@@ -113,12 +117,48 @@ func Connect(ctx context.Context, cfg *pgconn.Config) (*Conn, error) {
 	}, nil
 }
 
+// Multiplex moves the connection's socket out of Go's network poller to
+// be read and written by its descriptor, with w taking every wait
+// (store.Multiplexed); nil gives it back to the poller. It reports false
+// when the socket has no descriptor of its own (TLS). Contexts do not
+// interrupt a multiplexed wait.
+func (c *Conn) Multiplex(w muxsock.Waiter) bool {
+	if c.nc == nil {
+		return false
+	}
+	if w == nil {
+		if c.sock != nil {
+			nc, err := c.sock.Release()
+			c.sock = nil
+			c.watch.Stop()
+			if err != nil {
+				c.nc, c.rw = nil, nil
+				c.broken = fmt.Errorf("postgres: connection lost leaving the event loop: %w", err)
+				return false
+			}
+			c.nc, c.rw, c.watch = nc, nc, sockwatch.New(nc)
+		}
+		return true
+	}
+	if c.sock != nil {
+		return true
+	}
+	s, ok := muxsock.Take(c.nc, w)
+	if ok {
+		c.sock, c.rw = s, s
+	}
+	return ok
+}
+
 // TxStatus is the server's transaction status after the last exchange:
 // 'I' idle, 'T' in a transaction, 'E' in a failed transaction.
 func (c *Conn) TxStatus() byte { return c.txStatus }
 
 // Close says goodbye to the server and closes the socket.
 func (c *Conn) Close() error {
+	if c.sock != nil {
+		c.Multiplex(nil)
+	}
 	c.watch.Stop()
 	nc := c.nc
 	c.nc = nil
@@ -397,7 +437,7 @@ func (c *Conn) begin(ctx context.Context) error {
 
 func (c *Conn) send() error {
 	c.busy = true
-	_, err := c.nc.Write(c.wbuf)
+	_, err := c.rw.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
 		return c.fail(err)
@@ -443,7 +483,7 @@ func (c *Conn) fill(n int) error {
 		c.rbuf = buf
 	}
 	for c.rend-c.rpos < n {
-		m, err := c.nc.Read(c.rbuf[c.rend:])
+		m, err := c.rw.Read(c.rbuf[c.rend:])
 		c.rend += m
 		if err != nil {
 			if err == io.EOF && c.rend-c.rpos >= n {

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"errors"
+	"iter"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"kurabe/store"
+)
+
+// The multiplexed closed loop: when every client's session can hand its
+// socket waits over (store.Multiplexed: the PostgreSQL and MariaDB wire
+// drivers), the clients' loops run as coroutines of one goroutine, and
+// one epoll instance wakes whichever clients' replies are in, the way
+// pgbench's thread serves all its connections with poll(2). A client
+// still runs its operations one after another and is timed around each,
+// exactly as in its own goroutine; what goes is the runtime's parking and
+// waking of a goroutine per reply, which cost more client CPU per query
+// than the rest of the query's work.
+
+// muxClient is one client's coroutine and its registration.
+type muxClient struct {
+	yield   func(muxWait) bool
+	next    func() (muxWait, bool)
+	stop    func()
+	id      int32  // its index, epoll's data for its descriptor
+	fd      int    // the descriptor registered for it, -1 none
+	events  uint32 // the events registered
+	waiting bool
+}
+
+type muxWait struct {
+	fd    int
+	write bool
+}
+
+var errLoopStopped = errors.New("the clients' event loop stopped")
+
+// Wait parks the client until fd is ready (store.Waiter). It runs inside
+// the client's coroutine.
+func (c *muxClient) Wait(fd int, write bool) error {
+	if !c.yield(muxWait{fd, write}) {
+		return errLoopStopped
+	}
+	return nil
+}
+
+// multiplex hands every worker's session waits to a muxClient, or, when
+// one session cannot, leaves all of them as they were and returns false.
+func multiplex(workers []*worker) ([]*muxClient, bool) {
+	cs := make([]*muxClient, len(workers))
+	for i, wk := range workers {
+		m, ok := wk.sess.(store.Multiplexed)
+		c := &muxClient{id: int32(i), fd: -1}
+		if !ok || !m.Multiplex(c) {
+			unmultiplex(workers[:i])
+			return nil, false
+		}
+		cs[i] = c
+	}
+	return cs, true
+}
+
+// unmultiplex returns the sessions to Go's network poller.
+func unmultiplex(workers []*worker) {
+	for _, wk := range workers {
+		wk.sess.(store.Multiplexed).Multiplex(nil)
+	}
+}
+
+// runMux runs body(i) for every client i as a coroutine and serves their
+// waits until all have returned. On an error of epoll itself it sets stop,
+// so that each client ends after its operation, and returns the error.
+func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
+	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(ep)
+	// One thread for the loop and its coroutines (which must be made
+	// under the lock they run under).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for i, c := range cs {
+		c.next, c.stop = iter.Pull(func(yield func(muxWait) bool) {
+			c.yield = yield
+			body(i)
+		})
+	}
+	defer func() {
+		for _, c := range cs {
+			c.stop()
+		}
+	}()
+	fail := func(err error) error {
+		stop.Store(true)
+		return err
+	}
+	live := len(cs)
+	runq := make([]*muxClient, len(cs), 2*len(cs))
+	copy(runq, cs)
+	events := make([]syscall.EpollEvent, len(cs))
+	for live > 0 {
+		for _, c := range runq {
+			w, ok := c.next()
+			if !ok {
+				live--
+				if c.fd >= 0 {
+					syscall.EpollCtl(ep, syscall.EPOLL_CTL_DEL, c.fd, nil)
+				}
+				continue
+			}
+			if err := c.register(ep, w); err != nil {
+				return fail(err)
+			}
+			c.waiting = true
+		}
+		runq = runq[:0]
+		if live == 0 {
+			break
+		}
+		// Ask first without the runtime's system-call bookkeeping, which
+		// would wake another thread to take the processor; block only
+		// when no reply is in.
+		k, err := epollNow(ep, events)
+		if err == nil && k == 0 {
+			k, err = syscall.EpollWait(ep, events, 1000)
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		for _, ev := range events[:k] {
+			if c := cs[ev.Fd]; c.waiting {
+				c.waiting = false
+				runq = append(runq, c)
+			}
+		}
+	}
+	return nil
+}
+
+// register makes epoll watch w's descriptor for w's event, on behalf of
+// the client. A client keeps one descriptor (its session's socket);
+// a new one (a reconnection) is added, and the closed one left the epoll
+// set when it was closed.
+func (c *muxClient) register(ep int, w muxWait) error {
+	want := uint32(syscall.EPOLLIN)
+	if w.write {
+		want = syscall.EPOLLOUT
+	}
+	ev := syscall.EpollEvent{Events: want, Fd: c.id}
+	switch {
+	case w.fd != c.fd:
+		err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, w.fd, &ev)
+		if err == syscall.EEXIST {
+			err = syscall.EpollCtl(ep, syscall.EPOLL_CTL_MOD, w.fd, &ev)
+		}
+		if err != nil {
+			return err
+		}
+	case c.events != want:
+		if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_MOD, w.fd, &ev); err != nil {
+			return err
+		}
+	}
+	c.fd, c.events = w.fd, want
+	return nil
+}
+
+// epollNow polls without waiting and without entering the scheduler's
+// system-call state.
+func epollNow(ep int, events []syscall.EpollEvent) (int, error) {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
