@@ -410,7 +410,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		if muxErr != nil {
 			close(done)
 			<-tickDone
-			return res, fmt.Errorf("the clients' event loop failed: %w; run with --mux=off", muxErr)
+			return res, fmt.Errorf("the clients' event loop failed: %w; run with --mux=false", muxErr)
 		}
 	} else {
 		for i, wk := range workers {
