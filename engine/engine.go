@@ -401,7 +401,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return n
 	}
-	if mcs, ok := muxable(cfg, sched, workers); ok {
+	if mcs, ok := muxable(cfg, sched, w, phase, workers); ok {
 		res.Multiplexed = true
 		muxErr := runMux(mcs, &stop, func(i int) {
 			workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
@@ -528,10 +528,14 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 }
 
 // muxable hands the clients' sessions to one event loop when the phase
-// is a closed loop without think time and every session can
+// is a closed loop without think time, its operations use only their
+// sessions (workload.StoreCaller), and every session can
 // (store.Multiplexed).
-func muxable(cfg Config, sched *schedule, workers []*worker) ([]*muxClient, bool) {
+func muxable(cfg Config, sched *schedule, w workload.Workload, phase int, workers []*worker) ([]*muxClient, bool) {
 	if cfg.NoMux || sched != nil || cfg.ThinkMax > 0 {
+		return nil, false
+	}
+	if sc, ok := w.(workload.StoreCaller); ok && sc.CallsStore(phase) {
 		return nil, false
 	}
 	return multiplex(workers)

@@ -94,6 +94,15 @@ type Noter interface {
 	Notes() []string
 }
 
+// StoreCaller is implemented by workloads some of whose operations call
+// the store itself (a bulk load, a count) beside their session. Such a
+// call waits in Go's network poller, which would hold up every other
+// client of a shared event loop, so the engine keeps a goroutine per
+// client for the phases where CallsStore is true.
+type StoreCaller interface {
+	CallsStore(phase int) bool
+}
+
 // SharedTables is implemented by workloads whose clients must share their
 // tables (pgbench's fixed table names, a benchmark defined over one data
 // set), so --isolate cannot give each client tables of its own. The

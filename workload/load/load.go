@@ -158,6 +158,10 @@ func (w *loader) Name() string             { return "load" }
 func (w *loader) Tables() []*store.Table   { return []*store.Table{w.table} }
 func (w *loader) Phases() []workload.Phase { return w.phases }
 
+// CallsStore: the bulk phase loads through the store (store.BulkLoader),
+// not the client's session (workload.StoreCaller).
+func (w *loader) CallsStore(phase int) bool { return w.phases[phase].Name == "bulk" }
+
 // Kinds: none names a table it writes, since an operation adds a chunk of
 // rows, not the one row per acknowledgement the engine's verification
 // counts; the operation that completes the data set checks the count
