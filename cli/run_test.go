@@ -247,6 +247,12 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "-store") || !strings.Contains(out, "-latest") {
 		t.Fatalf("help run: %d %s", code, out)
 	}
+	// A flag whose usage names its default must not also show Go's
+	// "(default 0)" (--dataset-rows did, through the flag that several
+	// workloads share).
+	if strings.Contains(out, "(default 0)") {
+		t.Errorf("help run shows a zero default beside the usage's own:\n%s", out)
+	}
 	out, _, _ = runCLI(t, testApp(), "version")
 	if !strings.HasPrefix(out, "kurabe "+Version) {
 		t.Fatalf("version: %s", out)

@@ -129,9 +129,12 @@ func (s *stringVal) Set(v string) error { *s = stringVal(v); return nil }
 // 500k), for workloads' flags.
 type RowCount int64
 
+// String is empty for 0, which every flag of this type takes as "the
+// default" (a whole data set, none, the flag's own default): help then
+// shows the default its usage names, not "(default 0)".
 func (c *RowCount) String() string {
 	if c == nil || *c == 0 {
-		return "0"
+		return ""
 	}
 	return FormatCount(int64(*c))
 }
