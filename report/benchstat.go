@@ -69,14 +69,17 @@ func writeBenchstat(w io.Writer, docs []*result.Document) error {
 				b.WriteString(benchName(d, s, p))
 				b.WriteString(" " + strconv.FormatInt(p.Ops, 10))
 				l := p.Latency
+				// Nanoseconds are whole; ops/s to two decimals, as Go's
+				// own benchmark lines give custom units.
 				for _, v := range []struct {
-					val  float64
-					unit string
+					val    float64
+					digits int
+					unit   string
 				}{
-					{l.Mean * 1e3, "ns/op"}, {p.OpsPerSec, "ops/s"},
-					{l.P50 * 1e3, "p50-ns"}, {l.P99 * 1e3, "p99-ns"}, {l.P999 * 1e3, "p99.9-ns"},
+					{l.Mean * 1e3, 0, "ns/op"}, {p.OpsPerSec, 2, "ops/s"},
+					{l.P50 * 1e3, 0, "p50-ns"}, {l.P99 * 1e3, 0, "p99-ns"}, {l.P999 * 1e3, 0, "p99.9-ns"},
 				} {
-					b.WriteString(" " + strconv.FormatFloat(v.val, 'f', -1, 64) + " " + v.unit)
+					b.WriteString(" " + strconv.FormatFloat(v.val, 'f', v.digits, 64) + " " + v.unit)
 				}
 				b.WriteString("\n")
 			}
