@@ -137,6 +137,7 @@ type worker struct {
 	thinkMin time.Duration
 	thinkMax time.Duration
 	yield    bool           // more clients than processors: yield between operations
+	pass     func()         // on the event loop: let the others run if the operation did not wait
 	writes   []*store.Table // per kind, the table it adds a row to (Kind.Writes)
 }
 
@@ -234,7 +235,9 @@ func (w *worker) fail(k int, err error, measure bool) {
 // take turns at operation boundaries, as separate processes would.
 func (w *worker) think() {
 	if w.thinkMax <= 0 {
-		if w.yield {
+		if w.pass != nil {
+			w.pass()
+		} else if w.yield {
 			runtime.Gosched()
 		}
 		return
@@ -403,6 +406,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	if mcs, ok := muxable(cfg, sched, w, phase, workers); ok {
 		res.Multiplexed = true
+		for i, wk := range workers {
+			wk.pass = mcs[i].pass
+		}
 		muxErr := runMux(mcs, &stop, func(i int) {
 			workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
 		})

@@ -30,6 +30,7 @@ type muxClient struct {
 	fd      int    // the descriptor registered for it, -1 none
 	events  uint32 // the events registered
 	waiting bool
+	waited  bool // it waited since its last pass
 }
 
 type muxWait struct {
@@ -42,10 +43,23 @@ var errLoopStopped = errors.New("the clients' event loop stopped")
 // Wait parks the client until fd is ready (store.Waiter). It runs inside
 // the client's coroutine.
 func (c *muxClient) Wait(fd int, write bool) error {
+	c.waited = true
 	if !c.yield(muxWait{fd, write}) {
 		return errLoopStopped
 	}
 	return nil
+}
+
+// pass runs between a client's operations. An operation that never
+// waited (a broken connection fails at once, without touching its
+// socket) would otherwise let the client run on and on while the others
+// starve: such a client gives the thread back and runs again after them.
+func (c *muxClient) pass() {
+	if c.waited {
+		c.waited = false
+		return
+	}
+	c.yield(muxWait{fd: -1})
 }
 
 // multiplex hands every worker's session waits to a muxClient, or, when
@@ -90,9 +104,25 @@ func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
 			body(i)
 		})
 	}
+	// A panic in a client comes out of its next(): stop the others first
+	// (each ends after its operation), then let the panic go on.
 	defer func() {
+		p := recover()
+		if p != nil {
+			stop.Store(true)
+		}
 		for _, c := range cs {
-			c.stop()
+			func() {
+				defer func() {
+					if q := recover(); q != nil && p == nil {
+						p = q
+					}
+				}()
+				c.stop()
+			}()
+		}
+		if p != nil {
+			panic(p)
 		}
 	}()
 	fail := func(err error) error {
@@ -100,33 +130,41 @@ func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
 		return err
 	}
 	live := len(cs)
-	runq := make([]*muxClient, len(cs), 2*len(cs))
+	// runq: the clients to resume now; again: those that passed, to
+	// resume after the others. A client is in one of them or waiting.
+	runq := make([]*muxClient, len(cs))
 	copy(runq, cs)
+	again := make([]*muxClient, 0, len(cs))
 	events := make([]syscall.EpollEvent, len(cs))
 	for live > 0 {
 		for _, c := range runq {
 			w, ok := c.next()
-			if !ok {
+			switch {
+			case !ok:
 				live--
-				if c.fd >= 0 {
-					syscall.EpollCtl(ep, syscall.EPOLL_CTL_DEL, c.fd, nil)
+				c.unregister(ep)
+			case w.fd < 0:
+				// It passed without waiting: its socket may be dead
+				// and readable for ever, so epoll stops watching it
+				// until it waits again.
+				c.unregister(ep)
+				again = append(again, c)
+			default:
+				if err := c.register(ep, w); err != nil {
+					return fail(err)
 				}
-				continue
+				c.waiting = true
 			}
-			if err := c.register(ep, w); err != nil {
-				return fail(err)
-			}
-			c.waiting = true
 		}
-		runq = runq[:0]
+		runq, again = again, runq[:0]
 		if live == 0 {
 			break
 		}
 		// Ask first without the runtime's system-call bookkeeping, which
 		// would wake another thread to take the processor; block only
-		// when no reply is in.
+		// when no reply is in and no client is ready to run.
 		k, err := epollNow(ep, events)
-		if err == nil && k == 0 {
+		if err == nil && k == 0 && len(runq) == 0 {
 			k, err = syscall.EpollWait(ep, events, 1000)
 		}
 		if err == syscall.EINTR {
@@ -149,6 +187,14 @@ func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
 // the client. A client keeps one descriptor (its session's socket);
 // a new one (a reconnection) is added, and the closed one left the epoll
 // set when it was closed.
+// unregister stops watching the client's descriptor.
+func (c *muxClient) unregister(ep int) {
+	if c.fd >= 0 {
+		syscall.EpollCtl(ep, syscall.EPOLL_CTL_DEL, c.fd, nil)
+		c.fd, c.events = -1, 0
+	}
+}
+
 func (c *muxClient) register(ep int, w muxWait) error {
 	want := uint32(syscall.EPOLLIN)
 	if w.write {

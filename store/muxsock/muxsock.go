@@ -74,6 +74,17 @@ func (s *Sock) Release() (net.Conn, error) {
 	return nc, err
 }
 
+// Shutdown ends the connection both ways (shutdown(2)), for a connection
+// found broken while multiplexed: the server sees it end at once (and
+// drops what the session held, such as a transaction's locks), while the
+// descriptor stays open until Release, so its number is not reused while
+// the loop may still watch it.
+func (s *Sock) Shutdown() {
+	if s.fd >= 0 {
+		syscall.Shutdown(s.fd, syscall.SHUT_RDWR)
+	}
+}
+
 // dup duplicates fd with close-on-exec set.
 func dup(fd int) (int, error) {
 	nfd, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)

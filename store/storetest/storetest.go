@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -344,6 +345,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	// (store.Multiplexed) must read and write the same through it, and
 	// work as before once given back.
 	t.Run("Multiplexed", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("the engine's event loop runs on Linux only (epoll)")
+		}
 		st, tb, s := setup(t)
 		m, ok := s.(store.Multiplexed)
 		if !ok {
@@ -383,8 +387,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		insert(0, 50)
 		check(50)
-		if w.Waits == 0 {
-			t.Fatal("the multiplexed session never waited through the waiter")
+		// Every reply is waited for through the waiter, not Go's poller.
+		if w.Waits < 51 {
+			t.Fatalf("the multiplexed session waited %d times through the waiter for 51 replies", w.Waits)
 		}
 		if !m.Multiplex(nil) {
 			t.Fatal("Multiplex(nil) could not give the session back")

@@ -1041,7 +1041,11 @@ func (c *Conn) fail(err error) error {
 	c.broken = err
 	c.busy, c.pending = false, false
 	c.phase = phaseDone
-	c.nc.Close()
+	if c.sock != nil {
+		c.sock.Shutdown()
+	} else {
+		c.nc.Close()
+	}
 	return err
 }
 

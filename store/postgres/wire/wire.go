@@ -505,7 +505,9 @@ func (c *Conn) fail(err error) error {
 	}
 	c.broken = err
 	c.busy = false
-	if c.nc != nil {
+	if c.sock != nil {
+		c.sock.Shutdown()
+	} else if c.nc != nil {
 		c.nc.Close()
 	}
 	return err
