@@ -58,6 +58,12 @@ func DecimalInt(b []byte) (int64, bool) {
 			}
 		}
 	}
+	return Signed(u, neg)
+}
+
+// Signed applies a sign to a magnitude, reporting false when the result
+// does not fit an int64.
+func Signed(u uint64, neg bool) (int64, bool) {
 	switch {
 	case neg && u <= 1<<63:
 		return -int64(u), true

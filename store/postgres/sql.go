@@ -282,17 +282,6 @@ func firstInt(v []byte, f *pgconn.FieldDescription) int64 {
 	return 0
 }
 
-// signed applies a sign to a magnitude that must fit an int64.
-func signed(u uint64, neg bool) (int64, bool) {
-	switch {
-	case neg && u <= 1<<63:
-		return -int64(u), true
-	case !neg && u < 1<<63:
-		return int64(u), true
-	}
-	return 0, false
-}
-
 // numericInt decodes a numeric in the binary format when its value is a
 // whole number that fits an int64. The format is a header of four int16
 // (digit count, weight of the first digit as a power of 10000, sign,
@@ -328,7 +317,7 @@ func numericInt(b []byte) (int64, bool) {
 		}
 		u *= 10000
 	}
-	return signed(u, sign == 0x4000)
+	return numfmt.Signed(u, sign == 0x4000)
 }
 
 // BulkLoad copies the rows into one of kurabe's tables with COPY FROM

@@ -54,6 +54,7 @@ import (
 	"kurabe/numfmt"
 	"kurabe/store/muxsock"
 	"kurabe/store/sockwatch"
+	"kurabe/store/wirebuf"
 )
 
 // Column types of the protocol that this package reads apart.
@@ -141,10 +142,8 @@ type Conn struct {
 	id       uint32          // the server's connection (thread) id
 	caps     uint32
 	ext      uint32
-	rbuf     []byte
-	rpos     int
-	rend     int
-	big      []byte // a packet of several, joined
+	r        wirebuf.Buf // what was read and not yet parsed
+	big      []byte      // a packet of several, joined
 	wbuf     []byte
 	seq      byte
 	stmts    map[string]*Stmt
@@ -233,7 +232,7 @@ func Connect(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{dc: dc, nc: sn.Conn, rw: sn.Conn, watch: sockwatch.New(sn.Conn), rbuf: make([]byte, 8192), wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
+	c := &Conn{dc: dc, nc: sn.Conn, rw: sn.Conn, watch: sockwatch.New(sn.Conn), r: wirebuf.Buf{B: make([]byte, 8192)}, wbuf: make([]byte, 0, 1024), stmts: map[string]*Stmt{}}
 	if !whole(sn.in) || !whole(sn.out) || len(sn.out) < 4+32 {
 		c.Close()
 		return nil, errors.New("mysql wire: could not follow the driver's handshake")
@@ -929,51 +928,33 @@ func (c *Conn) one() ([]byte, error) {
 	if err := c.fill(4); err != nil {
 		return nil, c.fail(err)
 	}
-	h := c.rbuf[c.rpos:]
+	h := c.r.B[c.r.Pos:]
 	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
 	c.seq = h[3] + 1
 	if err := c.fill(4 + n); err != nil {
 		return nil, c.fail(err)
 	}
-	p := c.rbuf[c.rpos+4 : c.rpos+4+n : c.rpos+4+n]
-	c.rpos += 4 + n
+	p := c.r.B[c.r.Pos+4 : c.r.Pos+4+n : c.r.Pos+4+n]
+	c.r.Pos += 4 + n
 	return p, nil
 }
 
-// fill makes n unread bytes available in rbuf, moving what is unread to
-// the front and growing rbuf when n exceeds its room.
+// fill makes n unread bytes available in c.r, sending the pending
+// request first.
 func (c *Conn) fill(n int) error {
-	if c.rend-c.rpos >= n {
+	if c.r.End-c.r.Pos >= n {
 		return nil
 	}
-	if c.pending && c.rpos == c.rend {
-		c.rpos, c.rend = 0, 0
+	if c.pending && c.r.Pos == c.r.End {
+		c.r.Pos, c.r.End = 0, 0
 	}
-	if len(c.rbuf)-c.rpos < n {
-		buf := c.rbuf
-		if len(buf) < n {
-			buf = make([]byte, max(n, 2*len(buf)))
-		}
-		c.rend = copy(buf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-		c.rbuf = buf
-	}
+	c.r.Room(n)
 	if c.pending {
 		if err := c.exchange(); err != nil {
 			return err
 		}
 	}
-	for c.rend-c.rpos < n {
-		m, err := c.rw.Read(c.rbuf[c.rend:])
-		c.rend += m
-		if err != nil {
-			if err == io.EOF && c.rend-c.rpos >= n {
-				break
-			}
-			return err
-		}
-	}
-	return nil
+	return c.r.Fill(c.rw, n)
 }
 
 // exchange writes the pending request and reads the first part of its
@@ -1001,7 +982,7 @@ func (c *Conn) exchange() error {
 			return werr != nil
 		}
 		for {
-			m, rerr = syscall.Read(int(fd), c.rbuf[c.rend:])
+			m, rerr = syscall.Read(int(fd), c.r.B[c.r.End:])
 			switch rerr {
 			case syscall.EINTR:
 				continue
@@ -1023,7 +1004,7 @@ func (c *Conn) exchange() error {
 	case m <= 0:
 		return io.EOF
 	}
-	c.rend += m
+	c.r.End += m
 	return nil
 }
 

@@ -38,6 +38,7 @@ import (
 
 	"kurabe/store/muxsock"
 	"kurabe/store/sockwatch"
+	"kurabe/store/wirebuf"
 )
 
 // Field is one column of a statement's result.
@@ -70,9 +71,7 @@ type Conn struct {
 	nc       net.Conn
 	rw       io.ReadWriter // nc, or sock in multiplexed mode
 	sock     *muxsock.Sock // the socket while multiplexed (nc is closed then)
-	rbuf     []byte
-	rpos     int // next unread byte of rbuf
-	rend     int // end of the bytes read into rbuf
+	r        wirebuf.Buf   // what was read and not yet parsed
 	wbuf     []byte
 	vals     [][]byte
 	tag      []byte
@@ -110,7 +109,7 @@ func Connect(ctx context.Context, cfg *pgconn.Config) (*Conn, error) {
 		nc:       hc.Conn,
 		rw:       hc.Conn,
 		watch:    sockwatch.New(hc.Conn),
-		rbuf:     make([]byte, 8192),
+		r:        wirebuf.Buf{B: make([]byte, 8192)},
 		wbuf:     make([]byte, 0, 1024),
 		txStatus: hc.TxStatus,
 		stmts:    map[string]*Stmt{},
@@ -454,45 +453,26 @@ func (c *Conn) read() (byte, []byte, error) {
 	if err := c.fill(5); err != nil {
 		return 0, nil, c.fail(err)
 	}
-	typ := c.rbuf[c.rpos]
-	size := int(binary.BigEndian.Uint32(c.rbuf[c.rpos+1:]))
+	typ := c.r.B[c.r.Pos]
+	size := int(binary.BigEndian.Uint32(c.r.B[c.r.Pos+1:]))
 	if size < 4 {
 		return 0, nil, c.fail(fmt.Errorf("message %q of length %d", typ, size))
 	}
 	if err := c.fill(1 + size); err != nil {
 		return 0, nil, c.fail(err)
 	}
-	body := c.rbuf[c.rpos+5 : c.rpos+1+size]
-	c.rpos += 1 + size
+	body := c.r.B[c.r.Pos+5 : c.r.Pos+1+size]
+	c.r.Pos += 1 + size
 	return typ, body, nil
 }
 
-// fill makes n unread bytes available in rbuf, moving what is unread to
-// the front and growing rbuf when n exceeds its room.
+// fill makes n unread bytes available in c.r.
 func (c *Conn) fill(n int) error {
-	if c.rend-c.rpos >= n {
+	if c.r.End-c.r.Pos >= n {
 		return nil
 	}
-	if len(c.rbuf)-c.rpos < n {
-		buf := c.rbuf
-		if len(buf) < n {
-			buf = make([]byte, max(n, 2*len(buf)))
-		}
-		c.rend = copy(buf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-		c.rbuf = buf
-	}
-	for c.rend-c.rpos < n {
-		m, err := c.rw.Read(c.rbuf[c.rend:])
-		c.rend += m
-		if err != nil {
-			if err == io.EOF && c.rend-c.rpos >= n {
-				break
-			}
-			return err
-		}
-	}
-	return nil
+	c.r.Room(n)
+	return c.r.Fill(c.rw, n)
 }
 
 // fail marks the connection broken by an I/O error, which is the
