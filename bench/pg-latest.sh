@@ -30,11 +30,13 @@
 # pre-built Bind+Execute+Sync write and a buffered read).
 #
 # Environment: PASSES (3), DURATION (5 s per timed run), CLIENTS ("1 8"),
-# IDLE_MAX (10), IDLE_WAIT (30), FOREIGN_MAX (20); as in sqlite-latest.sh.
+# MUX (auto: kurabe's --mux), IDLE_MAX (10), IDLE_WAIT (30), FOREIGN_MAX
+# (20); as in sqlite-latest.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PASSES=${PASSES:-3}
+MUX=${MUX:-auto}
 DURATION=${DURATION:-5}
 CLIENTS=${CLIENTS:-"1 8"}
 IDLE_MAX=${IDLE_MAX:-10}
@@ -105,7 +107,7 @@ loop() {
 }
 
 echo "kurabe vs pgbench: bbs read-latest N=1 on PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), 127.0.0.1:$port"
-echo "pgbench: -f latest.sql (LIMIT :n, n=1) -M prepared -n -T $DURATION; kurabe: --ops read-latest --latest 1 --prefill 20k -d ${DURATION}s (the prefill refills the table before the phase)"
+echo "pgbench: -f latest.sql (LIMIT :n, n=1) -M prepared -n -T $DURATION; kurabe: --mux $MUX --ops read-latest --latest 1 --prefill 20k -d ${DURATION}s (the prefill refills the table before the phase)"
 echo "cpu: the client's own, in cores (kurabe: during read-latest; pgbench: the whole process); server: postmaster and backends, in cores, over kurabe's whole run (prefill too) and pgbench's"
 echo "foreign: the machine's non-idle time less this script's children and the server; runs above ${FOREIGN_MAX}% of a core are flagged"
 echo
@@ -119,7 +121,7 @@ runs() {
 	NOTES=""
 	wait_idle
 	[[ -z $IDLE_NOTE ]] || NOTES+="kurabe: $IDLE_NOTE; "
-	measure "$tmp/k.out" "$tmp/kurabe" run -q -c "$c" -d "${DURATION}s" --ops read-latest --latest 1 --prefill 20k \
+	measure "$tmp/k.out" "$tmp/kurabe" run -q --mux "$MUX" -c "$c" -d "${DURATION}s" --ops read-latest --latest 1 --prefill 20k \
 		--store "$dsn" --json "$tmp/k.json"
 	kf=$FOREIGN ks=$SERVER
 	read -r k kc < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p={x["op"]:x for x in d["stores"][0]["phases"]}; r=p["read-latest"]; assert r["ops"]>0 and not r["errors"], r; print(r["ops_per_s"], r["process_cpu_cores"])' "$tmp/k.json")

@@ -24,13 +24,15 @@
 # here is the rest of the machine only.
 #
 # Environment: PASSES (3), DURATION (10 s per timed run), CLIENTS ("1 8"),
-# SCALE (1), MODES ("select-only tpcb"), IDLE_MAX (10), IDLE_WAIT (30),
+# SCALE (1), MODES ("select-only tpcb"), MUX (auto: kurabe's --mux),
+# IDLE_MAX (10), IDLE_WAIT (30),
 # FOREIGN_MAX (20, % of a core above which a run is flagged and repeated
 # once).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PASSES=${PASSES:-3}
+MUX=${MUX:-auto}
 DURATION=${DURATION:-10}
 CLIENTS=${CLIENTS:-"1 8"}
 SCALE=${SCALE:-1}
@@ -87,7 +89,7 @@ init_s=$((SECONDS - t0))
 
 echo "kurabe vs pgbench: select-only and TPC-B (sort of), scale $SCALE, on PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), 127.0.0.1:$port"
 echo "pgbench -i -s $SCALE took ${init_s} s (public.pgbench_*); kurabe loads kurabe.pgbench_* before each of its runs"
-echo "pgbench: -b MODE -M prepared -c C -j C -T $DURATION; kurabe: run -w tpcb --ops MODE --scale $SCALE -c C -d ${DURATION}s"
+echo "pgbench: -b MODE -M prepared -c C -j C -T $DURATION; kurabe: run --mux $MUX -w tpcb --ops MODE --scale $SCALE -c C -d ${DURATION}s"
 echo "cpu: the load generator's own, in cores (kurabe: during the phase; pgbench: the whole process); foreign: the rest of the machine less the server, runs above ${FOREIGN_MAX}% of a core are repeated once"
 echo
 printf "%-4s %-12s %-3s %12s %12s %7s %8s %8s %9s   %-15s %s\n" pass workload c "kurabe tps" "pgbench tps" ratio "k cpu" "p cpu" "server k/p" "foreign k/p" note
@@ -97,7 +99,7 @@ printf "%-4s %-12s %-3s %12s %12s %7s %8s %8s %9s   %-15s %s\n" pass workload c 
 kurabe_run() {
 	wait_idle
 	KNOTE=${IDLE_NOTE:+kurabe: $IDLE_NOTE; }
-	measure "$tmp/k.out" "$tmp/kurabe" run -q -w tpcb --ops "$1" --scale "$SCALE" -c "$2" -d "${DURATION}s" \
+	measure "$tmp/k.out" "$tmp/kurabe" run -q --mux "$MUX" -w tpcb --ops "$1" --scale "$SCALE" -c "$2" -d "${DURATION}s" \
 		--store "$dsn" --json "$tmp/k.json"
 	KF=$FOREIGN KS=$SERVER
 	read -r K KCPU KERR < <(python3 -c '

@@ -29,13 +29,14 @@
 # Environment: PASSES (3), DURATION (10 s per timed run), CLIENTS ("1 8"),
 # ROWS (100000, a multiple of 100,000), STORE_OPTS (options of kurabe's
 # store, e.g. driver=sql for database/sql instead of the default
-# driver=wire), IDLE_MAX (10), IDLE_WAIT (30),
+# driver=wire), MUX (auto: kurabe's --mux), IDLE_MAX (10), IDLE_WAIT (30),
 # FOREIGN_MAX (20, % of a core above which a run is flagged and repeated
 # once).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PASSES=${PASSES:-3}
+MUX=${MUX:-auto}
 DURATION=${DURATION:-10}
 CLIENTS=${CLIENTS:-"1 8"}
 ROWS=${ROWS:-100000}
@@ -123,7 +124,7 @@ prep_s=$((SECONDS - t0))
 
 echo "kurabe vs sysbench: point select by primary key, $ROWS rows, on MariaDB $version, 127.0.0.1:$port"
 echo "sysbench oltp_point_select prepare took ${prep_s} s (sbtest.sbtest1); kurabe loads kurabe.pgbench_accounts before each of its runs"
-echo "sysbench: oltp_point_select --rand-type=uniform --threads C --time $DURATION; kurabe: run -w select-only --scale $((ROWS / 100000)) -c C -d ${DURATION}s${STORE_OPTS:+ (store options $STORE_OPTS)}"
+echo "sysbench: oltp_point_select --rand-type=uniform --threads C --time $DURATION; kurabe: run --mux $MUX -w select-only --scale $((ROWS / 100000)) -c C -d ${DURATION}s${STORE_OPTS:+ (store options $STORE_OPTS)}"
 echo "cpu: the load generator's own, in cores (kurabe: during the phase; sysbench: the whole process); foreign: the rest of the machine less the server, runs above ${FOREIGN_MAX}% of a core are repeated once"
 echo
 printf "%-4s %-3s %12s %13s %7s %8s %8s %9s   %-15s %s\n" pass c "kurabe tps" "sysbench tps" ratio "k cpu" "s cpu" "server k/s" "foreign k/s" note
@@ -133,7 +134,7 @@ printf "%-4s %-3s %12s %13s %7s %8s %8s %9s   %-15s %s\n" pass c "kurabe tps" "s
 kurabe_run() {
 	wait_idle
 	KNOTE=${IDLE_NOTE:+kurabe: $IDLE_NOTE; }
-	measure "$tmp/k.out" "$tmp/kurabe" run -q -w select-only --scale $((ROWS / 100000)) -c "$1" -d "${DURATION}s" \
+	measure "$tmp/k.out" "$tmp/kurabe" run -q --mux "$MUX" -w select-only --scale $((ROWS / 100000)) -c "$1" -d "${DURATION}s" \
 		--store "$store" --json "$tmp/k.json"
 	KF=$FOREIGN KS=$SERVER
 	read -r K KCPU KERR < <(python3 -c '

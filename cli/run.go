@@ -56,13 +56,28 @@ type runFlags struct {
 	viaHTTP  viaModes
 	probe    string
 	isolate  bool
-	mux      bool
+	mux      muxFlag
 }
 
 type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// muxFlag is --mux: how the clients wait for replies (engine.ClientIO).
+type muxFlag struct{ io engine.ClientIO }
+
+func (m *muxFlag) String() string {
+	if m == nil || m.io == engine.IOAuto {
+		return "auto"
+	}
+	return string(m.io)
+}
+
+func (m *muxFlag) Set(v string) (err error) {
+	m.io, err = engine.ParseClientIO(v)
+	return err
+}
 
 // runFlagSet builds the flag set of kurabe run, every workload's flags
 // included, bound to f; scenario files are checked against the same set.
@@ -91,7 +106,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]
 	fs.Var(&f.viaHTTP, "via-http", "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation; =cgi runs it as CGI (a process per request), =persistent,cgi both")
 	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
 	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
-	fs.BoolVar(&f.mux, "mux", true, "run the clients on one event loop when every session can (PostgreSQL and MariaDB on the wire driver, closed loop, no think time), as pgbench's thread serves its connections; --mux=false runs every client on its own")
+	fs.Var(&f.mux, "mux", "how clients wait for replies when every session can wait on its socket itself (PostgreSQL and MariaDB on the wire driver, closed loop, no think time): threads (a thread each, as pgbench -j C), loop (one event loop for all, as one pgbench thread), auto (threads up to "+strconv.Itoa(engine.ThreadsPerCPU)+" clients per core, then loop), poller (Go's network poller, as before; also =false)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
 	defs := map[string]workload.Definition{}
 	for _, e := range a.Workloads {
@@ -170,7 +185,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			f.count = c.DefaultCount()
 		}
 	}
-	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated, NoMux: !f.mux}
+	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated, IO: f.mux.io}
 	if set["d"] {
 		if set["n"] {
 			return usageErr("give either -n or -d, not both")

@@ -171,6 +171,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"ramp without duration", []string{"run", "-R", "5:10"}, "needs a duration"},
 		{"rate with think", []string{"run", "-R", "5", "--think", "1ms"}, "think time"},
 		{"bad repeat", []string{"run", "--repeat", "0"}, "--repeat"},
+		{"bad mux", []string{"run", "--mux", "fibers"}, "bad flags"},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
@@ -558,5 +559,45 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
 		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
+	}
+}
+
+// TestMuxChoosesHowClientsWait: --mux reaches the engine, the result
+// says how the clients waited, and the table's store line says it in
+// words. Auto at 2 clients runs a thread per client; --mux loop puts them
+// on one event loop; --mux=false (the old spelling of poller) leaves them
+// in Go's poller.
+func TestMuxChoosesHowClientsWait(t *testing.T) {
+	for _, tc := range []struct {
+		mux, want, line string
+	}{
+		{"auto", "threads", "clients on a thread each"},
+		{"loop", "loop", "clients on one event loop"},
+		{"false", "", ""},
+	} {
+		t.Run(tc.mux, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "out.json")
+			out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed", "-w", "tpcb", "--ops", "select-only",
+				"-n", "200", "-c", "2", "--mux", tc.mux, "--json", js)
+			if code != 0 && strings.Contains(errs, "apt-get install") && os.Getenv("KURABE_REQUIRE_SERVERS") == "" {
+				t.Skipf("skipped: %s (scripts/test installs it)", strings.TrimSpace(errs))
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			doc, err := result.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ph := doc.Stores[0].Phases[0]
+			if ph.ClientIO != tc.want || ph.Ops != 200 {
+				t.Errorf("client_io %q, %d ops; want %q, 200", ph.ClientIO, ph.Ops, tc.want)
+			}
+			for _, l := range []string{"clients on a thread each", "clients on one event loop"} {
+				if strings.Contains(out, l) != (l == tc.line) {
+					t.Errorf("store line says %q: %v, want %v:\n%s", l, !(l == tc.line), l == tc.line, out)
+				}
+			}
+		})
 	}
 }

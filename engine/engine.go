@@ -64,10 +64,50 @@ type Config struct {
 	// makes clients take turns, and the yield would only wake idle threads.
 	// Stores that say so (store.Networked) get the same without it.
 	NoYield bool
-	// NoMux keeps each client in a goroutine of its own even when every
-	// session could share one event loop (store.Multiplexed), which is
-	// otherwise done for closed-loop phases without think time.
-	NoMux bool
+	// IO says how clients whose sessions can wait on their sockets
+	// themselves (store.Multiplexed) wait for replies in closed-loop
+	// phases without think time: IOAuto (the zero value) picks threads or
+	// the loop by the number of clients per processor.
+	IO ClientIO
+}
+
+// ClientIO is how the clients of a phase wait for their sessions' replies.
+type ClientIO string
+
+const (
+	// IOAuto: IOThreads up to ThreadsPerCPU clients per processor, IOLoop
+	// beyond.
+	IOAuto ClientIO = ""
+	// IOThreads: each client on a thread of its own, blocked in poll(2)
+	// on its socket, as pgbench -j C and sysbench run their clients.
+	IOThreads ClientIO = "threads"
+	// IOLoop: all the clients as coroutines of one thread, woken by one
+	// epoll set, as pgbench's single thread serves its connections.
+	IOLoop ClientIO = "loop"
+	// IOPoller: a goroutine per client, waiting in Go's network poller.
+	IOPoller ClientIO = "poller"
+)
+
+// ThreadsPerCPU is where IOAuto turns from threads to the loop. Measured
+// on 2 cores (PostgreSQL select-only, docs/tpcb.md): a thread per client
+// did 1.2-2.5x the loop's operations at 2 to 8 clients, about as many at
+// 16 and 32, with longer worst cases: past a few clients per core the
+// clients' threads queue for the cores behind the server's, while the
+// loop takes the replies that came in while it worked in one batch.
+const ThreadsPerCPU = 4
+
+// ParseClientIO reads a --mux value; "true" is auto and "false" poller,
+// as the flag was once on or off.
+func ParseClientIO(s string) (ClientIO, error) {
+	switch s {
+	case "auto", "true", "":
+		return IOAuto, nil
+	case "threads", "loop", "poller":
+		return ClientIO(s), nil
+	case "false", "off":
+		return IOPoller, nil
+	}
+	return "", fmt.Errorf("%q: want auto, threads, loop or poller", s)
 }
 
 // Validate checks the configuration and says what to change.
@@ -75,6 +115,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Clients < 1:
 		return fmt.Errorf("clients: %d; want 1 or more", c.Clients)
+	case c.IO != IOAuto && c.IO != IOThreads && c.IO != IOLoop && c.IO != IOPoller:
+		return fmt.Errorf("client I/O %q: want threads, loop or poller, or empty for auto", c.IO)
 	case c.Count < 0 || c.Duration < 0 || c.Warmup < 0:
 		return errors.New("count, duration and warm-up must not be negative")
 	case c.Count == 0 && c.Duration == 0:
@@ -404,19 +446,38 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return n
 	}
-	if mcs, ok := muxable(cfg, sched, w, phase, workers); ok {
-		res.Multiplexed = true
+	body := func(i int) {
+		workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
+	}
+	io := clientIO(cfg, sched, w, phase, len(workers))
+	var mcs []*muxClient
+	switch io {
+	case IOThreads:
+		if !multiplex(workers, func(int) store.Waiter { return threadWaiter{} }) {
+			io = IOPoller
+		}
+	case IOLoop:
+		mcs = newMuxClients(len(workers))
+		if !multiplex(workers, func(i int) store.Waiter { return mcs[i] }) {
+			io = IOPoller
+		}
+	}
+	if io != IOPoller {
+		res.ClientIO = string(io)
+	}
+	if io == IOThreads {
+		runThreads(len(workers), body)
+		unmultiplex(workers)
+	} else if io == IOLoop {
 		for i, wk := range workers {
 			wk.pass = mcs[i].pass
 		}
-		muxErr := runMux(mcs, &stop, func(i int) {
-			workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
-		})
+		muxErr := runMux(mcs, &stop, body)
 		unmultiplex(workers)
 		if muxErr != nil {
 			close(done)
 			<-tickDone
-			return res, fmt.Errorf("the clients' event loop failed: %w; run with --mux=false", muxErr)
+			return res, fmt.Errorf("the clients' event loop failed: %w; run with --mux=threads or --mux=poller", muxErr)
 		}
 	} else {
 		for i, wk := range workers {
@@ -533,18 +594,24 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	return res, nil
 }
 
-// muxable hands the clients' sessions to one event loop when the phase
-// is a closed loop without think time, its operations use only their
-// sessions (workload.StoreCaller), and every session can
-// (store.Multiplexed).
-func muxable(cfg Config, sched *schedule, w workload.Workload, phase int, workers []*worker) ([]*muxClient, bool) {
-	if cfg.NoMux || sched != nil || cfg.ThinkMax > 0 {
-		return nil, false
+// clientIO resolves cfg.IO for the phase: IOPoller unless the phase is a
+// closed loop without think time whose operations use only their
+// sessions (workload.StoreCaller); whether the sessions can
+// (store.Multiplexed) is up to multiplex.
+func clientIO(cfg Config, sched *schedule, w workload.Workload, phase, clients int) ClientIO {
+	if cfg.IO == IOPoller || sched != nil || cfg.ThinkMax > 0 {
+		return IOPoller
 	}
 	if sc, ok := w.(workload.StoreCaller); ok && sc.CallsStore(phase) {
-		return nil, false
+		return IOPoller
 	}
-	return multiplex(workers)
+	if cfg.IO != IOAuto {
+		return cfg.IO
+	}
+	if clients <= ThreadsPerCPU*runtime.GOMAXPROCS(0) {
+		return IOThreads
+	}
+	return IOLoop
 }
 
 // networked says whether st's operations wait on a socket: then clients

@@ -228,6 +228,7 @@ func TestValidate(t *testing.T) {
 		{"neither n nor d", Config{Clients: 1}},
 		{"both n and d", Config{Clients: 1, Count: 1, Duration: time.Second}},
 		{"think max below min", Config{Clients: 1, Count: 1, ThinkMin: 2, ThinkMax: 1}},
+		{"unknown client I/O", Config{Clients: 1, Count: 1, IO: "fibers"}},
 	}
 	for _, c := range cases {
 		if err := c.cfg.Validate(); err == nil {
@@ -301,5 +302,28 @@ func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {
 	}
 	if res.Ops != 1000 || res.Verify[0].After != 1000 {
 		t.Fatalf("ops %d, stored %d: the clients that got in must do all the work", res.Ops, res.Verify[0].After)
+	}
+}
+
+func TestParseClientIO(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ClientIO
+		bad  bool
+	}{
+		{"auto", IOAuto, false},
+		{"true", IOAuto, false},
+		{"threads", IOThreads, false},
+		{"loop", IOLoop, false},
+		{"poller", IOPoller, false},
+		{"false", IOPoller, false},
+		{"off", IOPoller, false},
+		{"fibers", "", true},
+		{"Threads", "", true},
+	} {
+		got, err := ParseClientIO(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("ParseClientIO(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.bad)
+		}
 	}
 }

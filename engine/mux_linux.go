@@ -4,6 +4,7 @@ import (
 	"errors"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -11,15 +12,72 @@ import (
 	"kurabe/store"
 )
 
-// The multiplexed closed loop: when every client's session can hand its
-// socket waits over (store.Multiplexed: the PostgreSQL and MariaDB wire
-// drivers), the clients' loops run as coroutines of one goroutine, and
-// one epoll instance wakes whichever clients' replies are in, the way
-// pgbench's thread serves all its connections with poll(2). A client
-// still runs its operations one after another and is timed around each,
-// exactly as in its own goroutine; what goes is the runtime's parking and
-// waking of a goroutine per reply, which cost more client CPU per query
-// than the rest of the query's work.
+// Clients that wait on their sockets themselves: when every client's
+// session can hand its socket waits over (store.Multiplexed: the
+// PostgreSQL and MariaDB wire drivers), the sessions' sockets leave Go's
+// network poller for the phase, and the clients wait for replies in one
+// of two ways (ClientIO). A client still runs its operations one after
+// another and is timed around each, exactly as in a goroutine of its own;
+// what goes is the runtime's parking and waking of a goroutine per reply,
+// with a round of its thread wake-ups each time, which cost more client
+// CPU per query than the rest of the query's work.
+//
+// IOThreads: each client blocks in poll(2) on its socket in a thread of
+// its own, as pgbench -j C and sysbench do. A reply wakes its client's
+// thread at once, which sends the next request before the server's
+// process has gone to sleep waiting for it (the kernel runs the woken
+// thread on the server's core as the server finishes), so neither side
+// sleeps in most round trips.
+//
+// IOLoop: the clients' loops run as coroutines of one goroutine, and one
+// epoll instance wakes whichever clients' replies are in, the way one
+// pgbench thread serves all its connections. With many clients per core
+// it takes the replies in batches where threads would queue for the
+// cores behind the server's processes.
+
+// threadWaiter blocks the calling thread in poll(2) until fd is ready.
+// The call bypasses the runtime's system-call bookkeeping, so the
+// goroutine keeps its processor (runThreads provides one per client)
+// and wakes with no handover; a signal (the runtime's preemption, a
+// stop for the collector) ends the wait with EINTR, and the goroutine
+// yields before it waits again.
+type threadWaiter struct{}
+
+func (threadWaiter) Wait(fd int, write bool) error {
+	p := struct {
+		fd              int32
+		events, revents int16
+	}{fd: int32(fd), events: 0x1} // POLLIN
+	if write {
+		p.events = 0x4 // POLLOUT
+	}
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, 0, 0, 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			runtime.Gosched()
+		default:
+			return e
+		}
+	}
+}
+
+// runThreads runs body(i) for every client i in a goroutine of its own,
+// with a processor for each on top of the ones there were, since a
+// client blocked in threadWaiter holds its processor; it restores the
+// count when all have returned.
+func runThreads(n int, body func(i int)) {
+	procs := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(procs + n)
+	defer runtime.GOMAXPROCS(procs)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { body(i) })
+	}
+	wg.Wait()
+}
 
 // muxClient is one client's coroutine and its registration.
 type muxClient struct {
@@ -62,20 +120,26 @@ func (c *muxClient) pass() {
 	c.yield(muxWait{fd: -1})
 }
 
-// multiplex hands every worker's session waits to a muxClient, or, when
-// one session cannot, leaves all of them as they were and returns false.
-func multiplex(workers []*worker) ([]*muxClient, bool) {
-	cs := make([]*muxClient, len(workers))
+// newMuxClients makes the loop's n clients.
+func newMuxClients(n int) []*muxClient {
+	cs := make([]*muxClient, n)
+	for i := range cs {
+		cs[i] = &muxClient{id: int32(i), fd: -1}
+	}
+	return cs
+}
+
+// multiplex hands worker i's session waits to waiter(i), or, when one
+// session cannot, leaves all of them as they were and returns false.
+func multiplex(workers []*worker, waiter func(i int) store.Waiter) bool {
 	for i, wk := range workers {
 		m, ok := wk.sess.(store.Multiplexed)
-		c := &muxClient{id: int32(i), fd: -1}
-		if !ok || !m.Multiplex(c) {
+		if !ok || !m.Multiplex(waiter(i)) {
 			unmultiplex(workers[:i])
-			return nil, false
+			return false
 		}
-		cs[i] = c
 	}
-	return cs, true
+	return true
 }
 
 // unmultiplex returns the sessions to Go's network poller.

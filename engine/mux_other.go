@@ -2,15 +2,29 @@
 
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-// Without epoll, clients always run in goroutines of their own.
+	"kurabe/store"
+)
+
+// Without epoll and a raw poll(2), clients always run in goroutines of
+// their own (IOPoller).
 type muxClient struct{}
 
-func (*muxClient) pass() {}
+func (*muxClient) pass()                {}
+func (*muxClient) Wait(int, bool) error { return nil }
 
-func multiplex([]*worker) ([]*muxClient, bool) { return nil, false }
+type threadWaiter struct{}
+
+func (threadWaiter) Wait(int, bool) error { return nil }
+
+func newMuxClients(n int) []*muxClient { return make([]*muxClient, n) }
+
+func multiplex([]*worker, func(int) store.Waiter) bool { return false }
 
 func unmultiplex([]*worker) {}
+
+func runThreads(int, func(int)) {}
 
 func runMux([]*muxClient, *atomic.Bool, func(int)) error { return nil }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,6 +29,7 @@ type gateStore struct {
 	opened   atomic.Int64
 	refuse   int64
 	released chan struct{}
+	release  func() // opens the gate now
 	// The session of client index broken fails every operation after
 	// its first brokenAfter, at once and without touching its socket,
 	// as the wire drivers do once a connection broke.
@@ -45,6 +47,7 @@ func newGateStore(t *testing.T, gate int64) *gateStore {
 	var in atomic.Int64
 	var once sync.Once
 	release := func() { once.Do(func() { close(g.released) }) }
+	g.release = release
 	timer := time.AfterFunc(10*time.Second, release)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); timer.Stop(); release(); wg.Wait() })
@@ -165,71 +168,115 @@ func (s *gateSession) Close() error {
 	return s.nc.Close()
 }
 
-// TestEventLoop: with sessions that can multiplex, the clients share one
-// event loop, and still run side by side (every client's first request is
-// out before any reply comes), each operation counted and verified. Think
-// time, an open loop, NoMux or one session that cannot multiplex keep a
-// goroutine per client.
-func TestEventLoop(t *testing.T) {
-	const clients = 8
+// TestClientIO: with sessions that can wait on their sockets themselves,
+// the clients run on a thread each or on one event loop, and still side
+// by side (every client's first request is out before any reply comes),
+// each operation counted and verified. Think time, --mux=poller or one
+// session that cannot keep a goroutine per client in Go's poller. Auto
+// picks threads up to ThreadsPerCPU clients per processor.
+func TestClientIO(t *testing.T) {
+	perProcs := ThreadsPerCPU * runtime.GOMAXPROCS(0)
 	for _, tc := range []struct {
 		name    string
 		cfg     Config
+		clients int
 		refuse  int64
-		wantMux bool
+		want    ClientIO
 	}{
-		{"closed loop", Config{}, -1, true},
-		{"NoMux", Config{NoMux: true}, -1, false},
-		{"think time", Config{ThinkMin: time.Microsecond, ThinkMax: time.Microsecond}, -1, false},
-		{"one session cannot", Config{}, 3, false},
+		{"threads", Config{IO: IOThreads}, 8, -1, IOThreads},
+		{"loop", Config{IO: IOLoop}, 8, -1, IOLoop},
+		{"auto, few clients per processor", Config{}, perProcs, -1, IOThreads},
+		{"auto, many clients per processor", Config{}, perProcs + 1, -1, IOLoop},
+		{"poller", Config{IO: IOPoller}, 8, -1, ""},
+		{"think time", Config{IO: IOThreads, ThinkMin: time.Microsecond, ThinkMax: time.Microsecond}, 8, -1, ""},
+		{"threads, one session cannot", Config{IO: IOThreads}, 8, 3, ""},
+		{"loop, one session cannot", Config{IO: IOLoop}, 8, 3, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newGateStore(t, clients)
+			g := newGateStore(t, int64(tc.clients))
 			g.refuse = tc.refuse
 			w := bbsWorkload(t, "write")
 			cfg := tc.cfg
-			cfg.Clients, cfg.Count, cfg.Seed = clients, 4000, 1
+			count := int64(500 * tc.clients)
+			cfg.Clients, cfg.Count, cfg.Seed = tc.clients, count, 1
+			procs := runtime.GOMAXPROCS(0)
 			res, err := RunPhase(context.Background(), cfg, g, w, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Multiplexed != tc.wantMux {
-				t.Errorf("multiplexed = %v, want %v", res.Multiplexed, tc.wantMux)
+			if res.ClientIO != string(tc.want) {
+				t.Errorf("client_io = %q, want %q", res.ClientIO, tc.want)
 			}
-			if res.Ops != 4000 || res.Errors != 0 || len(res.ClientFinish) != clients {
-				t.Errorf("%d ops, %d errors, %d clients; want 4000, 0, %d", res.Ops, res.Errors, len(res.ClientFinish), clients)
+			if res.Ops != count || res.Errors != 0 || len(res.ClientFinish) != tc.clients {
+				t.Errorf("%d ops, %d errors, %d clients; want %d, 0, %d", res.Ops, res.Errors, len(res.ClientFinish), count, tc.clients)
 			}
-			if len(res.Verify) != 1 || res.Verify[0].Acked != 4000 || res.Verify[0].Lost != 0 {
+			if len(res.Verify) != 1 || res.Verify[0].Acked != count || res.Verify[0].Lost != 0 {
 				t.Errorf("verify = %+v", res.Verify)
 			}
-			if got := g.maxIn.Load(); got != clients {
-				t.Errorf("at most %d requests in flight at once, want all %d clients'", got, clients)
+			if got := g.maxIn.Load(); got != int64(tc.clients) {
+				t.Errorf("at most %d requests in flight at once, want all %d clients'", got, tc.clients)
+			}
+			if got := runtime.GOMAXPROCS(0); got != procs {
+				t.Errorf("GOMAXPROCS %d after the phase, %d before", got, procs)
 			}
 		})
 	}
 }
 
-// TestEventLoopBrokenClient: a client whose connection broke fails at
-// once without waiting on its socket; the other clients on the loop must
-// go on running (they starved before clients that did not wait gave the
-// thread back).
-func TestEventLoopBrokenClient(t *testing.T) {
-	g := newGateStore(t, 4)
-	g.broken, g.brokenAfter = 0, 10
+// TestThreadsLetCollectorRun: a client blocked in poll(2) for a reply
+// that does not come must not hold up a stop of the world (the wait
+// bypasses the runtime's system-call bookkeeping, so only the signal
+// that the stop sends ends it): the collector runs to its end while
+// every reply is still held.
+func TestThreadsLetCollectorRun(t *testing.T) {
+	const clients = 4
+	g := newGateStore(t, clients+1) // never opens by itself (10 s)
 	w := bbsWorkload(t, "write")
-	res, err := RunPhase(context.Background(), Config{Clients: 4, Duration: 500 * time.Millisecond, Seed: 1}, g, w, 0)
-	if err != nil {
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunPhase(context.Background(), Config{Clients: clients, Count: clients, IO: IOThreads, Seed: 1}, g, w, 0)
+		done <- err
+	}()
+	for g.maxIn.Load() < clients {
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC()
+	held := g.acked.Load() == 0
+	g.release()
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !res.Multiplexed || res.Errors == 0 {
-		t.Fatalf("multiplexed %v, %d errors; want true and the broken client's failures", res.Multiplexed, res.Errors)
+	if !held {
+		t.Error("the collector finished only after the replies came: blocked clients held up the stop of the world")
 	}
-	// Three healthy clients over 500 ms of loopback round trips: far more
-	// than 50 each, however slow the machine; a few when they starve.
-	if acked := res.Verify[0].Acked; acked < 10+3*50 {
-		t.Errorf("%d writes acknowledged, %d failed: the healthy clients hardly ran", acked, res.Errors)
-	}
-	if res.Verify[0].Lost != 0 {
-		t.Errorf("verify = %+v", res.Verify)
+}
+
+// TestBrokenClient: a client whose connection broke fails at once
+// without waiting on its socket; the other clients must go on running
+// (on the loop they starved before clients that did not wait gave the
+// thread back).
+func TestBrokenClient(t *testing.T) {
+	for _, io := range []ClientIO{IOLoop, IOThreads} {
+		t.Run(string(io), func(t *testing.T) {
+			g := newGateStore(t, 4)
+			g.broken, g.brokenAfter = 0, 10
+			w := bbsWorkload(t, "write")
+			res, err := RunPhase(context.Background(), Config{Clients: 4, Duration: 500 * time.Millisecond, Seed: 1, IO: io}, g, w, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ClientIO != string(io) || res.Errors == 0 {
+				t.Fatalf("client_io %q, %d errors; want %q and the broken client's failures", res.ClientIO, res.Errors, io)
+			}
+			// Three healthy clients over 500 ms of loopback round trips:
+			// far more than 50 each, however slow the machine; a few when
+			// they starve.
+			if acked := res.Verify[0].Acked; acked < 10+3*50 {
+				t.Errorf("%d writes acknowledged, %d failed: the healthy clients hardly ran", acked, res.Errors)
+			}
+			if res.Verify[0].Lost != 0 {
+				t.Errorf("verify = %+v", res.Verify)
+			}
+		})
 	}
 }

@@ -75,8 +75,8 @@ func summary(d *result.Document, l tr) []string {
 		if p := params(s.Info.Options); p != "" {
 			line += " · " + p
 		}
-		if slices.ContainsFunc(s.Phases, func(p result.Phase) bool { return p.Multiplexed }) {
-			line += " · " + l.t("clients on one event loop")
+		if io := clientIO(s.Phases); io != "" {
+			line += " · " + l.t(io)
 		}
 		lines = append(lines, line)
 	}
@@ -451,4 +451,20 @@ func markdownTable(b *strings.Builder, header row, rows []row, numeric []bool) {
 	for _, r := range rows {
 		line(r)
 	}
+}
+
+// clientIO says how the clients of a store's phases waited for replies
+// where they did not use Go's network poller (result.Phase.ClientIO).
+func clientIO(phases []result.Phase) string {
+	threads := slices.ContainsFunc(phases, func(p result.Phase) bool { return p.ClientIO == "threads" })
+	loop := slices.ContainsFunc(phases, func(p result.Phase) bool { return p.ClientIO == "loop" })
+	switch {
+	case threads && loop:
+		return "clients on a thread each or on one event loop"
+	case threads:
+		return "clients on a thread each"
+	case loop:
+		return "clients on one event loop"
+	}
+	return ""
 }

@@ -126,10 +126,12 @@ type Phase struct {
 	// (user + system time over wall time), the store's work included when
 	// the store runs inside kurabe (file, SQLite).
 	ProcessCPU float64 `json:"process_cpu_cores"`
-	// Multiplexed: the clients ran on one event loop (coroutines of one
-	// goroutine woken by epoll, as pgbench's thread serves its
-	// connections) instead of a goroutine each.
-	Multiplexed bool `json:"multiplexed,omitempty"`
+	// ClientIO is how the clients waited for their sessions' replies:
+	// "threads" (a thread each, blocked in poll(2) on its socket, as
+	// pgbench -j C), "loop" (coroutines of one thread woken by one epoll
+	// set, as one pgbench thread serves its connections), or empty: a
+	// goroutine each in Go's network poller.
+	ClientIO string `json:"client_io,omitempty"`
 	// OpenLoop holds the open loop's figures when the phase ran at a rate;
 	// Latency is then measured from each operation's scheduled start.
 	OpenLoop             *OpenLoop `json:"open_loop,omitempty"`
