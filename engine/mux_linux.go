@@ -66,17 +66,36 @@ func (threadWaiter) Wait(fd int, write bool) error {
 
 // runThreads runs body(i) for every client i in a goroutine of its own,
 // with a processor for each on top of the ones there were, since a
-// client blocked in threadWaiter holds its processor; it restores the
-// count when all have returned.
+// client blocked in threadWaiter holds its processor; the count goes back
+// when all have returned.
 func runThreads(n int, body func(i int)) {
-	procs := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(procs + n)
-	defer runtime.GOMAXPROCS(procs)
+	threadProcs.add(n)
+	defer threadProcs.add(-n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() { body(i) })
 	}
 	wg.Wait()
+}
+
+// threadProcs keeps GOMAXPROCS at what it was plus the clients of every
+// phase running on threads, so that phases run at once (by a program
+// using the engine) do not take each other's processors away.
+var threadProcs procCount
+
+type procCount struct {
+	mu          sync.Mutex
+	base, extra int
+}
+
+func (p *procCount) add(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.extra == 0 {
+		p.base = runtime.GOMAXPROCS(0)
+	}
+	p.extra += n
+	runtime.GOMAXPROCS(p.base + p.extra)
 }
 
 // muxClient is one client's coroutine and its registration.

@@ -280,3 +280,23 @@ func TestBrokenClient(t *testing.T) {
 		})
 	}
 }
+
+// TestThreadProcsOverlap: phases on threads that overlap each keep their
+// processors until the last ends, and then the count is what it was.
+func TestThreadProcsOverlap(t *testing.T) {
+	base := runtime.GOMAXPROCS(0)
+	var p procCount
+	p.add(8)
+	p.add(3)
+	if got := runtime.GOMAXPROCS(0); got != base+11 {
+		t.Fatalf("two phases of 8 and 3 clients: GOMAXPROCS %d, want %d", got, base+11)
+	}
+	p.add(-8)
+	if got := runtime.GOMAXPROCS(0); got != base+3 {
+		t.Fatalf("after the first ended: GOMAXPROCS %d, want %d", got, base+3)
+	}
+	p.add(-3)
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Fatalf("after both: GOMAXPROCS %d, want %d", got, base)
+	}
+}
