@@ -608,7 +608,7 @@ func clientIO(cfg Config, sched *schedule, w workload.Workload, phase, clients i
 	if cfg.IO != IOAuto {
 		return cfg.IO
 	}
-	if clients <= ThreadsPerCPU*runtime.GOMAXPROCS(0) {
+	if clients <= ThreadsPerCPU*baseProcs() {
 		return IOThreads
 	}
 	return IOLoop

@@ -3,13 +3,16 @@ package engine
 import (
 	"errors"
 	"iter"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
 
 	"kurabe/store"
+	"kurabe/store/muxsock"
 )
 
 // Clients that wait on their sockets themselves: when every client's
@@ -40,20 +43,14 @@ import (
 // goroutine keeps its processor (runThreads provides one per client)
 // and wakes with no handover; a signal (the runtime's preemption, a
 // stop for the collector) ends the wait with EINTR, and the goroutine
-// yields before it waits again.
+// yields before it waits again. Without those signals (rawWait false)
+// the wait goes through the bookkeeping instead, which lets a stop of
+// the world go on while a client waits.
 type threadWaiter struct{}
 
 func (threadWaiter) Wait(fd int, write bool) error {
-	p := struct {
-		fd              int32
-		events, revents int16
-	}{fd: int32(fd), events: 0x1} // POLLIN
-	if write {
-		p.events = 0x4 // POLLOUT
-	}
 	for {
-		_, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, 0, 0, 0, 0)
-		switch e {
+		switch _, e := muxsock.Poll(fd, write, rawWait, nil); e {
 		case 0:
 			return nil
 		case syscall.EINTR:
@@ -62,6 +59,20 @@ func (threadWaiter) Wait(fd int, write bool) error {
 			return e
 		}
 	}
+}
+
+// rawWait says whether the runtime preempts with signals: not with
+// GODEBUG=asyncpreemptoff=1 (the last setting of it counts).
+var rawWait = !asyncPreemptOff(os.Getenv("GODEBUG"))
+
+func asyncPreemptOff(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(kv), "asyncpreemptoff="); ok {
+			off = v == "1"
+		}
+	}
+	return off
 }
 
 // runThreads runs body(i) for every client i in a goroutine of its own,
@@ -87,6 +98,19 @@ type procCount struct {
 	mu          sync.Mutex
 	base, extra int
 }
+
+// cores is GOMAXPROCS without the processors added for clients on
+// threads.
+func (p *procCount) cores() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.extra > 0 {
+		return p.base
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func baseProcs() int { return threadProcs.cores() }
 
 func (p *procCount) add(n int) {
 	p.mu.Lock()

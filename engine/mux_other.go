@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"runtime"
 	"sync/atomic"
 
 	"kurabe/store"
@@ -25,6 +26,8 @@ func multiplex([]*worker, func(int) store.Waiter) bool { return false }
 
 func unmultiplex([]*worker) {}
 
-func runThreads(int, func(int)) {}
+func runThreads(int, func(int)) { panic("engine: clients on threads need Linux") }
+
+func baseProcs() int { return runtime.GOMAXPROCS(0) }
 
 func runMux([]*muxClient, *atomic.Bool, func(int)) error { return nil }

@@ -6,7 +6,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -224,11 +227,38 @@ func TestClientIO(t *testing.T) {
 }
 
 // TestThreadsLetCollectorRun: a client blocked in poll(2) for a reply
-// that does not come must not hold up a stop of the world (the wait
-// bypasses the runtime's system-call bookkeeping, so only the signal
-// that the stop sends ends it): the collector runs to its end while
-// every reply is still held.
+// that does not come must not hold up a stop of the world: the collector
+// runs to its end while every reply is still held. The raw wait ends only
+// by the signal the stop sends (the client then yields); with the
+// runtime's signals off (GODEBUG=asyncpreemptoff=1) the wait must go
+// through the system-call bookkeeping instead. A failure is a hang of the
+// whole process (nothing runs while the world waits to stop), so each
+// case runs in a child process that the test kills after a minute.
 func TestThreadsLetCollectorRun(t *testing.T) {
+	if os.Getenv("KURABE_TEST_STW_CHILD") != "" {
+		collectWhileBlocked(t)
+		return
+	}
+	for _, godebug := range []string{"", "asyncpreemptoff=1"} {
+		t.Run("GODEBUG="+godebug, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestThreadsLetCollectorRun$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "KURABE_TEST_STW_CHILD=1", "GODEBUG="+godebug)
+			out, err := cmd.CombinedOutput()
+			switch {
+			case ctx.Err() != nil:
+				t.Fatalf("hung for a minute: a client blocked in poll held up the stop of the world\n%s", out)
+			case err != nil:
+				t.Fatalf("%v\n%s", err, out)
+			case !strings.Contains(string(out), "--- PASS: TestThreadsLetCollectorRun"):
+				t.Fatalf("the child did not run the check:\n%s", out)
+			}
+		})
+	}
+}
+
+func collectWhileBlocked(t *testing.T) {
 	const clients = 4
 	g := newGateStore(t, clients+1) // never opens by itself (10 s)
 	w := bbsWorkload(t, "write")
@@ -240,6 +270,7 @@ func TestThreadsLetCollectorRun(t *testing.T) {
 	for g.maxIn.Load() < clients {
 		time.Sleep(time.Millisecond)
 	}
+	time.Sleep(50 * time.Millisecond) // the clients are in poll by now
 	runtime.GC()
 	held := g.acked.Load() == 0
 	g.release()
@@ -248,6 +279,17 @@ func TestThreadsLetCollectorRun(t *testing.T) {
 	}
 	if !held {
 		t.Error("the collector finished only after the replies came: blocked clients held up the stop of the world")
+	}
+}
+
+func TestAsyncPreemptOff(t *testing.T) {
+	for in, want := range map[string]bool{
+		"": false, "asyncpreemptoff=1": true, "gctrace=1,asyncpreemptoff=1": true,
+		"asyncpreemptoff=1,asyncpreemptoff=0": false, "asyncpreemptoff=0": false,
+	} {
+		if got := asyncPreemptOff(in); got != want {
+			t.Errorf("asyncPreemptOff(%q) = %v", in, got)
+		}
 	}
 }
 

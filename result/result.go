@@ -132,6 +132,9 @@ type Phase struct {
 	// set, as one pgbench thread serves its connections), or empty: a
 	// goroutine each in Go's network poller.
 	ClientIO string `json:"client_io,omitempty"`
+	// Multiplexed is how results before client_io said "loop"; ReadFile
+	// turns it into ClientIO.
+	Multiplexed bool `json:"multiplexed,omitempty"`
 	// OpenLoop holds the open loop's figures when the phase ran at a rate;
 	// Latency is then measured from each operation's scheduled start.
 	OpenLoop             *OpenLoop `json:"open_loop,omitempty"`
@@ -322,6 +325,13 @@ func ReadFile(path string) (*Document, error) {
 	}
 	if d.Schema < 1 || d.Schema > Schema {
 		return nil, fmt.Errorf("%s has result schema %d; this kurabe reads 1 to %d, upgrade kurabe", path, d.Schema, Schema)
+	}
+	for i := range d.Stores {
+		for j := range d.Stores[i].Phases {
+			if p := &d.Stores[i].Phases[j]; p.Multiplexed {
+				p.ClientIO, p.Multiplexed = "loop", false
+			}
+		}
 	}
 	return &d, nil
 }

@@ -87,3 +87,22 @@ func TestCollectEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsMultiplexedAsLoop: results written before client_io said
+// "multiplexed" for clients on one event loop; they read back as
+// client_io "loop", so reports still say how the clients waited.
+func TestReadsMultiplexedAsLoop(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "old.json")
+	body := `{"schema": 1, "stores": [{"label": "postgres", "phases": [{"op": "read", "multiplexed": true}, {"op": "write"}]}]}`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := d.Stores[0].Phases
+	if ph[0].ClientIO != "loop" || ph[0].Multiplexed || ph[1].ClientIO != "" {
+		t.Errorf("phases read back as %q (multiplexed %v) and %q; want loop, false and empty", ph[0].ClientIO, ph[0].Multiplexed, ph[1].ClientIO)
+	}
+}

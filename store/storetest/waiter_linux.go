@@ -3,7 +3,8 @@ package storetest
 import (
 	"errors"
 	"syscall"
-	"unsafe"
+
+	"kurabe/store/muxsock"
 )
 
 // PollWaiter is a store.Waiter for one multiplexed session at a time: it
@@ -16,16 +17,9 @@ type PollWaiter struct {
 // Wait blocks until fd is readable (or writable, with write).
 func (w *PollWaiter) Wait(fd int, write bool) error {
 	w.Waits++
-	p := struct {
-		fd              int32
-		events, revents int16
-	}{fd: int32(fd), events: 0x1} // POLLIN
-	if write {
-		p.events = 0x4 // POLLOUT
-	}
 	ts := syscall.Timespec{Sec: 30}
 	for {
-		n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		n, e := muxsock.Poll(fd, write, false, &ts)
 		switch {
 		case e == syscall.EINTR:
 			continue
