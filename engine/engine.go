@@ -89,7 +89,7 @@ const (
 )
 
 // ThreadsPerCPU is where IOAuto turns from threads to the loop. Measured
-// on 2 cores (PostgreSQL select-only, docs/tpcb.md): a thread per client
+// on 2 cores (PostgreSQL select-only; README, "How it measures"): a thread per client
 // did 1.2-2.5x the loop's operations at 2 to 8 clients, about as many at
 // 16 and 32, with longer worst cases: past a few clients per core the
 // clients' threads queue for the cores behind the server's, while the

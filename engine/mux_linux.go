@@ -27,10 +27,9 @@ import (
 //
 // IOThreads: each client blocks in poll(2) on its socket in a thread of
 // its own, as pgbench -j C and sysbench do. A reply wakes its client's
-// thread at once, which sends the next request before the server's
-// process has gone to sleep waiting for it (the kernel runs the woken
-// thread on the server's core as the server finishes), so neither side
-// sleeps in most round trips.
+// thread at once, and the next request is usually in before the server's
+// process looks for it: measured on PostgreSQL, a backend went to sleep
+// waiting on about 1 query in 10, against most queries on the loop.
 //
 // IOLoop: the clients' loops run as coroutines of one goroutine, and one
 // epoll instance wakes whichever clients' replies are in, the way one
