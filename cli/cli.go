@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,19 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 func usageErr(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// flagsFailed is what a command returns when parsing fs (with its output
+// discarded) failed with err: for -h, nil after fs.Usage printed to w;
+// otherwise one line naming the bad flag and where to read about them,
+// instead of the whole usage above a line that says only "bad flags".
+func flagsFailed(fs *flag.FlagSet, err error, w io.Writer, see string) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(w)
+		fs.Usage()
+		return nil
+	}
+	return usageErr("bad flags: %v; see %s", err, see)
 }
 
 // App is kurabe with its tables of stores and workloads; tests build one

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,7 +15,7 @@ import (
 // whatever it finds: a difference is information, not a failure.
 func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kurabe compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	format := fs.String("format", "text", "table format: text or markdown")
 	lang := langFlag(fs)
 	fs.Usage = func() {
@@ -25,10 +24,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe compare -h")}
+		return flagsFailed(fs, err, stderr, "kurabe compare -h")
 	}
 	if len(paths) != 2 {
 		return usageErr("kurabe compare takes two results, OLD.json NEW.json; got %d", len(paths))

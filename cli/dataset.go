@@ -70,7 +70,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		maxErrs   int
 	)
 	fs := flag.NewFlagSet("kurabe dataset import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&storeSpec, "store", "", "also load the records into this store's postal table, e.g. sqlite:/tmp/postal.db or postgres://user@127.0.0.1/app (kurabe's own table; made anew)")
 	fs.Var(&rows, "rows", "load only the first N records (default all)")
 	fs.BoolVar(&skipBad, "skip-bad", false, "load the good records of a file with malformed rows (by default nothing is loaded then)")
@@ -84,10 +84,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		file, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe dataset import -h")}
+		return flagsFailed(fs, err, stderr, "kurabe dataset import -h")
 	}
 	if file == "" && fs.NArg() > 0 {
 		file = fs.Arg(0)

@@ -21,7 +21,7 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	var jsonOut string
 	var maxMiB int64
 	fs := flag.NewFlagSet("kurabe probe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.Dir, "dir", cfg.Dir, "the directory whose disk to probe (default: the temporary directory, where kurabe run keeps stores given without a path)")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "time for each of the three measurements")
 	fs.Int64Var(&maxMiB, "max-mib", cfg.MaxBytes>>20, "size limit of the sequential file in MiB (it is also kept under a quarter of the free space)")
@@ -32,10 +32,7 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe probe -h")}
+		return flagsFailed(fs, err, stderr, "kurabe probe -h")
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; give the directory with --dir", fs.Arg(0))

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,7 +53,7 @@ func langFlag(fs *flag.FlagSet) *string {
 
 func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kurabe report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	htmlOut := fs.String("html", "", "write one self-contained HTML report (tables and charts) to this file")
 	pngDir := fs.String("png", "", "write each chart as a PNG file into this directory")
 	svgDir := fs.String("svg", "", "write each chart as an SVG file into this directory")
@@ -66,10 +65,7 @@ func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe report -h")}
+		return flagsFailed(fs, err, stderr, "kurabe report -h")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

@@ -126,12 +126,9 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return a.runScenario(ctx, args[0], args[1:], stdout, stderr)
 	}
 	var f runFlags
-	fs, defs := a.runFlagSet(&f, stderr)
+	fs, defs := a.runFlagSet(&f, io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe help run")}
+		return flagsFailed(fs, err, stderr, "kurabe help run")
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; stores are given with --store", fs.Arg(0))

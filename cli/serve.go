@@ -59,7 +59,7 @@ var postalFlags = []string{"dataset-rows", "dataset-file", "user", "password", "
 func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("kurabe serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.store, "store", "sqlite:", "the store behind the service, DRIVER:[PATH][?OPTION=VALUE&...]")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:3001", "address to listen on, HOST:PORT; port 0 picks a free one")
 	fs.BoolVar(&f.cgi, "cgi", false, "start a new process for every request, as CGI does (default: one process with a pool of store sessions)")
@@ -93,10 +93,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		})
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &ExitError{Code: ExitUsage, Err: errors.New("bad flags; see kurabe serve -h")}
+		return flagsFailed(fs, err, stderr, "kurabe serve -h")
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; the store is given with --store", fs.Arg(0))

@@ -107,7 +107,7 @@ func ParseClientIO(s string) (ClientIO, error) {
 	case "false", "off":
 		return IOPoller, nil
 	}
-	return "", fmt.Errorf("%q: want auto, threads, loop or poller", s)
+	return "", errors.New("want auto, threads, loop or poller")
 }
 
 // Validate checks the configuration and says what to change.

@@ -19,10 +19,14 @@ func Poll(fd int, write, raw bool, timeout *syscall.Timespec) (int, syscall.Errn
 	if write {
 		p.events = 0x4 // POLLOUT
 	}
-	call := syscall.Syscall6
+	// Each call converts its pointers in the call expression itself, so
+	// the compiler keeps p and timeout alive and in place for the call.
+	var n uintptr
+	var e syscall.Errno
 	if raw {
-		call = syscall.RawSyscall6
+		n, _, e = syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(timeout)), 0, 0, 0)
+	} else {
+		n, _, e = syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(timeout)), 0, 0, 0)
 	}
-	n, _, e := call(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(timeout)), 0, 0, 0)
 	return int(n), e
 }
