@@ -139,6 +139,11 @@ type ConnectTimer interface {
 // for postgres); workloads that speak SQL pick their text by Dialect.
 // Statements are prepared on first use and cached per session, so running
 // the same text again costs what a prepared statement costs.
+//
+// Arguments are nil (NULL), integers, floats, bools, strings, []byte,
+// time.Time, or *int64, which is read at the call (a nil one is NULL): a
+// client that keeps its arguments as pointers into its own integers fills
+// them without allocating, where an int64 put in an interface allocates.
 type SQLSession interface {
 	Dialect() string // "sqlite", "postgres" or "mysql"
 	// Exec runs a statement that returns no rows and reports the rows it

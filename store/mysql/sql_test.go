@@ -72,6 +72,7 @@ func testSQL(t *testing.T, open func(t *testing.T, opts string) store.Store, roo
 			if sq.Dialect() != "mysql" {
 				t.Fatal(sq.Dialect())
 			}
+			storetest.PointerArgs(t, sq, "conformance")
 			count := func(where string) int64 {
 				t.Helper()
 				var c int64

@@ -228,6 +228,12 @@ func (s *session) wireRun(ctx context.Context, text string, args []any) error {
 			s.w.Null()
 		case int64:
 			s.w.Int(v)
+		case *int64:
+			if v == nil {
+				s.w.Null()
+			} else {
+				s.w.Int(*v)
+			}
 		case int:
 			s.w.Int(int64(v))
 		case int32:
@@ -269,7 +275,7 @@ func (s *session) wireRun(ctx context.Context, text string, args []any) error {
 			s.w.Bytes(s.tbuf)
 		default:
 			s.w.Discard()
-			return fmt.Errorf("%s: argument %d: cannot send a %T; give an integer, float, bool, string, []byte, time.Time or nil", s.st.driver, i+1, a)
+			return fmt.Errorf("%s: argument %d: cannot send a %T; give an integer, *int64, float, bool, string, []byte, time.Time or nil", s.st.driver, i+1, a)
 		}
 	}
 	if err := s.w.Send(ctx); err != nil {

@@ -74,6 +74,7 @@ func TestSQLSessionAndBulkLoad(t *testing.T) {
 			if sq.Dialect() != "postgres" {
 				t.Fatal(sq.Dialect())
 			}
+			storetest.PointerArgs(t, sq, "conformance")
 			count := func(where string) int64 {
 				t.Helper()
 				var c int64

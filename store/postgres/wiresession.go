@@ -156,8 +156,9 @@ func (s *session) wireScan(ctx context.Context, t *store.Table, p *statements, q
 	return n, s.st.fail(err)
 }
 
-// wireArgs encodes a statement's arguments in the text format: integers,
-// floats and booleans as PostgreSQL writes them, strings and []byte as
+// wireArgs encodes a statement's arguments in the text format: integers
+// (and *int64, read now; nil is NULL), floats and booleans as PostgreSQL
+// writes them, strings and []byte as
 // they are ([]byte for a bytea parameter in its hex form), times in ISO
 // 8601, nil as NULL.
 func (s *session) wireArgs(st *wire.Stmt, args []any) ([][]byte, error) {
@@ -188,6 +189,12 @@ func (s *session) wireArgs(st *wire.Stmt, args []any) ([][]byte, error) {
 			nb = append(nb, v...)
 		case int64:
 			nb = strconv.AppendInt(nb, v, 10)
+		case *int64:
+			if v == nil {
+				ps = append(ps, nil)
+				continue
+			}
+			nb = strconv.AppendInt(nb, *v, 10)
 		case int:
 			nb = strconv.AppendInt(nb, int64(v), 10)
 		case int32:
@@ -211,7 +218,7 @@ func (s *session) wireArgs(st *wire.Stmt, args []any) ([][]byte, error) {
 		case time.Time:
 			nb = v.AppendFormat(nb, "2006-01-02 15:04:05.999999999Z07:00:00")
 		default:
-			return nil, fmt.Errorf("postgres: argument %d: cannot send a %T; give an integer, float, bool, string, []byte, time.Time or nil", i+1, a)
+			return nil, fmt.Errorf("postgres: argument %d: cannot send a %T; give an integer, *int64, float, bool, string, []byte, time.Time or nil", i+1, a)
 		}
 		// Slices of nb are taken once it stops growing.
 		ps = append(ps, nil)

@@ -42,6 +42,12 @@ func bindArgs(st *sqlite3.Stmt, args []any) error {
 			err = st.BindInt64(i+1, int64(v))
 		case int64:
 			err = st.BindInt64(i+1, v)
+		case *int64:
+			if v == nil {
+				err = st.BindNull(i + 1)
+			} else {
+				err = st.BindInt64(i+1, *v)
+			}
 		case float64:
 			err = st.BindFloat(i+1, v)
 		case string:

@@ -187,6 +187,7 @@ func TestSQLSessionAndBulkLoad(t *testing.T) {
 	if sq.Dialect() != "sqlite" {
 		t.Fatal(sq.Dialect())
 	}
+	storetest.PointerArgs(t, sq, "kurabe_conformance")
 	// A transaction that is rolled back leaves nothing behind.
 	if err := sq.Begin(ctx); err != nil {
 		t.Fatal(err)

@@ -253,7 +253,12 @@ func (w *crud) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 	}
 	w.mu.Unlock()
 	c.keys = make([]int64, w.cfg.BatchRead)
-	c.args = make([]any, max(w.cfg.BatchRead, 2))
+	c.keyArgs = make([]any, len(c.keys))
+	for i := range c.keys {
+		c.keyArgs[i] = &c.keys[i]
+	}
+	c.args = [2]any{&c.ints[0], &c.ints[1]}
+	c.upd[1] = &c.ints[1]
 	c.onID = c.checkID
 	return c
 }
@@ -314,14 +319,19 @@ type client struct {
 	row   store.Row
 	seq   uint64 // versions of payloads this client wrote
 
-	keys  []int64 // scratch: a batch's keys, sorted
-	args  []any   // scratch: statement arguments
-	found bool
-	got   int64
-	bytes int64
-	stray bool // a batch-read returned a key it did not ask for
-	onRow func(store.Row) error
-	onID  func(int64) // c.checkID, bound once so queries do not allocate
+	keys []int64 // scratch: a batch's keys, sorted
+	// Statement arguments point at keys and ints, so an operation sets
+	// the integers and passes the pointers without allocating.
+	keyArgs []any
+	ints    [2]int64
+	args    [2]any
+	upd     [2]any // update's: the payload, then &ints[1]
+	found   bool
+	got     int64
+	bytes   int64
+	stray   bool // a batch-read returned a key it did not ask for
+	onRow   func(store.Row) error
+	onID    func(int64) // c.checkID, bound once so queries do not allocate
 }
 
 func (c *client) checkID(id int64) {
@@ -430,14 +440,8 @@ func (c *client) batchReadSQL(ctx context.Context) (int64, error) {
 		return 0, c.empty("batch-read")
 	}
 	want := c.batchKeys()
-	// Boxing the keys allocates (integers above 255): the price of one
-	// SQL interface for three drivers, small beside a 300-key query.
-	for i, k := range c.keys {
-		c.args[i] = k
-	}
 	c.stray = false
-	n, bytes, err := c.sql.Query(ctx, c.q.readIn, c.args[:len(c.keys)], c.onID)
-	clear(c.args)
+	n, bytes, err := c.sql.Query(ctx, c.q.readIn, c.keyArgs, c.onID)
 	if err != nil {
 		return bytes, err
 	}
@@ -467,9 +471,10 @@ func (c *client) update(ctx context.Context) (int64, error) {
 	k := c.randomKey()
 	c.seq++
 	payload := c.w.gen.Payload(k, c.seq)
-	c.args[0], c.args[1] = payload, k
-	n, err := c.sql.Exec(ctx, c.q.update, c.args[:2]...)
-	c.args[0], c.args[1] = nil, nil
+	// Putting the payload in an interface is the one allocation left.
+	c.upd[0], c.ints[1] = payload, k
+	n, err := c.sql.Exec(ctx, c.q.update, c.upd[:]...)
+	c.upd[0] = nil
 	if err == nil && n != 1 {
 		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud update: key %d of %d..%d changed %d rows, want 1", k, c.run.lo, c.run.hi, n)}
 	}
@@ -481,9 +486,8 @@ func (c *client) delete(ctx context.Context) (int64, error) {
 	if k > c.run.hi {
 		return 0, c.empty("delete")
 	}
-	c.args[0] = k
+	c.ints[0] = k
 	n, err := c.sql.Exec(ctx, c.q.delete, c.args[:1]...)
-	c.args[0] = nil
 	if err == nil && n != 1 {
 		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud delete: key %d, the oldest left, deleted %d rows, want 1", k, n)}
 	}
@@ -500,9 +504,8 @@ func (c *client) batchDelete(ctx context.Context) (int64, error) {
 		return 0, c.empty("batch-delete")
 	}
 	to := min(from+b-1, c.run.hi)
-	c.args[0], c.args[1] = from, to
-	n, err := c.sql.Exec(ctx, c.q.deleteRange, c.args[:2]...)
-	c.args[0], c.args[1] = nil, nil
+	c.ints = [2]int64{from, to}
+	n, err := c.sql.Exec(ctx, c.q.deleteRange, c.args[:]...)
 	if err == nil && n != to-from+1 {
 		err = &store.ClassError{Class: "missing", Err: fmt.Errorf("crud batch-delete: keys %d..%d deleted %d rows, want %d", from, to, n, to-from+1)}
 	}

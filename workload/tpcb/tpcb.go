@@ -315,6 +315,9 @@ func (w *bench) errNoSQL(driver string) error {
 
 func (w *bench) NewClient(s store.Session, rng *rand.Rand) workload.Client {
 	c := &client{w: w, rng: rng}
+	for i := range c.args {
+		c.args[i] = &c.ints[i]
+	}
 	c.branches, c.tellers, c.accounts = w.counts()
 	ss, ok := s.(store.SQLSession)
 	if !ok {
@@ -333,7 +336,10 @@ type client struct {
 	err                         error // set when the session cannot run the workload
 	rng                         *rand.Rand
 	branches, tellers, accounts int64
-	args                        [4]any // scratch for statement arguments
+	// The statements' arguments: args[i] points at ints[i], so an
+	// operation sets ints and passes args without allocating.
+	ints [4]int64
+	args [4]any
 }
 
 // bytesWritten is what a tpcb transaction reports as written: the ten
@@ -357,9 +363,8 @@ func (c *client) Do(ctx context.Context, kind int) (int64, error) {
 
 // selectAccount is pgbench -S's statement, outside a transaction block.
 func (c *client) selectAccount(ctx context.Context, aid int64) (int64, error) {
-	c.args[0] = aid
+	c.ints[0] = aid
 	n, bytes, err := c.s.Query(ctx, c.q.selAccount, c.args[:1], nil)
-	c.args[0] = nil
 	if err != nil {
 		return bytes, err
 	}
@@ -389,9 +394,8 @@ func (c *client) tpcb(ctx context.Context) error {
 		err = c.update(ctx, c.q.updBranch, "UPDATE pgbench_branches", "bid", bid, delta)
 	}
 	if err == nil {
-		c.args[0], c.args[1], c.args[2], c.args[3] = tid, bid, aid, delta
+		c.ints = [4]int64{tid, bid, aid, delta}
 		_, err = c.s.Exec(ctx, c.q.insHistory, c.args[:4]...)
-		c.args = [4]any{}
 	}
 	if err == nil {
 		return c.s.Commit(ctx)
@@ -405,9 +409,8 @@ func (c *client) tpcb(ctx context.Context) error {
 // update runs one of the UPDATEs, which must change exactly one row. A
 // delta of 0 changes nothing, and MySQL then reports 0 rows affected.
 func (c *client) update(ctx context.Context, q, what, key string, id, delta int64) error {
-	c.args[0], c.args[1] = delta, id
+	c.ints[0], c.ints[1] = delta, id
 	n, err := c.s.Exec(ctx, q, c.args[:2]...)
-	c.args[0], c.args[1] = nil, nil
 	if err != nil {
 		return err
 	}

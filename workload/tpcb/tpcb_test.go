@@ -156,6 +156,51 @@ func checkTPCB(t *testing.T, st store.Store, scale string) {
 	if res.Ops != 300 || res.Errors != 0 || res.BytesRead != 300*8 {
 		t.Fatalf("select-only: %d ops, %d errors %+v, %d bytes read", res.Ops, res.Errors, res.ErrorClasses, res.BytesRead)
 	}
+	checkAllocs(t, st, w)
+}
+
+// checkAllocs: the client passes its integer arguments as pointers into
+// its own fields, so an operation allocates no more than the session
+// does for the same statement given a pointer; given the integer itself,
+// the session call allocates once more (an int64 put in an interface),
+// which is what the client used to cost.
+func checkAllocs(t *testing.T, st store.Store, w *bench) {
+	ctx := context.Background()
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss := s.(store.SQLSession)
+	q := w.sqlFor(ss).selAccount
+	aid := int64(1000)
+	byPointer, byValue := []any{&aid}, []any{int64(0)}
+	session := testing.AllocsPerRun(200, func() {
+		aid = 1 + (aid+7919)%100000
+		if n, _, err := ss.Query(ctx, q, byPointer, nil); err != nil || n != 1 {
+			t.Fatalf("%d rows, %v", n, err)
+		}
+	})
+	boxed := testing.AllocsPerRun(200, func() {
+		aid = 1 + (aid+7919)%100000
+		byValue[0] = aid + 300 // above the integers Go keeps boxed
+		if _, _, err := ss.Query(ctx, q, byValue, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := w.NewClient(s, rand.New(rand.NewPCG(3, 4)))
+	client := testing.AllocsPerRun(200, func() {
+		if _, err := c.Do(ctx, kSelect); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("allocations per point select: client %.1f, session with a pointer %.1f, with an int64 %.1f", client, session, boxed)
+	if client > session {
+		t.Errorf("the client's point select allocates %.1f times, the session's own %.1f: the client adds allocations to the measured path", client, session)
+	}
+	if boxed < session+1 {
+		t.Errorf("an int64 argument allocates %.1f times, a pointer %.1f: this check cannot tell them apart", boxed, session)
+	}
 }
 
 func (w *bench) sqlFor(s store.SQLSession) *queries {

@@ -431,7 +431,8 @@ func (w *ycsb) latestZeta(n int64) float64 {
 // operates. The records present then are the range uniform and zipfian
 // keys are drawn from during the phase.
 func (w *ycsb) NewClient(s store.Session, rng *rand.Rand) workload.Client {
-	c := &client{w: w, s: s, rng: rng, row: make(store.Row, len(w.table.Columns)), args: make([]any, 2)}
+	c := &client{w: w, s: s, rng: rng, row: make(store.Row, len(w.table.Columns))}
+	c.args[1] = &c.key
 	c.onRead, c.onScan = c.takeRead, c.takeScan
 	if ss, ok := s.(store.SQLSession); ok {
 		if err := records.CheckDialect(ss); err != nil {
@@ -472,7 +473,8 @@ type client struct {
 	zipf   scrambled
 	lat    latest
 	row    store.Row // an insert's row
-	args   []any
+	args   [2]any    // an update's: its value, then &key
+	key    int64
 	seq    uint64 // updates this client made: the version of the values it writes
 
 	// what a read or scan saw
@@ -633,9 +635,11 @@ func (c *client) updateOne(ctx context.Context, n, key int64) (int64, error) {
 	f := c.rng.IntN(c.w.cfg.Fields)
 	c.seq++
 	v := c.w.value(key, f, c.seq)
-	c.args[0], c.args[1] = v, key
-	changed, err := c.sql.Exec(ctx, c.update[f], c.args...)
-	c.args[0], c.args[1] = nil, nil
+	// The value in an interface is one allocation; the key, through a
+	// pointer, is none.
+	c.args[0], c.key = v, key
+	changed, err := c.sql.Exec(ctx, c.update[f], c.args[:]...)
+	c.args[0] = nil
 	if err == nil && changed != 1 {
 		if changed == 0 {
 			c.found = false

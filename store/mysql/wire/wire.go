@@ -138,8 +138,9 @@ type Conn struct {
 	sock     *muxsock.Sock   // the socket while multiplexed (nc is closed then)
 	moved    bool            // nc is no longer the driver's: Close says goodbye itself
 	raw      syscall.RawConn // nc's descriptor, when it has one
-	pending  bool            // wbuf holds a request that fill writes
-	id       uint32          // the server's connection (thread) id
+	x        exchangeState
+	pending  bool   // wbuf holds a request that fill writes
+	id       uint32 // the server's connection (thread) id
 	caps     uint32
 	ext      uint32
 	r        wirebuf.Buf // what was read and not yet parsed
@@ -262,6 +263,7 @@ func Connect(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 	if sc, ok := c.nc.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
 	}
+	c.x.step = c.exchangeStep
 	return c, nil
 }
 
@@ -972,40 +974,52 @@ func (c *Conn) exchange() error {
 		c.wbuf = c.wbuf[:0]
 		return err
 	}
-	wrote := false
-	var m int
-	var werr, rerr error
-	err := c.raw.Read(func(fd uintptr) bool {
-		if !wrote {
-			wrote = true
-			_, werr = c.nc.Write(c.wbuf)
-			return werr != nil
-		}
-		for {
-			m, rerr = syscall.Read(int(fd), c.r.B[c.r.End:])
-			switch rerr {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			return true
-		}
-	})
+	c.x.wrote, c.x.n, c.x.werr, c.x.rerr = false, 0, nil, nil
+	err := c.raw.Read(c.x.step)
 	c.pending = false
 	c.wbuf = c.wbuf[:0]
 	switch {
-	case werr != nil:
-		return werr
+	case c.x.werr != nil:
+		return c.x.werr
 	case err != nil:
 		return err
-	case rerr != nil:
-		return rerr
-	case m <= 0:
+	case c.x.rerr != nil:
+		return c.x.rerr
+	case c.x.n <= 0:
 		return io.EOF
 	}
-	c.r.End += m
+	c.r.End += c.x.n
 	return nil
+}
+
+// exchangeState is what exchangeStep keeps between its calls; step is
+// the method value, made once per connection, so that an exchange
+// allocates no closure.
+type exchangeState struct {
+	step       func(fd uintptr) bool
+	wrote      bool
+	n          int
+	werr, rerr error
+}
+
+// exchangeStep is exchange's callback for the descriptor: the first call
+// writes the request, the next ones read the reply's first part.
+func (c *Conn) exchangeStep(fd uintptr) bool {
+	if !c.x.wrote {
+		c.x.wrote = true
+		_, c.x.werr = c.nc.Write(c.wbuf)
+		return c.x.werr != nil
+	}
+	for {
+		c.x.n, c.x.rerr = syscall.Read(int(fd), c.r.B[c.r.End:])
+		switch c.x.rerr {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		return true
+	}
 }
 
 // fail marks the connection broken by an I/O or protocol error, which is
