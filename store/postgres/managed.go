@@ -59,6 +59,10 @@ func newManaged(spec store.Spec, env store.Env) (*managed, error) {
 	return m, nil
 }
 
+// freePort is server.FreePort; a test replaces it to hand out a port
+// another server holds, which the real one yields only by chance.
+var freePort = server.FreePort
+
 func (m *managed) addr() string { return "127.0.0.1:" + strconv.Itoa(m.port) }
 
 func (m *managed) dsn() string {
@@ -88,8 +92,12 @@ func (m *managed) start(ctx context.Context) (*pgx.ConnConfig, error) {
 	if len(socketDir)+len("/.s.PGSQL.65535") > 107 {
 		socketDir = ""
 	}
+	dataDir, err := filepath.Abs(m.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	for attempt := 1; ; attempt++ {
-		if m.port, err = server.FreePort(); err != nil {
+		if m.port, err = freePort(); err != nil {
 			return nil, fmt.Errorf("postgres: %w", err)
 		}
 		args := []string{"-D", m.dataDir, "-p", strconv.Itoa(m.port),
@@ -112,7 +120,16 @@ func (m *managed) start(ctx context.Context) (*pgx.ConnConfig, error) {
 				return err
 			}
 			defer c.Close(ctx)
-			return c.Ping(ctx)
+			// Another server (another kurabe's, which trusts the same
+			// user) may hold the port when this one could not bind it.
+			var dir string
+			if err := c.QueryRow(ctx, "SHOW data_directory").Scan(&dir); err != nil {
+				return err
+			}
+			if filepath.Clean(dir) != dataDir {
+				return fmt.Errorf("port %d is another server's (its data directory is %s)", m.port, dir)
+			}
+			return nil
 		})
 		if err == nil {
 			m.proc = proc

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,6 +190,62 @@ func TestManagedSettingsReadBackAndStop(t *testing.T) {
 	}
 	if err := st.Setup(ctx, nil); err == nil {
 		t.Error("Setup after Close succeeded")
+	}
+}
+
+// TestManagedPortTakenByAnotherServer hands a starting server the port a
+// running one holds (a fake free-port finder, since the real race between
+// finding a port and binding it comes only by chance). The new server
+// cannot bind it, and the old one, which trusts the same user, answers on
+// it: the start must not take that answer for its own server's, and must
+// try again on another port.
+func TestManagedPortTakenByAnotherServer(t *testing.T) {
+	dirA, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dirA)
+	dirB, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dirB)
+	ctx := context.Background()
+	stA := open(t, "postgres:managed", store.Env{Dir: dirA})
+	if err := stA.(*Store).ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := stA.(*Store).managed
+
+	calls := 0
+	defer func(f func() (int, error)) { freePort = f }(freePort)
+	realFreePort := freePort
+	freePort = func() (int, error) {
+		calls++
+		if calls == 1 {
+			return a.port, nil
+		}
+		return realFreePort()
+	}
+	stB := open(t, "postgres:managed", store.Env{Dir: dirB})
+	if err := stB.(*Store).ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := stB.(*Store).managed
+	if calls < 2 || b.port == a.port {
+		t.Fatalf("the second server took port %d after %d tries; the first holds %d", b.port, calls, a.port)
+	}
+	for _, m := range []*managed{a, b} {
+		c, err := pgx.Connect(ctx, m.dsn())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dir string
+		err = c.QueryRow(ctx, "SHOW data_directory").Scan(&dir)
+		c.Close(ctx)
+		if want, _ := filepath.Abs(m.dataDir); err != nil || dir != want {
+			t.Errorf("port %d serves data directory %q (%v), want %q", m.port, dir, err, want)
+		}
 	}
 }
 
