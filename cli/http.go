@@ -87,6 +87,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.Var(&f.sets, "set", "with --flow: give a flow variable, `NAME=VALUE` (records=100), or a generator in braces ('offset={int: [0, 1000]}'); replaces the flow's own; repeat for more")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
 	fs.StringVar(&f.format, "format", "full", "report: "+strings.Join(report.HTTPFormatNames(), ", ")+" (full has ab's and siege's fields)")
+	lang := langFlag(fs)
 	fs.StringVar(&f.expectStatus, "expect-status", "", "succeed only on these status codes, e.g. 200 or 200,302 (default: any 2xx)")
 	fs.StringVar(&f.expectBody, "expect-body", "", "succeed only when the body matches this regular expression")
 	fs.Int64Var(&f.expectLength, "expect-length", -1, "succeed only when the body has this many bytes (by default any length succeeds and lengths are reported)")
@@ -133,6 +134,9 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !ok {
 		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.HTTPFormatNames(), ", "))
 	}
+	if err := report.CheckLang(*lang); err != nil {
+		return usageErr("--lang: %v", err)
+	}
 	if f.jsonOut != "" {
 		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
 			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
@@ -175,7 +179,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if f.jsonOut != "" {
 		jsonErr = result.WriteFile(f.jsonOut, doc)
 	}
-	if err := render(stdout, doc); err != nil {
+	if err := render(stdout, *lang, doc); err != nil {
 		return err
 	}
 	if jsonErr != nil {

@@ -261,6 +261,7 @@ func TestHTTPOpenLoopReportsBothLatencies(t *testing.T) {
 }
 
 func TestHTTPFormats(t *testing.T) {
+	t.Setenv("LC_ALL", "C") // English, whatever the machine's locale
 	s := newHTTPCounting(t)
 	for format, want := range map[string][]string{
 		"ab":       {"Requests per second:", "Connection Times"},
@@ -280,6 +281,30 @@ func TestHTTPFormats(t *testing.T) {
 		}
 		if format == "ab" && strings.Contains(out, "Transactions:") || format == "siege" && strings.Contains(out, "Requests per second") {
 			t.Errorf("--format %s mixes formats:\n%s", format, out)
+		}
+	}
+
+	// In Japanese, kurabe's own lines and the table change; ab's and
+	// siege's fields stay as those tools print them. LANG picks the
+	// language when --lang is not given.
+	for _, c := range []struct {
+		args []string
+		env  string
+		want []string
+	}{
+		{[]string{"--lang", "ja", "--format", "text"}, "C", []string{"リクエスト", "ステータスコード: 200 × 3", "本文の長さ: "}},
+		{[]string{"--format", "full"}, "ja_JP.UTF-8", []string{"Requests per second:", "Transactions:", "ステータスコード: 200 × 3"}},
+		{[]string{"--lang", "en", "--format", "text"}, "ja_JP.UTF-8", []string{"Status codes: 200 × 3"}},
+	} {
+		t.Setenv("LC_ALL", c.env)
+		out, errs, code := httpCLI(t, append(append([]string{"-n", "3"}, c.args...), s.URL)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v with LC_ALL=%s lacks %q:\n%s", c.args, c.env, w, out)
+			}
 		}
 	}
 }
@@ -308,6 +333,7 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"--expect-body", "(", "http://h/"}, "--expect-body"},
 		{[]string{"--expect-length", "-5", "http://h/"}, "--expect-length"},
 		{[]string{"--format", "xml", "http://h/"}, "--format"},
+		{[]string{"--lang", "fr", "http://h/"}, "unknown language"},
 		{[]string{"ftp://h/"}, "not ftp"},
 		{[]string{"-f", "/nonexistent/urls.txt"}, "-f"},
 		{[]string{"--flow", "/nonexistent/flow.yaml"}, "flow.yaml"},

@@ -22,7 +22,11 @@ import (
 // Times are printed to the microsecond (ms with three decimals, seconds
 // with six) where ab prints whole milliseconds and siege hundredths of a
 // second.
-var HTTPFormats = map[string]func(io.Writer, *result.Document) error{
+//
+// lang is the language of kurabe's own lines and of the tables (English
+// or Japanese); ab's and siege's fields stay in English, as those tools
+// print them, in every format.
+var HTTPFormats = map[string]func(w io.Writer, lang string, d *result.Document) error{
 	"full":     HTTPFull,
 	"ab":       HTTPAb,
 	"siege":    HTTPSiege,
@@ -41,6 +45,7 @@ type httpRun struct {
 	h       *result.HTTPStats
 	elapsed float64 // seconds
 	ok      int64   // successful requests
+	l       tr      // the language of kurabe's own lines
 }
 
 func httpPhase(d *result.Document) (*httpRun, error) {
@@ -79,57 +84,61 @@ func (l httpLines) add(label, format string, args ...any) {
 // summary is the line that says what ran.
 func (r *httpRun) summary() string {
 	d := r.d
-	what := []string{"kurabe " + d.Kurabe + " http", r.p.Op, httpPlural(r.p.Clients, "client")}
+	l := r.l
+	what := []string{"kurabe " + d.Kurabe + " http", r.p.Op, l.count(r.p.Clients, "http.client", "http.clients")}
 	if d.Run.Count > 0 {
-		unit := "requests"
+		unit := "http.n.requests"
 		if r.h.Mode == "flow" {
-			unit = "passes"
+			unit = "http.n.passes"
 		}
-		what = append(what, "n="+strconv.FormatInt(d.Run.Count, 10)+" "+unit)
+		what = append(what, l.f(unit, d.Run.Count))
 	} else {
-		what = append(what, "duration "+time.Duration(d.Run.Duration).String())
+		what = append(what, l.f("http.duration", time.Duration(d.Run.Duration).String()))
 	}
 	if d.Run.Rate != "" {
-		what = append(what, "open loop at "+d.Run.Rate+" req/s")
+		what = append(what, l.f("http.rate", d.Run.Rate))
 	}
 	if r.h.Order != "" {
-		what = append(what, r.h.Order)
+		what = append(what, l.t(r.h.Order))
 	}
 	if r.h.KeepAlive {
-		what = append(what, "keep-alive")
+		what = append(what, l.t("keep-alive"))
 	} else {
-		what = append(what, "a connection per request")
+		what = append(what, l.t("a connection per request"))
 	}
-	what = append(what, "seed "+strconv.FormatUint(d.Seed, 10))
+	what = append(what, l.t("seed")+" "+strconv.FormatUint(d.Seed, 10))
 	s := strings.Join(what, " · ") + "\n"
 	if d.Interrupted {
-		s += "INTERRUPTED: the figures cover only the part that ran\n"
+		s += l.t("INTERRUPTED") + "\n"
 	}
 	return s
 }
 
-func httpPlural(n int, word string) string {
+// count is "1 thing" (key one) or "n things" (key many, formatted with n).
+func (l tr) count(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + word
+		return l.t(one)
 	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return l.f(many, n)
 }
 
-func (r *httpRun) lengthText(l result.BodyLength) string {
+// lengthText says what the body lengths were, in language tl (ab's
+// Document Length field is always English).
+func lengthText(tl tr, l result.BodyLength) string {
 	switch {
 	case l.Count == 0:
-		return "no responses"
+		return tl.t("no responses")
 	case l.Min == l.Max:
-		return strconv.FormatInt(l.Min, 10) + " bytes"
+		return tl.f("http.bytes", l.Min)
 	}
-	distinct := strconv.Itoa(l.Distinct) + " distinct"
+	distinct := tl.f("http.distinct", l.Distinct)
 	if l.MoreThan {
-		distinct = "more than " + distinct
+		distinct = tl.f("http.distinct.more", l.Distinct)
 	}
 	if l.Distinct == 0 {
-		distinct = "distinct not tracked"
+		distinct = tl.t("distinct not tracked")
 	}
-	return fmt.Sprintf("varying, %d to %d bytes (mean %s, %s)", l.Min, l.Max, httpF2(l.Mean), distinct)
+	return tl.f("http.varying", l.Min, l.Max, httpF2(l.Mean), distinct)
 }
 
 func (r *httpRun) classes() string {
@@ -161,7 +170,7 @@ func (r *httpRun) ab(b *strings.Builder) {
 	} else if h.Server != "" {
 		l.add("Server Software", "%s", h.Server)
 	}
-	l.add("Document Length", "%s", r.lengthText(h.Length))
+	l.add("Document Length", "%s", lengthText(English, h.Length))
 	b.WriteString("\n")
 	l.add("Concurrency Level", "%d", r.p.Clients)
 	l.add("Time taken for tests", "%s seconds", strconv.FormatFloat(r.elapsed, 'f', 6, 64))
@@ -289,75 +298,74 @@ func (r *httpRun) siege(b *strings.Builder) {
 // phases, the open loop, the flow and kurabe's CPU.
 func (r *httpRun) notes(b *strings.Builder) {
 	h, p := r.h, r.p
+	l := r.l
 	var st []string
 	for _, s := range h.Status {
 		code := strconv.Itoa(s.Code)
 		if s.Code == 0 {
-			code = "other"
+			code = l.t("other")
 		}
 		st = append(st, fmt.Sprintf("%s × %d", code, s.Count))
 	}
 	if len(st) == 0 {
-		st = []string{"none"}
+		st = []string{l.t("none")}
 	}
-	fmt.Fprintf(b, "Status codes: %s\n", strings.Join(st, ", "))
-	fmt.Fprintf(b, "Body lengths: %s", r.lengthText(h.Length))
+	b.WriteString(l.f("http.status", strings.Join(st, ", ")))
+	b.WriteString(l.f("http.lengths", lengthText(l, h.Length)))
 	if h.Length.Min != h.Length.Max {
-		b.WriteString(" (not a failure; --expect-length N makes it one)")
+		b.WriteString(l.t("http.lengths.not-failure"))
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
-		fmt.Fprintf(b, "Failed, %s: %d; first: %s\n", c.Class, c.Count, c.First)
+		b.WriteString(l.f("http.failed", c.Class, c.Count, c.First) + "\n")
 	}
-	fmt.Fprintf(b, "Per request (µs, mean): connect %s over %s, write %s, wait for the first byte %s, read %s",
-		httpUS(h.Connect.Mean), httpPlural(int(h.Connections), "connection"), httpUS(h.Write.Mean), httpUS(h.Waiting.Mean), httpUS(h.Read.Mean))
+	b.WriteString(l.f("http.per-request", httpUS(h.Connect.Mean), l.count(int(h.Connections), "http.connection", "http.connections"), httpUS(h.Write.Mean), httpUS(h.Waiting.Mean), httpUS(h.Read.Mean)))
 	if h.TLS.Count > 0 {
-		fmt.Fprintf(b, "; TLS handshake %s in %d", httpUS(h.TLS.Mean), h.TLS.Count)
+		b.WriteString(l.f("http.tls", httpUS(h.TLS.Mean), h.TLS.Count))
 	}
 	b.WriteString("\n")
 	if h.Mode == "flow" {
-		fmt.Fprintf(b, "Flow: %d passes completed, %d failed, %s passes/s; a pass took mean %s ms, p50 %s, p99 %s, max %s\n",
-			p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max))
+		b.WriteString(l.f("http.flow", p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
 	}
 	if o := p.OpenLoop; o != nil {
 		scheduled := 0.0
 		if r.elapsed > 0 {
 			scheduled = float64(o.Scheduled) / r.elapsed
 		}
-		fmt.Fprintf(b, "Open loop: %d scheduled (%s/s), %s/s achieved; %d started more than %s ms late; lag behind the timetable p99 %s ms\n",
-			o.Scheduled, httpF2(scheduled), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99))
-		fmt.Fprintf(b, "  latency from the scheduled start (corrected): p50 %s ms, p99 %s, max %s\n", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max))
-		fmt.Fprintf(b, "  service time from the actual start (uncorrected): p50 %s ms, p99 %s, max %s\n", httpMS(o.Service.P50), httpMS(o.Service.P99), httpMS(o.Service.Max))
+		b.WriteString(l.f("http.openloop", o.Scheduled, httpF2(scheduled), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
+		b.WriteString("  " + l.f("http.openloop.corrected", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
+		b.WriteString("  " + l.f("http.openloop.service", httpMS(o.Service.P50), httpMS(o.Service.P99), httpMS(o.Service.Max)) + "\n")
 		if o.Behind {
 			fmt.Fprintf(b, "  BEHIND: %s\n", o.Note)
 		}
 	}
-	fmt.Fprintf(b, "kurabe used %s cores of CPU during the run\n", httpF2(p.ProcessCPU))
+	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
 }
 
 func httpUS(us float64) string { return strconv.FormatFloat(us, 'f', 1, 64) }
 
 // targetRows is one row per URL or step, for the tables.
 func (r *httpRun) targetRows() (header []string, rows [][]string) {
-	first := "url"
+	l := r.l
+	first := l.t("url")
 	if r.h.Mode == "flow" {
-		first = "step"
+		first = l.t("step")
 	}
-	header = []string{first, "requests", "req/s", "failed", "mean", "p50", "p90", "p99", "max", "body bytes"}
+	header = []string{first, l.t("requests"), "req/s", l.t("failed"), l.t("mean"), "p50", "p90", "p99", l.t("max"), l.t("body bytes")}
 	for _, t := range r.h.Targets {
-		l := t.Latency
+		lat := t.Latency
 		pct := func(v float64) string {
-			if len(r.h.Targets) > 1 && l.P50 == 0 && l.Count > 0 {
+			if len(r.h.Targets) > 1 && lat.P50 == 0 && lat.Count > 0 {
 				return "-" // no histogram kept for this many targets
 			}
 			return httpMS(v)
 		}
-		length := r.lengthText(t.Length)
+		length := lengthText(l, t.Length)
 		if t.Length.Count > 0 && t.Length.Min != t.Length.Max {
 			length = fmt.Sprintf("%d-%d", t.Length.Min, t.Length.Max)
 		}
 		rows = append(rows, []string{t.Name, strconv.FormatInt(t.Requests, 10), httpF2(r.perSec(float64(t.Requests - t.Failed))),
-			strconv.FormatInt(t.Failed, 10), httpMS(l.Mean), pct(l.P50), pct(l.P90), pct(l.P99), httpMS(l.Max), length})
+			strconv.FormatInt(t.Failed, 10), httpMS(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), httpMS(lat.Max), length})
 	}
 	return header, rows
 }
@@ -366,12 +374,12 @@ func httpTable(b *strings.Builder, header []string, rows [][]string) {
 	width := make([]int, len(header))
 	for _, r := range append([][]string{header}, rows...) {
 		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
+			width[i] = max(width[i], displayWidth(c))
 		}
 	}
 	for _, r := range append([][]string{header}, rows...) {
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			pad := strings.Repeat(" ", width[i]-displayWidth(c))
 			switch {
 			case i == 0:
 				b.WriteString(c + pad)
@@ -385,11 +393,15 @@ func httpTable(b *strings.Builder, header []string, rows [][]string) {
 	}
 }
 
-func httpWrite(w io.Writer, d *result.Document, body func(*httpRun, *strings.Builder)) error {
+func httpWrite(w io.Writer, lang string, d *result.Document, body func(*httpRun, *strings.Builder)) error {
+	if err := CheckLang(lang); err != nil {
+		return err
+	}
 	r, err := httpPhase(d)
 	if err != nil {
 		return err
 	}
+	r.l = tr(lang)
 	var b strings.Builder
 	body(r, &b)
 	_, err = io.WriteString(w, b.String())
@@ -398,8 +410,8 @@ func httpWrite(w io.Writer, d *result.Document, body func(*httpRun, *strings.Bui
 
 // HTTPFull writes ab's fields, siege's, the table per URL or step when
 // there are several, and kurabe's own lines.
-func HTTPFull(w io.Writer, d *result.Document) error {
-	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+func HTTPFull(w io.Writer, lang string, d *result.Document) error {
+	return httpWrite(w, lang, d, func(r *httpRun, b *strings.Builder) {
 		b.WriteString(r.summary() + "\n")
 		r.ab(b)
 		b.WriteString("\n")
@@ -414,19 +426,20 @@ func HTTPFull(w io.Writer, d *result.Document) error {
 	})
 }
 
-// HTTPAb writes ab's fields in ab's layout.
-func HTTPAb(w io.Writer, d *result.Document) error {
-	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) { r.ab(b) })
+// HTTPAb writes ab's fields in ab's layout, in English whatever lang is.
+func HTTPAb(w io.Writer, lang string, d *result.Document) error {
+	return httpWrite(w, lang, d, func(r *httpRun, b *strings.Builder) { r.ab(b) })
 }
 
-// HTTPSiege writes siege's fields in siege's layout.
-func HTTPSiege(w io.Writer, d *result.Document) error {
-	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) { r.siege(b) })
+// HTTPSiege writes siege's fields in siege's layout, in English whatever
+// lang is.
+func HTTPSiege(w io.Writer, lang string, d *result.Document) error {
+	return httpWrite(w, lang, d, func(r *httpRun, b *strings.Builder) { r.siege(b) })
 }
 
 // HTTPText writes a table per URL or step, and kurabe's lines.
-func HTTPText(w io.Writer, d *result.Document) error {
-	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+func HTTPText(w io.Writer, lang string, d *result.Document) error {
+	return httpWrite(w, lang, d, func(r *httpRun, b *strings.Builder) {
 		b.WriteString(r.summary() + "\n")
 		header, rows := r.targetRows()
 		httpTable(b, header, rows)
@@ -436,8 +449,8 @@ func HTTPText(w io.Writer, d *result.Document) error {
 }
 
 // HTTPMarkdown writes the same as HTTPText as Markdown.
-func HTTPMarkdown(w io.Writer, d *result.Document) error {
-	return httpWrite(w, d, func(r *httpRun, b *strings.Builder) {
+func HTTPMarkdown(w io.Writer, lang string, d *result.Document) error {
+	return httpWrite(w, lang, d, func(r *httpRun, b *strings.Builder) {
 		b.WriteString(strings.TrimSuffix(r.summary(), "\n") + "\n\n")
 		header, rows := r.targetRows()
 		line := func(cells []string) {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,27 +98,83 @@ func httpFlow() *result.Document {
 func TestHTTPGolden(t *testing.T) {
 	for docName, doc := range map[string]func() *result.Document{"urls": httpURLs, "flow": httpFlow} {
 		for name, render := range HTTPFormats {
-			t.Run(docName+"-"+name, func(t *testing.T) {
-				var b bytes.Buffer
-				if err := render(&b, doc()); err != nil {
-					t.Fatal(err)
-				}
-				path := filepath.Join("testdata", "http-"+docName+"-"+name+".golden")
-				if httpUpdating() {
-					if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			for _, lang := range Langs {
+				t.Run(docName+"-"+name+"-"+lang, func(t *testing.T) {
+					var b bytes.Buffer
+					if err := render(&b, lang, doc()); err != nil {
 						t.Fatal(err)
 					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./report -update to create it)", err)
-				}
-				if !bytes.Equal(b.Bytes(), want) {
-					t.Errorf("%s differs from %s (go test ./report -update rewrites it):\n%s", name, path, b.String())
-				}
-			})
+					if lang != English && (name == "ab" || name == "siege") {
+						// The tools' own layouts stay as the tools print
+						// them, for the scripts that read them.
+						var en bytes.Buffer
+						render(&en, English, doc())
+						if b.String() != en.String() {
+							t.Errorf("%s in %s differs from English:\n%s", name, lang, b.String())
+						}
+						return
+					}
+					path := filepath.Join("testdata", "http-"+docName+"-"+name+".golden")
+					if lang != English {
+						path = strings.TrimSuffix(path, ".golden") + "." + lang + ".golden"
+					}
+					if httpUpdating() {
+						if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						return
+					}
+					want, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatalf("%v (run go test ./report -update to create it)", err)
+					}
+					if !bytes.Equal(b.Bytes(), want) {
+						t.Errorf("%s differs from %s (go test ./report -update rewrites it):\n%s", name, path, b.String())
+					}
+				})
+			}
 		}
+	}
+}
+
+// TestHTTPNumbersAreTheSameInBothLanguages: a Japanese report of a run
+// carries the English report's figures, in the same order.
+func TestHTTPNumbersAreTheSameInBothLanguages(t *testing.T) {
+	num := regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
+	for _, doc := range []func() *result.Document{httpURLs, httpFlow} {
+		for _, name := range []string{"full", "text", "markdown"} {
+			var en, ja bytes.Buffer
+			if err := HTTPFormats[name](&en, English, doc()); err != nil {
+				t.Fatal(err)
+			}
+			if err := HTTPFormats[name](&ja, Japanese, doc()); err != nil {
+				t.Fatal(err)
+			}
+			if en.String() == ja.String() {
+				t.Fatalf("%s: the Japanese report is the English one", name)
+			}
+			a, b := num.FindAllString(en.String(), -1), num.FindAllString(ja.String(), -1)
+			if strings.Join(a, " ") != strings.Join(b, " ") {
+				t.Errorf("%s: figures differ between the languages:\nen %v\nja %v", name, a, b)
+			}
+		}
+	}
+	// One client over one connection is said in the singular.
+	one := httpURLs()
+	one.Stores[0].Phases[0].Clients, one.Stores[0].Phases[0].HTTP.Connections = 1, 1
+	for lang, want := range map[string][]string{English: {" · 1 client · ", "over 1 connection,"}, Japanese: {" · 1 クライアント · ", "(接続 1 回)"}} {
+		var b bytes.Buffer
+		if err := HTTPText(&b, lang, one); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", lang, w, b.String())
+			}
+		}
+	}
+	if err := HTTPText(&bytes.Buffer{}, "fr", httpURLs()); err == nil || !strings.Contains(err.Error(), "unknown language") {
+		t.Errorf("an unknown language: %v", err)
 	}
 }
 
@@ -133,8 +190,8 @@ func TestHTTPReportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	HTTPFull(&a, doc)
-	HTTPFull(&b, back)
+	HTTPFull(&a, English, doc)
+	HTTPFull(&b, English, back)
 	if a.String() != b.String() {
 		t.Fatalf("report changed after a round trip:\n%s\n---\n%s", a.String(), b.String())
 	}
@@ -143,7 +200,7 @@ func TestHTTPReportRoundTrip(t *testing.T) {
 func TestHTTPReportRefusesOtherDocuments(t *testing.T) {
 	d := httpURLs()
 	d.Stores[0].Phases[0].HTTP = nil
-	if err := HTTPFull(&bytes.Buffer{}, d); err == nil || !strings.Contains(err.Error(), "not a kurabe http result") {
+	if err := HTTPFull(&bytes.Buffer{}, English, d); err == nil || !strings.Contains(err.Error(), "not a kurabe http result") {
 		t.Fatalf("got %v", err)
 	}
 }
