@@ -59,6 +59,18 @@ func newManaged(spec store.Spec, env store.Env) (*managed, error) {
 	return m, nil
 }
 
+// sameDir reports whether two paths name one directory, through symbolic
+// links (PostgreSQL reports its data directory from the physical working
+// directory, where Go's may keep a link's name).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
 // freePort is server.FreePort; a test replaces it to hand out a port
 // another server holds, which the real one yields only by chance.
 var freePort = server.FreePort
@@ -126,7 +138,7 @@ func (m *managed) start(ctx context.Context) (*pgx.ConnConfig, error) {
 			if err := c.QueryRow(ctx, "SHOW data_directory").Scan(&dir); err != nil {
 				return err
 			}
-			if filepath.Clean(dir) != dataDir {
+			if !sameDir(dir, dataDir) {
 				return fmt.Errorf("port %d is another server's (its data directory is %s)", m.port, dir)
 			}
 			return nil

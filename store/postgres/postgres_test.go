@@ -683,3 +683,34 @@ func TestIndexName(t *testing.T) {
 		t.Errorf("two long names became one: %s", a)
 	}
 }
+
+func TestSameDir(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{real, real, true},
+		{real + "/", real, true},
+		{link, real, true},
+		{filepath.Join(link, "..", "real"), real, true},
+		{other, real, false},
+		{filepath.Join(dir, "missing"), real, false},
+	} {
+		if got := sameDir(c.a, c.b); got != c.want {
+			t.Errorf("sameDir(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
