@@ -289,10 +289,6 @@ func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
 	return nil
 }
 
-// register makes epoll watch w's descriptor for w's event, on behalf of
-// the client. A client keeps one descriptor (its session's socket);
-// a new one (a reconnection) is added, and the closed one left the epoll
-// set when it was closed.
 // unregister stops watching the client's descriptor.
 func (c *muxClient) unregister(ep int) {
 	if c.fd >= 0 {
@@ -301,6 +297,10 @@ func (c *muxClient) unregister(ep int) {
 	}
 }
 
+// register makes epoll watch w's descriptor for w's event, on behalf of
+// the client. A client keeps one descriptor (its session's socket);
+// a new one (a reconnection) is added, and the closed one left the epoll
+// set when it was closed.
 func (c *muxClient) register(ep int, w muxWait) error {
 	want := uint32(syscall.EPOLLIN)
 	if w.write {
