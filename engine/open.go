@@ -81,8 +81,14 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		if !ok {
 			break
 		}
-		if now := time.Since(w.epoch); due > now {
+		now := time.Since(w.epoch)
+		if due > now {
 			time.Sleep(due - now)
+		} else if s.dur > 0 && now >= s.warmup+s.dur && now-due > LateAfter {
+			// The phase is over: what is due but not started by now is
+			// counted as not run, not run late, or a rate the store
+			// cannot keep would stretch the phase without end.
+			break
 		}
 		measure := due >= s.warmup
 		k := w.pick()
@@ -127,14 +133,15 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 	if cfg.Count == 0 {
 		o.Scheduled = s.measuredUntil(cfg.Duration)
 	}
+	o.ScheduledRate = cfg.Rate
+	if cfg.RampTo > 0 {
+		o.ScheduledRate = (cfg.Rate + cfg.RampTo) / 2
+	}
 	if res.Elapsed > 0 {
 		o.Achieved = float64(res.Ops+res.Errors) / res.Elapsed
 	}
-	want := float64(o.Scheduled)
-	// Behind: fewer than 99 % of the scheduled operations ran, or more
-	// than 5 % started late (a few late starts are the clock's, not the
-	// store's, on a machine whose vCPUs sleep).
-	if want > 0 && (float64(o.Late)/want > 0.05 || float64(res.Ops+res.Errors) < 0.99*want) {
+	o.NotStarted = max(o.Scheduled-res.Ops-res.Errors, 0)
+	if behind(o.Scheduled, o.NotStarted, o.Late) {
 		o.Behind = true
 		if res.ProcessCPU >= 0.9*float64(runtime.NumCPU()) {
 			o.Note = "kurabe could not keep the rate: its own process used nearly every core"
@@ -143,6 +150,20 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 		}
 	}
 	return o
+}
+
+// behind judges an open-loop phase: more than 1 % of the scheduled
+// operations did not start before the phase ended, or more than 5 %
+// started late. A few of either are the clock's, not the store's, on a
+// machine whose vCPUs sleep: one operation due at the very end, five late
+// starts.
+func behind(scheduled, notStarted, late int64) bool {
+	if scheduled <= 0 {
+		return false
+	}
+	want := float64(scheduled)
+	return late > 5 && float64(late)/want > 0.05 ||
+		notStarted > 1 && float64(notStarted)/want > 0.01
 }
 
 // measuredUntil counts the operations the timetable holds in the measured

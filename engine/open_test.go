@@ -101,3 +101,49 @@ func TestValidateOpenLoop(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenLoopEndsAtDurationWhenRateCannotBeKept(t *testing.T) {
+	// Every operation stalls 20 ms and one client is asked for 500/s over
+	// 1 s: at most about 50 can run. The phase must end at -d with the
+	// rest counted as not started, not run them late for 10 s.
+	st := &storefault.Stall{Store: openStore(t, "file:"), Every: 1, For: 20 * time.Millisecond}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 1, Duration: time.Second, Rate: 500, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.OpenLoop
+	if o.Scheduled != 500 || o.ScheduledRate != 500 {
+		t.Fatalf("scheduled %d at %.0f/s, want 500 at 500/s", o.Scheduled, o.ScheduledRate)
+	}
+	started := res.Ops + res.Errors
+	if started > 250 || started+o.NotStarted != o.Scheduled {
+		t.Fatalf("started %d, not started %d of %d scheduled", started, o.NotStarted, o.Scheduled)
+	}
+	if !o.Behind || res.Verify[0].Acked != res.Ops || res.Verify[0].Lost != 0 {
+		t.Fatalf("behind %v, verify %+v", o.Behind, res.Verify[0])
+	}
+}
+
+func TestOpenLoopBehindJudgement(t *testing.T) {
+	for _, c := range []struct {
+		scheduled, notStarted, late int64
+		want                        bool
+	}{
+		{1000, 0, 0, false},
+		{1000, 0, 50, false}, // 5 % late is the clock's
+		{1000, 0, 51, true},  // more is not
+		{60, 0, 4, false},    // 4 of 60 late: a handful, however small the run
+		{60, 0, 6, true},     // 6 of 60: more than five and more than 5 %
+		{1000, 1, 0, false},  // one due at the very end
+		{1000, 10, 0, false}, // 1 %
+		{1000, 11, 0, true},  // over 1 %
+		{3, 3, 0, true},      // none of a small timetable ran
+		{0, 0, 0, false},     // nothing scheduled
+	} {
+		if got := behind(c.scheduled, c.notStarted, c.late); got != c.want {
+			t.Errorf("behind(scheduled %d, not started %d, late %d) = %v, want %v", c.scheduled, c.notStarted, c.late, got, c.want)
+		}
+	}
+}

@@ -139,6 +139,16 @@ func dur(us float64) string {
 }
 
 // num formats with about three significant digits and thousands separators.
+// scheduledRate is the rate the timetable asked for; results written
+// before it was recorded give the timetable's operations over the elapsed
+// time instead.
+func scheduledRate(o *result.OpenLoop, elapsed float64) float64 {
+	if o.ScheduledRate > 0 {
+		return o.ScheduledRate
+	}
+	return float64(o.Scheduled) / max(elapsed, 1e-9)
+}
+
 func num(v float64) string {
 	switch {
 	case v == 0:
@@ -300,8 +310,11 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, l.f("note.interrupted", s.Label, op))
 			}
 			if o := p.OpenLoop; o != nil {
-				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(float64(o.Scheduled)/max(p.Elapsed, 1e-9)),
+				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(scheduledRate(o, p.Elapsed)),
 					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
+				if o.NotStarted > 0 {
+					line += l.f("note.notstarted", o.NotStarted)
+				}
 				if o.Behind {
 					line += l.f("note.behind", o.Note)
 				}

@@ -153,11 +153,17 @@ type Phase struct {
 
 // OpenLoop is what an open-loop phase (a rate) measured beside latency.
 type OpenLoop struct {
-	Rate        float64 `json:"rate"`              // ops/s asked for (at the start of a ramp)
-	RampTo      float64 `json:"ramp_to,omitempty"` // ops/s at the end of a ramp
-	Scheduled   int64   `json:"scheduled"`         // operations the timetable held
-	Achieved    float64 `json:"achieved_rate"`     // operations started per second
-	Late        int64   `json:"late"`              // started more than LateAfterUs behind schedule
+	Rate      float64 `json:"rate"`              // ops/s asked for (at the start of a ramp)
+	RampTo    float64 `json:"ramp_to,omitempty"` // ops/s at the end of a ramp
+	Scheduled int64   `json:"scheduled"`         // operations the timetable held
+	// ScheduledRate is the timetable's mean rate over the measured part
+	// (Rate, or the middle of a ramp); Achieved is what was started.
+	ScheduledRate float64 `json:"scheduled_rate"`
+	Achieved      float64 `json:"achieved_rate"` // operations started per second
+	// NotStarted counts operations due before the phase ended that no
+	// client had started by then.
+	NotStarted  int64   `json:"not_started,omitempty"`
+	Late        int64   `json:"late"` // started more than LateAfterUs behind schedule
 	LateAfterUs float64 `json:"late_after_us"`
 	// Service is the uncorrected latency, from each operation's actual
 	// start; Lag is how far actual starts fell behind the timetable.
