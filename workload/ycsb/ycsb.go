@@ -72,6 +72,7 @@ import (
 	"sync"
 
 	"kurabe/dataset/records"
+	"kurabe/numfmt"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -381,7 +382,7 @@ func (w *ycsb) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	w.keys.reset(n)
 	w.mu.Lock()
 	w.zetaN, w.zetaV = 0, 0
-	w.notes.Add(fmt.Sprintf("ycsb load: %d records of %d fields of %d bytes, %s keys, %s", n, w.cfg.Fields, w.cfg.FieldSize, w.cfg.InsertOrder, how))
+	w.notes.Add(fmt.Sprintf("ycsb load: %s records of %d fields of %d bytes, %s keys, %s", numfmt.Group(int64(n)), w.cfg.Fields, w.cfg.FieldSize, w.cfg.InsertOrder, how))
 	w.mu.Unlock()
 	return loaded, nil
 }
