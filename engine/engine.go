@@ -190,6 +190,19 @@ type kindStats struct {
 	classes []result.ErrorClass
 }
 
+// idle says whether the client ran no operation at all, warm-up included.
+func (w *worker) idle() bool {
+	if w.warmOps > 0 {
+		return false
+	}
+	for _, k := range w.kinds {
+		if k.acks > 0 || k.errors > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func newWorker(kinds int, weights []int) *worker {
 	w := &worker{only: -1, warm: hist.NewRecorder(), kinds: make([]kindStats, kinds)}
 	nonzero := 0
@@ -554,11 +567,16 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			res.OpsPerSecExclConnect = float64(res.Ops) / busy
 		}
 	}
-	first, last := time.Duration(0), time.Duration(0)
-	for i, wk := range workers {
+	first, last := time.Duration(-1), time.Duration(0)
+	for _, wk := range workers {
 		res.ClientFinish = append(res.ClientFinish, wk.finish.Seconds())
 		res.WarmupOps += wk.warmOps
-		if i == 0 || wk.finish < first {
+		if wk.idle() {
+			// A client with no operation to run (-n below -c) finished
+			// at once; it says nothing about how clients were served.
+			continue
+		}
+		if first < 0 || wk.finish < first {
 			first = wk.finish
 		}
 		last = max(last, wk.finish)

@@ -72,6 +72,25 @@ func TestExactCountSpreadOverClients(t *testing.T) {
 	}
 }
 
+func TestIdleClientsLeaveFinishRatioAlone(t *testing.T) {
+	// -n 3 -c 10: seven clients have nothing to do and finish at once.
+	// last/first compares the three that ran (each one operation of
+	// 100 ms, side by side), not them with the idle ones.
+	st := &storefault.Stall{Store: openStore(t, "file:"), Every: 1, For: 100 * time.Millisecond}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 10, Count: 3, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 3 || len(res.ClientFinish) != 10 {
+		t.Fatalf("ops %d, finish times %v", res.Ops, res.ClientFinish)
+	}
+	if res.FinishRatio < 1 || res.FinishRatio > 10 {
+		t.Fatalf("last/first %.2f from finish times %v; the idle clients were counted", res.FinishRatio, res.ClientFinish)
+	}
+}
+
 func TestDroppedWritesAreReportedLost(t *testing.T) {
 	st := &storefault.DropWrites{Store: openStore(t, "sqlite:"), Every: 100}
 	w := bbsWorkload(t, "write")
