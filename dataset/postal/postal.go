@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -68,33 +67,67 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e
 type Reader struct {
 	file    string
 	csv     *csv.Reader
-	pending []string // a row read ahead that belongs to the next record
-	pLine   int
+	pending *row // a row read ahead that starts the next record
 	rec     Record
 	err     error
+	queue   []error // errors found ahead, returned before reading on
+	broken  broken
 	rows    int
 	joined  int
 	done    bool
 	enc     string
 }
 
+// row is one row of the file. A malformed row has bad set, and f holds
+// what could be read of it.
+type row struct {
+	f    []string
+	line int
+	bad  error
+}
+
+// broken is a record left out because a row of it was malformed: the rows
+// after it with its postal code, up to the one that closes its town's
+// parenthesis, are the rest of it.
+type broken struct {
+	code string
+	open int // parentheses still open
+	line int // the record's first line
+}
+
+var (
+	bomUTF8    = []byte{0xef, 0xbb, 0xbf}
+	bomUTF16LE = []byte{0xff, 0xfe}
+	bomUTF16BE = []byte{0xfe, 0xff}
+)
+
 // NewReader reads KEN_ALL data from r; file names the input in errors.
 func NewReader(r io.Reader, file string) *Reader {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
-	enc := "UTF-8"
-	if head, _ := br.Peek(64 << 10); !utf8.Valid(trimPartialRune(head)) {
+	rd := &Reader{file: file, enc: "UTF-8"}
+	head, _ := br.Peek(64 << 10)
+	switch {
+	case bytes.HasPrefix(head, bomUTF8):
+		// A byte-order mark says UTF-8 (an editor's "UTF-8 with BOM"); it
+		// is no part of the first record.
+		br.Discard(len(bomUTF8))
+	case bytes.HasPrefix(head, bomUTF16LE), bytes.HasPrefix(head, bomUTF16BE):
+		rd.queue = []error{&SyntaxError{File: file, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8 or CP932 (Shift JIS)"}}
+		rd.done, rd.enc = true, "UTF-16"
+	case !utf8.Valid(trimPartialRune(head)):
 		src = transform.NewReader(br, japanese.ShiftJIS.NewDecoder())
-		enc = "CP932"
+		rd.enc = "CP932"
 	}
 	c := csv.NewReader(src)
 	c.FieldsPerRecord = -1 // checked here, with a better message
 	c.ReuseRecord = false
-	return &Reader{file: file, csv: c, enc: enc}
+	rd.csv = c
+	return rd
 }
 
 // Encoding names the encoding detected from the input's first 64 KiB:
-// "CP932" or "UTF-8".
+// "CP932" or "UTF-8". Every row is checked against it.
 func (r *Reader) Encoding() string { return r.enc }
 
 // File names the input, as errors do.
@@ -115,93 +148,208 @@ func trimPartialRune(b []byte) []byte {
 }
 
 // Rows returns the rows read so far; Joined, how many of them were
-// continuations joined into an earlier record.
+// continuations joined into a record returned by Next (rows of a record
+// left out as incomplete are not counted).
 func (r *Reader) Rows() int   { return r.rows }
 func (r *Reader) Joined() int { return r.joined }
 
 // Next reads the next record. It returns false at the end of the input or
 // on an error; Err says which. After a *SyntaxError, Next may be called
 // again to go on with the following row.
+//
+// A record is returned only whole: every row of it well-formed and its
+// town name's parentheses closed. The rule for split town names:
+//
+//   - A row whose town opens more "（" than it closes starts a split; the
+//     following rows with the same postal code are joined to it until the
+//     parentheses close.
+//   - If the split is cut short (a malformed row inside it, a row of
+//     another code, the end of the file), the record is incomplete: it is
+//     reported at its first line and left out, never returned in part.
+//     After a malformed row, the rows with its code that follow, up to
+//     the one that closes the parenthesis, are the rest of that record:
+//     each is reported, none is returned as a record of its own.
+//   - A row that would start a record but closes a "）" no row before it
+//     opened is a continuation with nothing to continue: it is reported,
+//     not returned.
 func (r *Reader) Next() bool {
 	r.err = nil
+	if len(r.queue) > 0 {
+		r.err, r.queue = r.queue[0], r.queue[1:]
+		return false
+	}
 	if r.done {
 		return false
 	}
-	row, line, err := r.row()
+	first, err := r.row()
 	if err != nil {
-		if err == io.EOF {
-			r.done = true
+		r.stop(err)
+		return false
+	}
+	if first.bad != nil {
+		r.breakOff(first, first.line, 0)
+		r.err = first.bad
+		return false
+	}
+	if b := r.broken; b.line > 0 {
+		if first.f[2] == b.code {
+			r.broken.open += balance(first.f[8])
+			if r.broken.open <= 0 {
+				r.broken = broken{}
+			}
+			r.err = r.syntax(first.line, "continues the record of line %d, which is incomplete; left out with it", b.line)
 			return false
 		}
-		r.err = err
+		r.broken = broken{}
+	}
+	r.set(first)
+	open := balance(r.rec.Fields[8])
+	if open < 0 {
+		r.err = r.syntax(first.line, "a continuation row with no record to continue: town %q closes a \"）\" no row before it opened (is the row that opens it missing or malformed?)", r.rec.Fields[8])
 		return false
 	}
-	if err := r.set(row, line); err != nil {
-		r.err = err
-		return false
-	}
-	// Join continuation rows while the town's parenthesis stays open.
-	for strings.Count(r.rec.Fields[8], "（") > strings.Count(r.rec.Fields[8], "）") {
-		next, nline, err := r.row()
-		if err == io.EOF {
-			r.done = true
-			break
-		}
+	for open > 0 {
+		next, err := r.row()
 		if err != nil {
-			r.err = err
+			if err == io.EOF {
+				r.err = r.incomplete("the file ends before it closes")
+			}
+			r.stop(err)
 			return false
 		}
-		if len(next) != 15 || next[2] != r.rec.Fields[2] {
-			r.pending, r.pLine = next, nline // the parenthesis never closed; keep the row
-			break
+		if next.bad != nil {
+			r.breakOff(next, r.rec.Line, open)
+			r.err = r.incomplete(fmt.Sprintf("its row at line %d is malformed", next.line))
+			r.queue = append(r.queue, next.bad)
+			return false
 		}
-		r.rec.Fields[5] += next[5]
-		r.rec.Fields[8] += next[8]
+		if next.f[2] != r.rec.Fields[2] {
+			r.pending = &next
+			r.err = r.incomplete(fmt.Sprintf("line %d has another postal code (%s) before it closes", next.line, next.f[2]))
+			return false
+		}
+		r.rec.Fields[5] += next.f[5]
+		r.rec.Fields[8] += next.f[8]
 		r.rec.Joined++
-		r.joined++
+		open += balance(next.f[8])
 	}
+	if open < 0 {
+		r.err = r.syntax(r.rec.Line, "town %q closes more \"）\" than it opens over lines %d-%d; left out", r.rec.Fields[8], r.rec.Line, r.rec.Line+r.rec.Joined)
+		return false
+	}
+	r.joined += r.rec.Joined
 	return true
 }
 
-func (r *Reader) row() ([]string, int, error) {
-	if r.pending != nil {
-		row, line := r.pending, r.pLine
-		r.pending = nil
-		return row, line, nil
+// stop ends reading at err: io.EOF is the end (Err nil, unless an error
+// is already set), any other error is returned by Err.
+func (r *Reader) stop(err error) {
+	r.done = true
+	if err != io.EOF {
+		r.err = err
 	}
-	row, err := r.csv.Read()
+}
+
+// breakOff notes that the record starting at line, with open parentheses
+// still open, is cut short by the malformed row bad: the rows after it
+// with the same postal code are the rest of that record, until the
+// parentheses close. What can be read of bad counts: its own code when the
+// record starts with it, and its parentheses.
+func (r *Reader) breakOff(bad row, line, open int) {
+	code := r.rec.Fields[2]
+	if open == 0 { // bad starts the record
+		if len(bad.f) <= 2 || len(bad.f[2]) != 7 || !digits(bad.f[2]) {
+			r.broken = broken{}
+			return
+		}
+		code = bad.f[2]
+	}
+	for i, f := range bad.f {
+		if i > 2 && i < flagStart {
+			open += balance(f)
+		}
+	}
+	r.broken = broken{}
+	if open > 0 {
+		r.broken = broken{code: code, open: open, line: line}
+	}
+}
+
+// balance is the "（" of a town name less its "）".
+func balance(town string) int {
+	return strings.Count(town, "（") - strings.Count(town, "）")
+}
+
+func (r *Reader) syntax(line int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *Reader) incomplete(why string) *SyntaxError {
+	return r.syntax(r.rec.Line, "the record starting here is incomplete (postal code %s): its town's \"（\" is not closed, as %s; left out", r.rec.Fields[2], why)
+}
+
+// row reads the next row and checks it; a malformed row comes back with
+// bad set. The error is io.EOF at the end, or a read error.
+func (r *Reader) row() (row, error) {
+	if r.pending != nil {
+		p := *r.pending
+		r.pending = nil
+		return p, nil
+	}
+	f, err := r.csv.Read()
 	if err != nil {
 		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			r.rows++
-			return nil, 0, &SyntaxError{File: r.file, Line: pe.Line, Msg: pe.Err.Error()}
+		if !errors.As(err, &pe) {
+			return row{}, err
 		}
-		return nil, 0, err
+		r.rows++
+		return row{f: f, line: pe.StartLine, bad: r.syntax(pe.StartLine, "%v", pe.Err)}, nil
 	}
 	r.rows++
 	line, _ := r.csv.FieldPos(0)
-	return row, line, nil
+	return row{f: f, line: line, bad: r.check(f, line)}, nil
 }
 
-func (r *Reader) set(row []string, line int) error {
-	if len(row) != 15 {
-		return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("%d columns, want 15 (is this KEN_ALL.CSV?)", len(row))}
+// check says what is wrong with a row, or nil.
+func (r *Reader) check(f []string, line int) error {
+	if len(f) != 15 {
+		return r.syntax(line, "%d columns, want 15 (is this KEN_ALL.CSV?)", len(f))
 	}
-	if len(row[2]) != 7 || !digits(row[2]) {
-		return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("postal code %q is not 7 digits", row[2])}
+	if len(f[2]) != 7 || !digits(f[2]) {
+		return r.syntax(line, "postal code %q is not 7 digits", f[2])
 	}
-	r.rec = Record{Line: line}
-	for i, f := range row {
-		r.rec.Fields[i] = strings.TrimRight(f, " ")
-	}
-	for i := range r.rec.Flags {
-		v, err := strconv.Atoi(row[flagStart+i])
-		if err != nil {
-			return &SyntaxError{File: r.file, Line: line, Msg: fmt.Sprintf("column %d (%s) is %q, want a number", flagStart+i+1, Columns[flagStart+i], row[flagStart+i])}
+	for i, v := range f[flagStart:] {
+		// Japan Post's flags are single digits; the workloads keep them
+		// in a byte.
+		if len(v) != 1 || !digits(v) {
+			return r.syntax(line, "column %d (%s) is %q, want one digit 0-9", flagStart+i+1, Columns[flagStart+i], v)
 		}
-		r.rec.Flags[i] = v
+	}
+	for i, v := range f[:flagStart] {
+		// The encoding was told from the first 64 KiB; a row after them
+		// in another one is found here. A store would refuse it
+		// (PostgreSQL takes no invalid UTF-8 nor NUL) or keep garbage.
+		switch {
+		case r.enc == "UTF-8" && !utf8.ValidString(v):
+			return r.syntax(line, "column %d (%s) is not UTF-8, which the file's first 64 KiB are (is this part CP932? convert the whole file to one encoding)", i+1, Columns[i])
+		case r.enc == "CP932" && strings.ContainsRune(v, utf8.RuneError):
+			return r.syntax(line, "column %d (%s) has bytes that are not CP932, which the file's first 64 KiB are (is this part UTF-8? convert the whole file to one encoding)", i+1, Columns[i])
+		case strings.IndexByte(v, 0) >= 0:
+			return r.syntax(line, "column %d (%s) holds a NUL byte", i+1, Columns[i])
+		}
 	}
 	return nil
+}
+
+// set makes the checked row f the current record.
+func (r *Reader) set(f row) {
+	r.rec = Record{Line: f.line}
+	for i, v := range f.f {
+		r.rec.Fields[i] = strings.TrimRight(v, " ")
+	}
+	for i := range r.rec.Flags {
+		r.rec.Flags[i] = int(f.f[flagStart+i][0] - '0')
+	}
 }
 
 func digits(s string) bool {
