@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -220,5 +222,38 @@ func TestValidate(t *testing.T) {
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
+	}
+}
+
+func TestPostalFileRefused(t *testing.T) {
+	// A --dataset-file that would load nothing, or other values than
+	// kurabe dataset import reports, is refused when the source is opened
+	// (before any store is touched), naming the file and line.
+	dir := t.TempDir()
+	good := `01101,"060  ","0600000","a","b","c","d","e","f",0,0,0,0,0,0` + "\r\n"
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"empty", "", "holds no records"},
+		{"blank lines only", "\r\n\r\n", "holds no records"},
+		// The workloads keep a flag in a byte: 300 would load as 44.
+		{"flag above 9", `01101,"060  ","0600000","a","b","c","d","e","f",0,0,0,0,-1,300` + "\r\n" + good, "1: column 14 (update_status)"},
+		{"split never closed", good + `01101,"060  ","0600001","a","b","c","d","e","町（一",0,0,0,0,0,0` + "\r\n", "2: the record starting here is incomplete"},
+	} {
+		path := filepath.Join(dir, tc.name+".csv")
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := DefaultConfig()
+		c.File = path
+		_, err := Open(c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want %q naming the file", tc.name, err, tc.want)
+		}
+	}
+	c := DefaultConfig()
+	c.File = filepath.Join(dir, "missing.csv")
+	if _, err := Open(c); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+		t.Errorf("a missing file: err = %v", err)
 	}
 }

@@ -306,8 +306,8 @@ type postalRows struct {
 	n     int
 	text  []byte
 	off   []uint32 // textCols+1 offsets per row, the last shared with the next row's first
-	flags []int8
-	sum   []int64 // sum[i]: bytes of rows 0..i-1
+	flags []uint8  // the reader takes single digits only, so a byte holds each
+	sum   []int64  // sum[i]: bytes of rows 0..i-1
 }
 
 const (
@@ -329,12 +329,15 @@ func readPostal(file string, limit int64) (*postalRows, error) {
 			p.off = append(p.off, uint32(len(p.text)))
 		}
 		for _, f := range rec.Flags {
-			p.flags = append(p.flags, int8(f))
+			p.flags = append(p.flags, uint8(f))
 		}
 		p.n++
 	}
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
+	}
+	if p.n == 0 {
+		return nil, fmt.Errorf("--dataset-file %s holds no records (%d rows read); give Japan Post's KEN_ALL.CSV, checked with kurabe dataset import FILE", r.File(), r.Rows())
 	}
 	p.sum = make([]int64, p.n+1)
 	for i := range p.n {

@@ -25,6 +25,7 @@
 package point
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -87,7 +88,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 		return nil, err
 	}
 	if src.Rows() < 1 {
-		return nil, fmt.Errorf("--dataset-rows %d: point needs at least one row to look up", src.Rows())
+		return nil, fmt.Errorf("%s holds no records: point needs at least one row to look up", cmp.Or(c.Data.File, "the data set"))
 	}
 	w := &points{cfg: c, src: src, table: src.Table()}
 	hit := int(math.Round(c.Hit * weightScale))
