@@ -264,8 +264,14 @@ func (s *Source) Iter(from, to int64) func() (store.Row, bool) {
 // loaded. It is for preparing a workload's data, not for measuring a load
 // (that is the load workload's job).
 func (s *Source) Load(ctx context.Context, st store.Store, batch int) (int64, error) {
+	return s.LoadTable(ctx, st, s.table, batch)
+}
+
+// LoadTable is Load into t, a table of the source's shape under a name of
+// its own (one source may fill the tables of several workloads).
+func (s *Source) LoadTable(ctx context.Context, st store.Store, t *store.Table, batch int) (int64, error) {
 	if b, ok := st.(store.BulkLoader); ok {
-		n, err := b.BulkLoad(ctx, s.table, s.Iter(0, s.rows))
+		n, err := b.BulkLoad(ctx, t, s.Iter(0, s.rows))
 		if err == nil && n != s.rows {
 			err = fmt.Errorf("the store's bulk load took %d of %d rows", n, s.rows)
 		}
@@ -276,23 +282,27 @@ func (s *Source) Load(ctx context.Context, st store.Store, batch int) (int64, er
 		return 0, err
 	}
 	defer sess.Close()
-	return s.InsertRange(ctx, sess, 0, s.rows, batch)
+	return s.insertRange(ctx, sess, t, 0, s.rows, batch)
 }
 
 // InsertRange inserts rows from..to-1 through sess in batches of batch
 // rows with store.InsertBatch, and returns the rows inserted.
 func (s *Source) InsertRange(ctx context.Context, sess store.Session, from, to int64, batch int) (int64, error) {
+	return s.insertRange(ctx, sess, s.table, from, to, batch)
+}
+
+func (s *Source) insertRange(ctx context.Context, sess store.Session, t *store.Table, from, to int64, batch int) (int64, error) {
 	rows := make([]store.Row, 0, batch)
-	vals := make([]store.Value, batch*len(s.table.Columns))
+	vals := make([]store.Value, batch*len(t.Columns))
 	var done int64
 	for i := from; i < to; {
 		rows = rows[:0]
 		for j := 0; j < batch && i < to; j, i = j+1, i+1 {
-			r := store.Row(vals[j*len(s.table.Columns) : (j+1)*len(s.table.Columns)])
+			r := store.Row(vals[j*len(t.Columns) : (j+1)*len(t.Columns)])
 			s.Fill(r, i)
 			rows = append(rows, r)
 		}
-		if err := store.InsertBatch(ctx, sess, s.table, rows); err != nil {
+		if err := store.InsertBatch(ctx, sess, t, rows); err != nil {
 			return done, err
 		}
 		done += int64(len(rows))

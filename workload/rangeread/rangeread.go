@@ -25,6 +25,7 @@ import (
 
 	"kurabe/dataset/postal"
 	"kurabe/dataset/records"
+	"kurabe/numfmt"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -43,7 +44,16 @@ func DefaultConfig() Config {
 }
 
 // Definition registers the workload's flags.
-type Definition struct{ cfg Config }
+type Definition struct {
+	cfg    Config
+	src    *records.Source // decoded by Build, for srcKey
+	srcKey srcKey
+}
+
+type srcKey struct {
+	file string
+	rows int
+}
 
 // New returns the definition with default settings.
 func New() workload.Definition { return &Definition{cfg: DefaultConfig()} }
@@ -97,12 +107,8 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	if c.Rows < 0 {
 		return nil, fmt.Errorf("--rows %d: want 0 (all) or more", c.Rows)
 	}
-	w := &ranges{cfg: c, table: postal.Table()}
 	all, _ := d.Ops()
-	for _, n := range ns {
-		w.kinds = append(w.kinds, workload.Kind{Name: "range " + strconv.Itoa(n)})
-		w.ns = append(w.ns, n)
-	}
+	var phases []workload.Phase
 	for _, op := range ops {
 		i := slices.Index(all, op)
 		if i < 0 {
@@ -114,13 +120,65 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 		}
 		ph := workload.Phase{Name: all[i], Weights: make([]int, len(ns)), Sweep: "records", SweepValue: float64(ns[i])}
 		ph.Weights[i] = 1
-		w.phases = append(w.phases, ph)
+		phases = append(phases, ph)
+	}
+	src, err := d.source()
+	if err != nil {
+		return nil, err
+	}
+	if err := fits(c, src.Rows(), phases); err != nil {
+		return nil, err
+	}
+	w := &ranges{cfg: c, src: src, table: postal.Table(), phases: phases}
+	for _, n := range ns {
+		w.kinds = append(w.kinds, workload.Kind{Name: "range " + strconv.Itoa(n)})
+		w.ns = append(w.ns, n)
 	}
 	return w, nil
 }
 
+// source decodes the data set once, before any store is opened, so a
+// missing or damaged file is refused up front and the rows a phase can
+// read are known. Builds with the same file and --rows (--isolate builds
+// one workload per client) share it: a Source is read-only.
+func (d *Definition) source() (*records.Source, error) {
+	key := srcKey{d.cfg.File, d.cfg.Rows}
+	if d.src != nil && d.srcKey == key {
+		return d.src, nil
+	}
+	c := records.DefaultConfig()
+	c.File, c.Rows = d.cfg.File, int64(d.cfg.Rows)
+	src, err := records.Open(c)
+	if err != nil {
+		return nil, err
+	}
+	d.src, d.srcKey = src, key
+	return src, nil
+}
+
+// fits says what to change when a phase would read more rows than the
+// data set loads.
+func fits(c Config, rows int64, phases []workload.Phase) error {
+	for _, ph := range phases {
+		n := int64(ph.SweepValue)
+		if n <= rows {
+			continue
+		}
+		if c.Rows > 0 && rows == int64(c.Rows) {
+			return fmt.Errorf("--records %s: %s reads %s consecutive records, more than the %s that --rows %d loads; raise --rows to %d or more, or lower --records", c.Records, ph.Name, numfmt.Group(n), numfmt.Group(rows), c.Rows, n)
+		}
+		what := "the shipped postal data set"
+		if c.File != "" {
+			what = c.File
+		}
+		return fmt.Errorf("--records %s: %s reads %s consecutive records, more than the %s that %s holds; lower --records to %d or less", c.Records, ph.Name, numfmt.Group(n), numfmt.Group(rows), what, rows)
+	}
+	return nil
+}
+
 type ranges struct {
 	cfg    Config
+	src    *records.Source
 	table  *store.Table
 	kinds  []workload.Kind
 	ns     []int
@@ -133,31 +191,22 @@ func (w *ranges) Tables() []*store.Table   { return []*store.Table{w.table} }
 func (w *ranges) Kinds() []workload.Kind   { return w.kinds }
 func (w *ranges) Phases() []workload.Phase { return w.phases }
 
+// Params records the rows the data set loads, which --rows may ask more
+// of than a file holds.
 func (w *ranges) Params() map[string]string {
-	rows := "all"
-	if w.cfg.Rows > 0 {
-		rows = strconv.Itoa(w.cfg.Rows)
-	}
-	p := map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": rows}
+	p := map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": strconv.FormatInt(w.src.Rows(), 10)}
 	if w.cfg.File != "" {
 		p["dataset_file"] = filepath.Base(w.cfg.File)
 	}
 	return p
 }
 
-// Prepare loads the postal data set into the store, in batches of 1000.
+// Prepare loads the postal data set, decoded by Build, into the store:
+// through its bulk path when it has one, in batches of 1000 otherwise.
+// The table is this workload's own (--isolate renames it), the source
+// shared.
 func (w *ranges) Prepare(ctx context.Context, st store.Store) (int64, error) {
-	r, closer, err := postal.OpenFile(w.cfg.File)
-	if err != nil {
-		return 0, err
-	}
-	defer closer.Close()
-	s, err := st.Open(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	n, err := postal.Load(ctx, s, w.table, r, 1000, w.cfg.Rows)
+	n, err := w.src.LoadTable(ctx, st, w.table, 1000)
 	w.rows = n
 	return n, err
 }
@@ -197,7 +246,10 @@ func (c *client) Do(ctx context.Context, kind int) (int64, error) {
 	n := c.w.ns[kind]
 	rows := c.w.rows
 	if rows < int64(n) {
-		return 0, &store.ClassError{Class: "too-few-rows", Err: fmt.Errorf("range %d: the table holds only %d rows; lower --records or raise --rows", n, rows)}
+		// Build refuses this before any store is opened; kept so that a
+		// client used without Prepare fails instead of drawing from
+		// nothing.
+		return 0, &store.ClassError{Class: "too-few-rows", Err: fmt.Errorf("range %d: only %d rows were loaded", n, rows)}
 	}
 	start := c.rng.Int64N(rows - int64(n) + 1) // 0-based position of the first row
 	q := store.Query{Limit: n}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,6 +112,75 @@ func TestBuild(t *testing.T) {
 		fs.Parse(c.args)
 		if _, err := d.Build([]string{"range 1"}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v", c.args, err)
+		}
+	}
+}
+
+const sample = "../../dataset/postal/testdata/ken_all_sample.csv" // 1,996 records
+
+func TestBuildChecksTheDataSetUpFront(t *testing.T) {
+	// What no phase could do is refused by Build, before kurabe opens a
+	// store, with advice that fits: a sweep beyond a file's records is
+	// lowered, beyond what --rows loads --rows is raised.
+	empty := filepath.Join(t.TempDir(), "empty.csv")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // all in the message
+		not  string   // advice that cannot help here
+	}{
+		{"sweep beyond the file", []string{"--records", "1000,5000", "--dataset-file", sample}, []string{"range 5000", "1,996", "lower --records to 1996"}, "--rows"},
+		{"sweep beyond --rows", []string{"--records", "2000", "--rows", "1000"}, []string{"range 2000", "--rows 1000", "raise --rows to 2000"}, ""},
+		{"--rows beyond the file too", []string{"--records", "5000", "--rows", "3000", "--dataset-file", sample}, []string{"range 5000", "1,996", "lower --records"}, "raise --rows"},
+		{"a missing file", []string{"--dataset-file", "/nonexistent/ken_all.csv"}, []string{"/nonexistent/ken_all.csv"}, ""},
+		{"an empty file", []string{"--dataset-file", empty}, []string{empty, "holds no records"}, ""},
+	} {
+		d := New()
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		d.Flags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		_, ops := d.Ops()
+		_, err := d.Build(ops)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v; want %q in it", c.name, err, w)
+			}
+		}
+		if c.not != "" && strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s: %v; %q cannot help here", c.name, err, c.not)
+		}
+	}
+}
+
+func TestBuildChecksOnlyThePhasesChosen(t *testing.T) {
+	// --ops may leave out the reads the data set is too small for.
+	w := build(t, []string{"range 100"}, "--records", "100,5000", "--rows", "1000")
+	if len(w.Phases()) != 1 || w.Phases()[0].Name != "range 100" {
+		t.Fatalf("phases %+v", w.Phases())
+	}
+}
+
+func TestParamsSayTheRowsLoaded(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--records", "1"}, "120720"},
+		{[]string{"--records", "1", "--rows", "1000"}, "1000"},
+		{[]string{"--records", "1", "--rows", "200000"}, "120720"}, // more than there are
+		{[]string{"--records", "1", "--rows", "200000", "--dataset-file", sample}, "1996"},
+	} {
+		if got := build(t, nil, c.args...).Params()["rows"]; got != c.want {
+			t.Errorf("%v: rows=%s, want %s", c.args, got, c.want)
 		}
 	}
 }
