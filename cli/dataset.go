@@ -51,9 +51,9 @@ func datasetList(w io.Writer) {
          long town names joined), 15 columns, indexes on code and old_code.
          Shipped with kurabe; --dataset-file FILE reads a newer KEN_ALL.CSV.
          Used by: load, point, range (and kurabe serve's postal APIs).
-records  fixed-size binary rows (default %d bytes, as in the page-size study),
-         any count (--dataset-rows 10M), generated from --records-seed,
-         streamed. Used by: load, point, crud (--dataset records).
+records  fixed-size rows of random base64url text (default %d bytes, as in
+         the page-size study), any count (--dataset-rows 10M), generated from
+         --records-seed, streamed. Used by: load, point, crud (--dataset records).
 posts    message-board posts (id, category, text, created). Used by: bbs, which
          can pre-fill the board before measuring (--prefill N).
 `, numfmt.Group(postalRecords), records.DefaultSize)
@@ -161,6 +161,9 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	if bad > len(errs) {
 		fmt.Fprintf(stdout, "  … and %d more malformed rows (--max-errors to list them)\n", bad-len(errs))
+	}
+	if n == 0 {
+		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
 	}
 	if bad > 0 && !(skipBad && st != nil) {
 		what := "fix them, or add --skip-bad with --store to load the good records"

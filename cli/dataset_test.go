@@ -147,6 +147,10 @@ func TestDatasetImportMalformedRows(t *testing.T) {
 }
 
 func TestDatasetBadInput(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.csv")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -154,6 +158,7 @@ func TestDatasetBadInput(t *testing.T) {
 	}{
 		{"no file", []string{"dataset", "import"}, "give the file"},
 		{"missing file", []string{"dataset", "import", "/nonexistent/KEN_ALL.CSV"}, "no such file"},
+		{"empty file", []string{"dataset", "import", empty}, "holds no records"},
 		{"throwaway store", []string{"dataset", "import", sampleKenAll, "--store", "sqlite:"}, "give a path"},
 		{"unknown driver", []string{"dataset", "import", sampleKenAll, "--store", "nosuch:/x"}, "unknown driver"},
 		{"two files", []string{"dataset", "import", sampleKenAll, "other.csv"}, "one file"},
