@@ -5,7 +5,9 @@
 // A town name longer than the file's column allows continues on the
 // following rows with the same postal code: the first row opens a
 // parenthesis "（" that a later row closes "）". The Reader joins such rows
-// back into one record and counts how many rows it joined.
+// back into one record and counts how many rows it joined. A record whose
+// split is cut short is reported and left out whole, never returned in
+// part (the rule is at Next).
 //
 // The Reader streams: memory stays flat whatever the file's size. A
 // malformed row is returned as a *SyntaxError with the file, line and
@@ -516,40 +518,4 @@ func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, l
 			return done, how, r.Err()
 		}
 	}
-}
-
-// Load inserts every record of r into t through s, numbering rows from 1,
-// in batches of batch rows through the store's batch path, and returns the
-// number of rows loaded. limit > 0 stops after that many.
-func Load(ctx context.Context, s store.Session, t *store.Table, r *Reader, batch, limit int) (int64, error) {
-	rows := make([]store.Row, 0, batch)
-	vals := make([]store.Value, 0, batch*len(t.Columns))
-	var n int64
-	flush := func() error {
-		if len(rows) == 0 {
-			return nil
-		}
-		err := store.InsertBatch(ctx, s, t, rows)
-		rows, vals = rows[:0], vals[:0]
-		return err
-	}
-	for r.Next() {
-		n++
-		start := len(vals)
-		vals = vals[:start+len(t.Columns)]
-		FillRow(vals[start:], n, r.Record())
-		rows = append(rows, vals[start:len(vals):len(vals)])
-		if len(rows) == batch {
-			if err := flush(); err != nil {
-				return n, err
-			}
-		}
-		if limit > 0 && n >= int64(limit) {
-			break
-		}
-	}
-	if err := r.Err(); err != nil {
-		return n, err
-	}
-	return n, flush()
 }
