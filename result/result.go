@@ -329,8 +329,14 @@ func ReadFile(path string) (*Document, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s is not a kurabe result: %v", path, err)
 	}
-	if d.Schema < 1 || d.Schema > Schema {
-		return nil, fmt.Errorf("%s has result schema %d; this kurabe reads 1 to %d, upgrade kurabe", path, d.Schema, Schema)
+	// Every result kurabe has written carries a schema from 1 up: JSON
+	// without one is some other document, not an old result, and only a
+	// newer schema calls for a newer kurabe.
+	switch {
+	case d.Schema < 1:
+		return nil, fmt.Errorf("%s is not a kurabe result: it has no \"schema\" of 1 or more", path)
+	case d.Schema > Schema:
+		return nil, fmt.Errorf("%s has result schema %d, newer than this kurabe reads (1 to %d); upgrade kurabe", path, d.Schema, Schema)
 	}
 	for i := range d.Stores {
 		for j := range d.Stores[i].Phases {

@@ -52,16 +52,27 @@ func TestWriteReadRoundTrip(t *testing.T) {
 
 func TestReadRejectsOtherFiles(t *testing.T) {
 	dir := t.TempDir()
-	cases := map[string]string{
-		"future.json":   `{"schema": 99}`,
-		"notjson.json":  `hello`,
-		"noschema.json": `{}`,
+	cases := []struct {
+		name, body string
+		want       string // in the error, beside the file's name
+		not        string // never in it
+	}{
+		// Only a newer schema asks for a newer kurabe.
+		{"future.json", `{"schema": 99}`, "has result schema 99, newer than this kurabe reads (1 to 1); upgrade kurabe", ""},
+		{"notjson.json", `hello`, "is not a kurabe result", "upgrade"},
+		// JSON without a schema is some other document, not an old result.
+		{"noschema.json", `{}`, "is not a kurabe result: it has no \"schema\" of 1 or more", "upgrade"},
+		{"zero.json", `{"schema": 0, "stores": []}`, "is not a kurabe result", "upgrade"},
+		{"negative.json", `{"schema": -1}`, "is not a kurabe result", "upgrade"},
+		{"array.json", `[1, 2]`, "is not a kurabe result", "upgrade"},
+		{"stringschema.json", `{"schema": "1"}`, "is not a kurabe result", "upgrade"},
 	}
-	for name, body := range cases {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(body), 0o644)
-		if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: err = %v", name, err)
+	for _, c := range cases {
+		p := filepath.Join(dir, c.name)
+		os.WriteFile(p, []byte(c.body), 0o644)
+		_, err := ReadFile(p)
+		if err == nil || !strings.Contains(err.Error(), p+" "+c.want) || (c.not != "" && strings.Contains(err.Error(), c.not)) {
+			t.Errorf("%s: err = %v; want %q", c.name, err, c.want)
 		}
 	}
 }
