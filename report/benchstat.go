@@ -4,7 +4,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"kurabe/result"
@@ -36,6 +35,7 @@ func Benchstat(w io.Writer, d *result.Document) error {
 func writeBenchstat(w io.Writer, docs []*result.Document) error {
 	var b strings.Builder
 	b.WriteString("Unit ops/s better=higher\n")
+	ids := runIDs(docs)
 	for i, d := range docs {
 		if i > 0 {
 			b.WriteString("\n")
@@ -51,7 +51,7 @@ func writeBenchstat(w io.Writer, docs []*result.Document) error {
 			config = append(config, [2]string{"rate", d.Run.Rate})
 		}
 		if len(docs) > 1 {
-			config = append(config, [2]string{"kurabe-run", d.Started.UTC().Format(time.RFC3339)})
+			config = append(config, [2]string{"kurabe-run", ids[i]})
 		}
 		for _, c := range config {
 			// A key with an empty value would delete the key; write "-".

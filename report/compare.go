@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/perf/benchmath"
 
@@ -148,6 +147,8 @@ func minUTestP(n1, n2 int) float64 {
 func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	l := tr(lang)
 	var b strings.Builder
+	// Old and new are told apart by their names; their start times, to
+	// the fraction of a second, match the runs' CSV and benchstat names.
 	side := func(key string, d *result.Document) string {
 		reps := 0
 		for _, s := range d.Stores {
@@ -155,7 +156,7 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 				reps = max(reps, p.Repeat+1)
 			}
 		}
-		return fmt.Sprintf("%s: kurabe %s · %s · %s %s · %s %d", l.t(key), d.Kurabe, d.Started.UTC().Format(time.RFC3339),
+		return fmt.Sprintf("%s: kurabe %s · %s · %s %s · %s %d", l.t(key), d.Kurabe, runTime(d),
 			l.t("workload"), d.Run.Workload, l.t("repeats"), reps)
 	}
 	lines := []string{side("old", c.Old), side("new", c.New)}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"kurabe/result"
 )
@@ -25,12 +24,13 @@ var csvHeader = []string{
 func CSV(w io.Writer, d *result.Document) error { return writeCSV(w, []*result.Document{d}) }
 
 // writeCSV writes the rows of several documents under one header; the run
-// column (the run's start time) tells them apart.
+// column (runIDs: the run's start time, to the nanosecond) tells them apart.
 func writeCSV(w io.Writer, docs []*result.Document) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
-	for _, d := range docs {
-		run := d.Started.UTC().Format(time.RFC3339)
+	ids := runIDs(docs)
+	for i, d := range docs {
+		run := ids[i]
 		for _, s := range d.Stores {
 			for _, p := range s.Phases {
 				var lost, extra int64
@@ -56,8 +56,10 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 	return cw.Error()
 }
 
-// ff writes a float with the fewest digits that read back as the same value.
-func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// ff writes a float in plain decimal notation (1143728.5550895922, 0.00004,
+// never 1.1437285550895922e+06 or 4e-05) with the fewest digits that read
+// back as the same value: spreadsheets and scripts read it as it is.
+func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // variantString writes a variant's settings as "name=value name=value".
 func variantString(v []result.Setting) string {

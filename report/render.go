@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"kurabe/result"
 )
@@ -47,3 +49,27 @@ func WriteTables(w io.Writer, format, lang string, docs ...*result.Document) err
 	}
 	return fmt.Errorf("unknown format %q; choose from %s", format, strings.Join(FormatNames(), ", "))
 }
+
+// runIDs names each document of a stream (the CSV run column, benchstat's
+// kurabe-run, compare's header) by its start time in RFC 3339 with the
+// fraction of a second the document holds (nanoseconds): runs started in the
+// same second are still told apart. Documents that share a start time all
+// the same (a file given twice) get " (2)", " (3)", ... after the first, so
+// every document in one stream has a name of its own.
+func runIDs(docs []*result.Document) []string {
+	ids := make([]string, len(docs))
+	seen := map[string]int{}
+	for i, d := range docs {
+		id := runTime(d)
+		seen[id]++
+		if n := seen[id]; n > 1 {
+			id += " (" + strconv.Itoa(n) + ")"
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// runTime is a run's start in RFC 3339 with the fraction of a second the
+// document holds.
+func runTime(d *result.Document) string { return d.Started.UTC().Format(time.RFC3339Nano) }

@@ -231,7 +231,7 @@ func TestCSVRoundTrip(t *testing.T) {
 					return v
 				}
 				if r[col["store"]] != s.Label || r[col["op"]] != p.Op || r[col["variant"]] != variantString(s.Variant) ||
-					r[col["run"]] != d.Started.Format(time.RFC3339) || f("repeat") != float64(p.Repeat+1) {
+					r[col["run"]] != d.Started.Format(time.RFC3339Nano) || f("repeat") != float64(p.Repeat+1) {
 					t.Fatalf("row %d names %v", i, r)
 				}
 				var lost int64
@@ -252,6 +252,91 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	if i != len(recs) {
 		t.Fatalf("%d rows, want %d", len(recs)-1, i-1)
+	}
+}
+
+// TestCSVPlainNumbers checks that numbers are written in plain decimal
+// notation, as the docs promise, however large or small, and still read
+// back exactly.
+func TestCSVPlainNumbers(t *testing.T) {
+	d := repeatDoc(1, 1, 1)
+	cases := []float64{1.1437285550895922e+06, 4e-05, 152345.6, 1e21, 1.5e-9, 0, 123456789.125}
+	for _, v := range cases {
+		d.Stores[0].Phases[0].OpsPerSec = v
+		d.Stores[0].Phases[0].Latency.Mean = v
+		var b bytes.Buffer
+		if err := CSV(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(&b).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"ops_per_s", "mean_us"} {
+			cell := recs[1][slices.Index(csvHeader, name)]
+			back, err := strconv.ParseFloat(cell, 64)
+			if strings.ContainsAny(cell, "eE") || err != nil || back != v {
+				t.Errorf("%v written as %q in %s (reads back as %v, %v)", v, cell, name, back, err)
+			}
+		}
+	}
+}
+
+// TestRunsAreToldApart writes three documents into one CSV and one
+// benchstat stream: two started 200 ms apart, within one second, and the
+// first again. Each must get a run name of its own, or benchstat -col
+// kurabe-run pools two configurations.
+func TestRunsAreToldApart(t *testing.T) {
+	a, b := repeatDoc(1, 1000, 1000), repeatDoc(1, 2000, 2000)
+	a.Started = time.Date(2026, 11, 22, 16, 36, 52, 100e6, time.UTC)
+	b.Started = a.Started.Add(200 * time.Millisecond)
+	docs := []*result.Document{a, b, a}
+	want := []string{"2026-11-22T16:36:52.1Z", "2026-11-22T16:36:52.3Z", "2026-11-22T16:36:52.1Z (2)"}
+
+	var c bytes.Buffer
+	if err := WriteTables(&c, "csv", English, docs...); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, r := range recs[1:] {
+		if !slices.Contains(runs, r[0]) {
+			runs = append(runs, r[0])
+		}
+	}
+	if !slices.Equal(runs, want) {
+		t.Fatalf("CSV runs %q, want %q", runs, want)
+	}
+	if got, err := time.Parse(time.RFC3339Nano, runs[1]); err != nil || !got.Equal(b.Started) {
+		t.Errorf("run %q does not read back as the start %v: %v", runs[1], b.Started, err)
+	}
+
+	var bs bytes.Buffer
+	if err := WriteTables(&bs, "benchstat", English, docs...); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(&bs, "all.txt")
+	perRun := map[string]int{}
+	for r.Scan() {
+		if rec, ok := r.Result().(*benchfmt.Result); ok {
+			perRun[rec.GetConfig("kurabe-run")]++
+		}
+	}
+	for _, id := range want {
+		if perRun[id] != 2 { // two stores, one phase each
+			t.Errorf("benchstat run %q has %d results, want 2 (all: %v)", id, perRun[id], perRun)
+		}
+	}
+
+	var cmp bytes.Buffer
+	if err := WriteCompare(&cmp, Compare(a, b), "text", English); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cmp.String(), "old: kurabe 0.0.0-test · "+want[0]+" ·") || !strings.Contains(cmp.String(), "new: kurabe 0.0.0-test · "+want[1]+" ·") {
+		t.Errorf("compare's header does not tell the runs apart:\n%s", cmp.String())
 	}
 }
 
