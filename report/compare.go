@@ -222,7 +222,7 @@ func deltaCell(ch Change) string {
 	if !ch.Significant {
 		return "~"
 	}
-	return fmt.Sprintf("%+.2f%%", ch.Delta*100)
+	return pct(ch.Delta*100, 2, true)
 }
 
 func pCell(ch Change, l tr) string {

@@ -272,3 +272,53 @@ func TestCrossingNamesTheLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestPct(t *testing.T) {
+	cases := []struct {
+		v      float64
+		digits int
+		signed bool
+		want   string
+	}{
+		{-42.4, 0, true, "-42%"},
+		{12.6, 0, true, "+13%"},
+		{-99.9, 0, true, "-99.9%"},          // not a total loss
+		{-99.96, 0, true, "-99.96%"},        // nor at one decimal
+		{-100, 0, true, "-100%"},            // a total loss is one
+		{-99.9999999, 0, true, "-99.9999%"}, // cut, not rounded, past four decimals
+		{99.96, 1, false, "99.96%"},         // a share that is not all
+		{0.04, 1, false, "0.04%"},           // nor none
+		{0, 1, false, "0.0%"},
+		{25, 1, false, "25.0%"},
+		{-0.3, 2, true, "-0.30%"},
+		{0.001, 0, true, "+0.001%"},
+	}
+	for _, c := range cases {
+		if got := pct(c.v, c.digits, c.signed); got != c.want {
+			t.Errorf("pct(%v, %d, %v) = %q, want %q", c.v, c.digits, c.signed, got, c.want)
+		}
+	}
+}
+
+// Counts in the notes are whole numbers (50 rows, not 50.0), and a drop of
+// 99.9% through the HTTP layer is not shown as a total loss.
+func TestNotesCountsAndDrops(t *testing.T) {
+	d := notesBase("bbs", 6, "write")
+	direct := notesPhase("write", 1, 100)  // 10,000 ops/s
+	via := notesPhase("write", 1, 100_000) // 10 ops/s: -99.9%
+	d.Stores = []result.Store{
+		{Label: "sqlite", Phases: []result.Phase{direct}, Prepared: []result.Prepared{{Rows: 50, Seconds: 0.5}, {Repeat: 1, Rows: 5, Seconds: 0.25}}},
+		{Label: "sqlite via cgi", Via: "cgi", Of: "sqlite", Phases: []result.Phase{via}},
+	}
+	text := strings.Join(Notes(d, English), "\n")
+	for _, want := range []string{"data set loaded: 50 rows in 0.50 s (100 rows/s)", "data set loaded: 5 rows in 0.25 s", "(-99.9%)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no note says %q in:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"50.0 rows", "5.00 rows", "-100%"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("a note says %q:\n%s", bad, text)
+		}
+	}
+}

@@ -9,6 +9,7 @@ package report
 import (
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,6 +164,32 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
+// pct writes a percentage with digits decimals, or more where rounding
+// would claim what did not happen: a drop of 99.94% is -99.94%, not -100%
+// (a total loss); a share of 99.96% is not 100%, nor 0.04% 0%. Past four
+// decimals a figure still that close to ±100 is cut toward zero instead.
+// signed puts + before a figure that is not negative.
+func pct(v float64, digits int, signed bool) string {
+	claims := func(s string) bool {
+		r, _ := strconv.ParseFloat(s, 64)
+		return (math.Abs(r) == 100 && math.Abs(v) != 100) || (r == 0 && v != 0)
+	}
+	d := digits
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	for claims(s) && d < 4 {
+		d++
+		s = strconv.FormatFloat(v, 'f', d, 64)
+	}
+	if r, _ := strconv.ParseFloat(s, 64); math.Abs(r) == 100 && math.Abs(v) != 100 {
+		f := math.Pow(10, float64(d))
+		s = strconv.FormatFloat(math.Trunc(v*f)/f, 'f', d, 64)
+	}
+	if signed && !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
 func group(s string) string {
 	if len(s) <= 3 {
 		return s
@@ -278,7 +305,11 @@ func notes(d *result.Document, l tr) []string {
 			if p.Rows == 0 {
 				continue
 			}
-			out = append(out, l.f("note.loaded", s.Label, num(float64(p.Rows)), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
+			who := s.Label
+			if d.Run.Repeat > 1 {
+				who += " #" + strconv.Itoa(p.Repeat+1) // each repeat loads afresh
+			}
+			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
 		}
 		for _, p := range s.Phases {
 			// The phase as its table row names it: with client levels or
@@ -348,7 +379,7 @@ func kindsNote(l tr, label, op string, p result.Phase) string {
 	}
 	for _, k := range p.Kinds {
 		if k.Ops > 0 {
-			parts = append(parts, l.f("note.kind", k.Name, float64(k.Ops)*100/float64(total), dur(k.Latency.P50), dur(k.Latency.P99)))
+			parts = append(parts, l.f("note.kind", k.Name, pct(float64(k.Ops)*100/float64(total), 1, false), dur(k.Latency.P50), dur(k.Latency.P99)))
 		}
 	}
 	if len(parts) < 2 {
