@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"kurabe/result"
@@ -18,14 +19,24 @@ type Fit struct {
 	Slope     float64 // µs per unit
 	R2        float64
 	Points    int
+	Min, Max  float64 // the smallest and largest swept value measured
 }
 
-// Crossing is where two stores' fitted lines meet.
+// MinR2 is the least R² both lines need before kurabe says where they
+// cross (or that they do not). Below it a line explains less than 80% of
+// the variation of its own points: where it meets another says more about
+// noise, or about a latency that does not grow with the swept value, than
+// about the stores.
+const MinR2 = 0.8
+
+// Crossing is where two stores' fitted lines meet, within the range of
+// the swept value both measured.
 type Crossing struct {
 	A, B    string
 	Sweep   string
 	At      float64 // the swept value
 	Below   string  // the store that is faster below At
+	Above   string  // the one faster above it
 	Clients int     // the client level both lines were measured at
 }
 
@@ -56,7 +67,8 @@ func Fits(d *result.Document) []Fit {
 			if !ok {
 				continue
 			}
-			out = append(out, Fit{Store: s.Label, Clients: k.clients, Sweep: k.sweep, Intercept: a, Slope: b, R2: r2, Points: len(xs[k])})
+			out = append(out, Fit{Store: s.Label, Clients: k.clients, Sweep: k.sweep, Intercept: a, Slope: b, R2: r2, Points: len(xs[k]),
+				Min: slices.Min(xs[k]), Max: slices.Max(xs[k])})
 		}
 	}
 	return out
@@ -93,37 +105,86 @@ func leastSquares(x, y []float64) (a, b, r2 float64, ok bool) {
 	return a, b, r2, true
 }
 
-// Crossings returns where the lines of stores with the same sweep and
-// client level cross at a positive value.
-func Crossings(fits []Fit) []Crossing {
-	var out []Crossing
+// verdict is what can be said about two lines of one sweep and client
+// level.
+type verdict struct {
+	f, g   Fit
+	lo, hi float64 // the range of the swept value both measured
+	poor   *Fit    // the first of the two lines below MinR2: nothing is said
+	cross  *Crossing
+	faster string // with no crossing in lo..hi: the store faster throughout
+}
+
+// verdicts pairs the lines of stores with the same sweep and client level
+// that measured a common range of the swept value. A crossing is stated
+// only within that range: beyond it a line is an extrapolation, which
+// latency rarely follows (caches spill, plans change), so a crossing at
+// 30,000 records from a sweep up to 5,000 is not a finding.
+func verdicts(fits []Fit) []verdict {
+	var out []verdict
 	for i := range fits {
 		for j := i + 1; j < len(fits); j++ {
 			f, g := fits[i], fits[j]
-			if f.Sweep != g.Sweep || f.Clients != g.Clients || f.Slope == g.Slope {
+			if f.Sweep != g.Sweep || f.Clients != g.Clients {
 				continue
+			}
+			v := verdict{f: f, g: g, lo: math.Max(f.Min, g.Min), hi: math.Min(f.Max, g.Max)}
+			if v.lo >= v.hi {
+				continue // no range both measured
+			}
+			switch {
+			case f.R2 < MinR2:
+				v.poor = &fits[i]
+			case g.R2 < MinR2:
+				v.poor = &fits[j]
 			}
 			at := (g.Intercept - f.Intercept) / (f.Slope - g.Slope)
-			if at <= 0 || math.IsInf(at, 0) || math.IsNaN(at) {
-				continue
+			if v.poor == nil && f.Slope != g.Slope && at >= v.lo && at <= v.hi {
+				// Left of the crossing the steeper line is the lower one.
+				below, above := f.Store, g.Store
+				if g.Slope > f.Slope {
+					below, above = g.Store, f.Store
+				}
+				v.cross = &Crossing{A: f.Store, B: g.Store, Sweep: f.Sweep, At: at, Below: below, Above: above, Clients: f.Clients}
+			} else if v.poor == nil {
+				mid := (v.lo + v.hi) / 2
+				switch fm, gm := f.Intercept+f.Slope*mid, g.Intercept+g.Slope*mid; {
+				case fm < gm:
+					v.faster = f.Store
+				case gm < fm:
+					v.faster = g.Store
+				}
 			}
-			below := f.Store // f is faster below at when its intercept is lower
-			if g.Intercept < f.Intercept {
-				below = g.Store
-			}
-			out = append(out, Crossing{A: f.Store, B: g.Store, Sweep: f.Sweep, At: at, Below: below, Clients: f.Clients})
+			out = append(out, v)
 		}
 	}
 	return out
 }
 
-// fitNotes renders the fits and crossings as lines under the table.
+// Crossings returns where the lines of two stores with the same sweep and
+// client level cross, for the pairs whose lines both fit their points
+// (R² at least MinR2) and cross within the range of the swept value both
+// measured.
+func Crossings(fits []Fit) []Crossing {
+	var out []Crossing
+	for _, v := range verdicts(fits) {
+		if v.cross != nil {
+			out = append(out, *v.cross)
+		}
+	}
+	return out
+}
+
+// fitNotes renders the fits and what can be said of each pair of lines:
+// where they cross, that they do not within the range both measured, or
+// that a line fits its points too poorly to say.
 func fitNotes(d *result.Document, l tr) []string {
 	fits := Fits(d)
 	var out []string
+	levels := len(d.Run.Levels) > 1
 	for _, f := range fits {
 		who := f.Store
-		if len(d.Run.Levels) > 1 {
+		if levels {
 			who += " c=" + strconv.Itoa(f.Clients)
 		}
 		sign, slope := "+", f.Slope
@@ -132,14 +193,31 @@ func fitNotes(d *result.Document, l tr) []string {
 		}
 		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), singular(f.Sweep), f.R2, f.Points))
 	}
-	for _, c := range Crossings(fits) {
-		b := c.B
-		if len(d.Run.Levels) > 1 {
-			b += " (c=" + strconv.Itoa(c.Clients) + ")"
+	for _, v := range verdicts(fits) {
+		b := v.g.Store
+		if levels {
+			b += " (c=" + strconv.Itoa(v.g.Clients) + ")"
 		}
-		out = append(out, l.f("note.cross", c.A, b, num(c.At), c.Sweep, c.Below))
+		switch {
+		case v.poor != nil:
+			out = append(out, l.f("note.cross.poor", v.f.Store, b, v.poor.Store, v.poor.R2, MinR2))
+		case v.cross != nil:
+			c := v.cross
+			out = append(out, l.f("note.cross", c.A, b, num(c.At), c.Sweep, c.Below, c.Above))
+		case v.faster != "":
+			out = append(out, l.f("note.cross.none", v.f.Store, b, sweepValue(v.lo), sweepValue(v.hi), v.f.Sweep, v.faster))
+		}
 	}
 	return out
+}
+
+// sweepValue writes a measured swept value: a whole count as one (1, not
+// 1.00), anything else as the table's numbers.
+func sweepValue(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return num0(int64(v))
+	}
+	return num(v)
 }
 
 func singular(s string) string {

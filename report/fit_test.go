@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"kurabe/result"
@@ -34,24 +35,61 @@ func TestFitsRecoverLinesAndCrossing(t *testing.T) {
 		t.Fatalf("fit a = %+v", f)
 	}
 	cs := Crossings(fits)
-	if len(cs) != 1 || math.Abs(cs[0].At-200) > 1e-6 || cs[0].Below != "a" {
+	if len(cs) != 1 || math.Abs(cs[0].At-200) > 1e-6 || cs[0].Below != "a" || cs[0].Above != "b" {
 		t.Fatalf("crossings %+v", cs)
 	}
 }
 
-func TestNoCrossingForParallelOrNegative(t *testing.T) {
+// TestCrossingOnlyWithinTheMeasuredRange: a crossing is stated only where
+// both lines fit their points (R² at least MinR2) and within the range of
+// the swept value both stores measured; the notes say which it was.
+func TestCrossingOnlyWithinTheMeasuredRange(t *testing.T) {
 	cases := []struct {
-		name string
-		a, b [2]float64
+		name  string
+		a, b  [2]float64 // intercept, slope
+		xs    []float64
+		noise float64 // added to b's means, alternately + and -
+		cross float64 // 0: none stated
+		note  string
 	}{
-		{"parallel", [2]float64{100, 1}, [2]float64{200, 1}},
-		{"cross below zero", [2]float64{100, 2}, [2]float64{50, 1}},
+		// The lines meet at 200 records, within 1..1000.
+		{"within", [2]float64{100, 2}, [2]float64{400, 0.5}, []float64{1, 100, 1000}, 0, 200, "a and b cross at 200 records: a is faster below, b above"},
+		// They would meet at 200, but the sweep stopped at 100: beyond
+		// the data, so not stated.
+		{"beyond the largest", [2]float64{100, 2}, [2]float64{400, 0.5}, []float64{1, 10, 100}, 0, 0,
+			"a and b: the lines do not cross between 1 and 100 records, the range both measured; a is faster throughout"},
+		// At the largest value measured, exactly: within.
+		{"at the edge", [2]float64{100, 2}, [2]float64{400, 0.5}, []float64{1, 50, 200}, 0, 200, "a and b cross at 200 records"},
+		{"parallel", [2]float64{100, 1}, [2]float64{200, 1}, []float64{1, 10, 100}, 0, 0, "do not cross between 1 and 100 records, the range both measured; a is faster throughout"},
+		{"below zero", [2]float64{100, 2}, [2]float64{50, 1}, []float64{1, 10, 100}, 0, 0, "b is faster throughout"},
+		// b's latency does not follow the records (R² far below 0.8): its
+		// line crosses a's at some value, which means nothing.
+		{"poor fit", [2]float64{100, 2}, [2]float64{300, 0.01}, []float64{1, 50, 100, 150}, 80, 0,
+			"a and b: no crossing stated: b's line fits its points poorly"},
 	}
 	for _, c := range cases {
-		d := sweepDoc(map[string][2]float64{"a": c.a, "b": c.b}, []float64{1, 10, 100})
-		if cs := Crossings(Fits(d)); len(cs) != 0 {
-			t.Errorf("%s: crossings %+v", c.name, cs)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			d := sweepDoc(map[string][2]float64{"a": c.a, "b": c.b}, c.xs)
+			for i := range d.Stores[1].Phases {
+				d.Stores[1].Phases[i].Latency.Mean += c.noise * float64(1-2*(i%2))
+			}
+			cs := Crossings(Fits(d))
+			switch {
+			case c.cross == 0 && len(cs) != 0:
+				t.Errorf("crossings %+v, want none", cs)
+			case c.cross != 0 && (len(cs) != 1 || math.Abs(cs[0].At-c.cross) > 1e-6):
+				t.Errorf("crossings %+v, want one at %v", cs, c.cross)
+			}
+			if notes := strings.Join(fitNotes(d, English), "\n"); !strings.Contains(notes, c.note) {
+				t.Errorf("no note says %q:\n%s", c.note, notes)
+			}
+			// The chart marks what the notes state, and nothing else.
+			d.Stores[0].Phases[0].Op = "range"
+			chs := sweepCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+			if len(chs) != 1 || (chs[0].Caption != "") != (c.cross != 0) {
+				t.Errorf("sweep chart caption %q with crossing %v", chs[0].Caption, c.cross)
+			}
+		})
 	}
 }
 

@@ -21,9 +21,10 @@ import (
 // and unverifiable writes, an open loop that fell behind, a connection per
 // operation, a read of an empty table, a mix broken down by kind
 // (bbsNotesDoc); load rates against
-// the disk's fsync rate, and without one (loadNotesDoc).
+// the disk's fsync rate, and without one (loadNotesDoc); lines that do not
+// cross within the measured range, and a line too poor to say (sweepNotesDoc).
 func notesDocs() []*result.Document {
-	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0)}
+	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0), sweepNotesDoc()}
 	for _, d := range docs {
 		for i := range d.Stores {
 			d.Stores[i].Info.Target = "/tmp/kurabe-n/" + strconv.Itoa(i+1)
@@ -73,6 +74,26 @@ func rangeNotesDoc() *result.Document {
 		Phases: []result.Phase{notesPhase("range 1", 1, 250), notesPhase("range 100", 1, 280)}}
 	broken := result.Store{Label: "postgres", Error: "cannot connect to 127.0.0.1:5432: connection refused"}
 	d.Stores = []result.Store{sq, fi, via, broken}
+	return d
+}
+
+// sweepNotesDoc is a sweep up to 100 records whose lines would cross only
+// beyond it (sqlite and file, at 200), and a store whose latency does not
+// follow the records (mariadb, R² far below MinR2).
+func sweepNotesDoc() *result.Document {
+	d := notesBase("range", 7, "range 1", "range 10", "range 100")
+	for _, st := range []struct {
+		label string
+		means [3]float64
+	}{{"sqlite", [3]float64{102, 120, 300}}, {"file", [3]float64{400.5, 405, 450}}, {"mariadb", [3]float64{900, 700, 880}}} {
+		s := result.Store{Label: st.label}
+		for i, n := range []float64{1, 10, 100} {
+			p := notesPhase("range "+strconvF(n), 1, st.means[i])
+			p.Sweep, p.SweepValue = "records", n
+			s.Phases = append(s.Phases, p)
+		}
+		d.Stores = append(d.Stores, s)
+	}
 	return d
 }
 
@@ -183,7 +204,7 @@ func TestNotesKindsCovered(t *testing.T) {
 	text := strings.Join(all, "\n")
 	for _, want := range []string{
 		"FAILED:", "data set loaded", "could not open a session", "errors of class", "could not verify", "LOST 2 writes", "EXTRA 1 rows",
-		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing", "mean latency =", "cross at",
+		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing", "mean latency =", "cross at", "do not cross between 1 and 100 records", "no crossing stated: mariadb's line fits its points poorly",
 		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
 		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {

@@ -54,14 +54,14 @@ func sweepCharts(st *chartStyle, d *result.Document) []*chart {
 		p.Add(line)
 		ch.legend = append(ch.legend, legendEntry{label: f.Store, color: c, line: true, dash: st.dash(f.Store)})
 	}
+	// The notes' rule: a crossing only where both lines fit and within the
+	// range both stores measured, so the mark never widens the chart.
 	for _, c := range Crossings(fits) {
-		if c.Sweep != sweep || c.At > xmax*1.5 {
+		if c.Sweep != sweep || c.Clients != clients {
 			continue
 		}
-		at := c.At
-		p.Add(&band{x0: at - xmax/400, x1: at + xmax/400, color: color.Gray{0x80}})
+		p.Add(&band{x0: c.At - xmax/400, x1: c.At + xmax/400, color: color.Gray{0x80}})
 		ch.Caption = st.l.t("chart.sweep.cross")
-		xmax = math.Max(xmax, at)
 	}
 	p.X.Min, p.X.Max = 0, math.Max(xmax*1.05, 1)
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.15, 1)
