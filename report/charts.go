@@ -339,17 +339,6 @@ func spreadOf(vs []float64) spread {
 	return spread{med, s[0], s[len(s)-1], len(s)}
 }
 
-// opsPerSec collects a store's ops/s for op over repeats.
-func opsPerSec(s result.Store, op string) spread {
-	var vs []float64
-	for _, p := range s.Phases {
-		if p.Op == op && p.Ops > 0 {
-			vs = append(vs, p.OpsPerSec)
-		}
-	}
-	return spreadOf(vs)
-}
-
 func hasRepeats(d *result.Document) bool {
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
@@ -361,8 +350,8 @@ func hasRepeats(d *result.Document) bool {
 	return false
 }
 
-// throughputChart draws grouped bars: one group per operation, one bar per
-// store, with the value on each bar (a slow store's bar may be too short to
+// throughputChart draws grouped bars: one group per operation (and client
+// level), one bar per store, with the value on each bar (a slow store's bar may be too short to
 // read against a fast one's on a linear scale). With repeats a bar is the
 // median and a whisker spans the lowest to the highest repeat. A --vary run
 // gets matrixCharts instead.
@@ -376,7 +365,14 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 			stores = append(stores, s)
 		}
 	}
-	opl := ops(d)
+	// A group per operation, and per client level with -c 1,2,4: levels
+	// are different figures, not repeats to take the median of.
+	keys := phaseKeys(d)
+	levels := levelsVary(d)
+	var opl []string
+	for _, k := range keys {
+		opl = append(opl, k.name(levels))
+	}
 	if len(stores) == 0 || len(opl) == 0 {
 		return nil
 	}
@@ -386,8 +382,8 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	b := &bars{style: st, labels: len(stores) <= 4}
 	width := 0.8 / float64(len(stores))
 	for j, s := range stores {
-		for i, op := range opl {
-			v := opsPerSec(s, op)
+		for i, k := range keys {
+			v := opsPerSecAt(d, s, k)
 			if v.n == 0 {
 				continue
 			}
@@ -409,7 +405,8 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	return []*chart{ch}
 }
 
-// matrixCharts draws, for a --vary run, one chart per operation: one group
+// matrixCharts draws, for a --vary run, one chart per operation (and client
+// level): one group
 // of bars per combination of settings, one bar per store.
 func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 	if len(d.Run.Vary) == 0 {
@@ -430,14 +427,15 @@ func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 		names = append(names, a.Name)
 	}
 	var out []*chart
-	for _, op := range ops(d) {
-		ch := &chart{Name: "vary-" + fileName(op), Title: st.l.f("chart.matrix", op), h: chartH, style: st}
+	levels := levelsVary(d)
+	for _, k := range phaseKeys(d) {
+		ch := &chart{Name: "vary-" + k.fileName(levels), Title: st.l.f("chart.matrix", k.name(levels)), h: chartH, style: st}
 		p := st.newPlot(strings.Join(names, " · "), st.l.t("axis.ops/s"))
 		grid(p)
 		b := &bars{style: st, labels: len(variants)*len(bases) <= 12}
 		width := 0.8 / float64(len(bases))
 		for _, s := range d.Stores {
-			v := opsPerSec(s, op)
+			v := opsPerSecAt(d, s, k)
 			if v.n == 0 {
 				continue
 			}
@@ -506,21 +504,22 @@ func baseStore(s result.Store) string {
 // p99.99, evenly spaced in "nines" (x = -log10(1-q)).
 func nines(q float64) float64 { return -math.Log10(1 - q) }
 
-// latencyCharts draws, per operation, each store's latency percentiles
+// latencyCharts draws, per operation (and client level), each store's latency percentiles
 // from p50 to p99.99 on a log scale, from the histogram in the document
 // (all repeats merged). A curve stops where the sample runs out: with n
 // operations, quantiles above 1 - 1/n are all the maximum.
 func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
-	for _, op := range ops(d) {
-		ch := &chart{Name: "latency-" + fileName(op), Title: st.l.f("chart.latency", op), h: chartH, style: st}
+	levels := levelsVary(d)
+	for _, k := range phaseKeys(d) {
+		ch := &chart{Name: "latency-" + k.fileName(levels), Title: st.l.f("chart.latency", k.name(levels)), h: chartH, style: st}
 		p := st.newPlot(st.l.t("axis.percentile"), st.l.t("axis.latency"))
 		grid(p)
 		lo, hi := math.Inf(1), 0.0
 		for _, s := range d.Stores {
 			var h hist.Snapshot
 			for _, ph := range s.Phases {
-				if ph.Op == op && ph.Latency.Count > 0 {
+				if keyOf(d, ph) == k && ph.Latency.Count > 0 {
 					h.Merge(ph.Latency.Histogram())
 				}
 			}
@@ -559,13 +558,14 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	return out
 }
 
-// timelineCharts draws, per operation, each store's ops/s and p99 latency
+// timelineCharts draws, per operation (and client level), each store's ops/s and p99 latency
 // second by second (first repeat), with the warm-up shaded: warm-up,
 // stalls and slow starts show here and nowhere else.
 func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
-	for _, op := range ops(d) {
-		ch := &chart{Name: "timeline-" + fileName(op), Title: st.l.f("chart.timeline", op), h: tallH, style: st}
+	levels := levelsVary(d)
+	for _, k := range phaseKeys(d) {
+		ch := &chart{Name: "timeline-" + k.fileName(levels), Title: st.l.f("chart.timeline", k.name(levels)), h: tallH, style: st}
 		top := st.newPlot("", st.l.t("axis.ops/s"))
 		bottom := st.newPlot(st.l.t("axis.time"), st.l.t("axis.p99"))
 		grid(top)
@@ -575,7 +575,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		for _, s := range d.Stores {
 			var ph *result.Phase
 			for i := range s.Phases {
-				if s.Phases[i].Op == op && s.Phases[i].Repeat == 0 && len(s.Phases[i].Series) > 0 {
+				if keyOf(d, s.Phases[i]) == k && s.Phases[i].Repeat == 0 && len(s.Phases[i].Series) > 0 {
 					ph = &s.Phases[i]
 					break
 				}

@@ -17,18 +17,19 @@ import (
 // Mann–Whitney U test gives p <= Alpha, as in benchstat.
 const Alpha = 0.05
 
-// Comparison is what changed between two runs, store by store and
-// operation by operation.
+// Comparison is what changed between two runs, store by store,
+// operation by operation and client level by client level.
 type Comparison struct {
 	Old, New *result.Document
 	Rows     []CompareRow
-	OnlyOld  []string // "store op" present only in the old run
+	OnlyOld  []string // "store op" (with " c=N" when levels differ) present only in the old run
 	OnlyNew  []string
 }
 
-// CompareRow compares one store × operation.
+// CompareRow compares one store × operation × client level.
 type CompareRow struct {
-	Store, Op string
+	Store, Op string // Op names the level too ("write c=4") when the runs' levels differ
+	Clients   int
 	OpsPerSec Change
 	P99       Change // microseconds
 }
@@ -57,36 +58,44 @@ type Center struct {
 	N              int
 }
 
-// Compare pairs the phases of two runs by store label and operation. Each
-// repeat of a phase is one sample.
+// Compare pairs the phases of two runs by store label, operation and client
+// level: each repeat of a phase is one sample, and phases at different
+// levels (-c 1,2,4) are different figures, never samples of one. Levels
+// that ran in one run only are listed as such.
 func Compare(old, new *result.Document) *Comparison {
 	c := &Comparison{Old: old, New: new}
 	oldS, oldKeys := samples(old)
 	newS, newKeys := samples(new)
+	levels := levelsVary(old, new)
+	name := func(k sampleKey) string { return k.store + " " + k.phase.name(levels) }
 	for _, k := range oldKeys {
 		n, ok := newS[k]
 		if !ok {
-			c.OnlyOld = append(c.OnlyOld, k.store+" "+k.op)
+			c.OnlyOld = append(c.OnlyOld, name(k))
 			continue
 		}
 		o := oldS[k]
-		c.Rows = append(c.Rows, CompareRow{Store: k.store, Op: k.op,
+		c.Rows = append(c.Rows, CompareRow{Store: k.store, Op: k.phase.name(levels), Clients: k.phase.clients,
 			OpsPerSec: change(o.opsPerSec, n.opsPerSec), P99: change(o.p99, n.p99)})
 	}
 	for _, k := range newKeys {
 		if _, ok := oldS[k]; !ok {
-			c.OnlyNew = append(c.OnlyNew, k.store+" "+k.op)
+			c.OnlyNew = append(c.OnlyNew, name(k))
 		}
 	}
 	return c
 }
 
-type sampleKey struct{ store, op string }
+type sampleKey struct {
+	store string
+	phase phaseKey
+}
 
 type sampleSet struct{ opsPerSec, p99 []float64 }
 
-// samples collects each store × operation's figures over repeats, in the
-// document's order. Phases without a successful operation are left out.
+// samples collects each store × operation × level's figures over repeats,
+// in the document's order. Phases without a successful operation are left
+// out.
 func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 	m := map[sampleKey]*sampleSet{}
 	var keys []sampleKey
@@ -95,7 +104,7 @@ func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 			if p.Ops == 0 {
 				continue
 			}
-			k := sampleKey{s.Label, p.Op}
+			k := sampleKey{s.Label, keyOf(d, p)}
 			if m[k] == nil {
 				m[k] = &sampleSet{}
 				keys = append(keys, k)

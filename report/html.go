@@ -164,10 +164,7 @@ func verification(d *result.Document, l tr) htmlVerify {
 				acked += x.Acked
 				lost += x.Lost
 				extra += x.Extra
-				op := p.Op
-				if d.Run.Repeat > 1 {
-					op += " #" + strconv.Itoa(p.Repeat+1)
-				}
+				op := phaseName(d, p)
 				lostCell, extraCell := strconv.FormatInt(x.Lost, 10), strconv.FormatInt(x.Extra, 10)
 				if x.Lost > 0 {
 					lostCell = "LOST " + lostCell
@@ -302,33 +299,39 @@ func storeTable(d *result.Document, l tr) *htmlTable {
 	return cellTable(header, rows, make([]bool, len(header)))
 }
 
-// sideBySide puts the runs' ops/s in columns: one row per store and
-// operation found in any run, the median over repeats in each cell.
+// sideBySide puts the runs' ops/s in columns: one row per store,
+// operation and client level found in any run, the median over repeats in
+// each cell.
 func sideBySide(docs []*result.Document, l tr) *htmlTable {
 	header := row{l.t("store"), l.t("op")}
 	numeric := []bool{false, false}
-	type key struct{ store, op string }
+	type key struct {
+		store string
+		phase phaseKey
+	}
 	var keys []key
+	all := phaseKeys(docs...)
 	for i, d := range docs {
 		header = append(header, fmt.Sprintf("%s %d %s", l.t("run"), i+1, l.t("ops/s")))
 		numeric = append(numeric, true)
 		for _, s := range d.Stores {
-			for _, op := range ops(d) {
-				k := key{s.Label, op}
-				if opsPerSec(s, op).n > 0 && !slices.Contains(keys, k) {
+			for _, pk := range all {
+				k := key{s.Label, pk}
+				if opsPerSecAt(d, s, pk).n > 0 && !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
 			}
 		}
 	}
+	levels := levelsVary(docs...)
 	var rows []row
 	for _, k := range keys {
-		r := row{k.store, k.op}
+		r := row{k.store, k.phase.name(levels)}
 		for _, d := range docs {
 			cell := "-"
 			for _, s := range d.Stores {
 				if s.Label == k.store {
-					if v := opsPerSec(s, k.op); v.n > 0 {
+					if v := opsPerSecAt(d, s, k.phase); v.n > 0 {
 						cell = num(v.med)
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -642,5 +643,102 @@ func TestSparseDocuments(t *testing.T) {
 	writeHTML(&b, English, nil, []*result.Document{failed})
 	if !strings.Contains(b.String(), "broken: FAILED: cannot open") || !strings.Contains(b.String(), `class="verify bad"`) {
 		t.Error("failed store not reported in the verification box")
+	}
+}
+
+// levelsDoc is a run of sqlite writes at client levels (-c 1,2,4) with
+// repeats: ops/s is 1000 × the level, so that merging levels shows.
+func levelsDoc(levels []int, repeats int) *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Started: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC),
+		Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: levels[0], Levels: levels, Count: 100, Repeat: repeats}}
+	s := result.Store{Label: "sqlite"}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for rep := range repeats {
+		for _, c := range levels {
+			ops := 1000 * float64(c) * (1 + 0.01*float64(rep))
+			s.Phases = append(s.Phases, result.Phase{Op: "write", Repeat: rep, Clients: c, Ops: 100, OpsPerSec: ops,
+				Latency: latencies(rng, 100, 1e9/ops)})
+		}
+	}
+	d.Stores = []result.Store{s}
+	return d
+}
+
+// TestLevelsAreNotRepeats: compare, the side-by-side table and the charts
+// pair phases by client level as well as store and operation; -c 1,2,4
+// against -c 1,2,4,8 --repeat 2 gives three rows of 1+2 samples each, c=8
+// listed as new only, and no figure mixes levels.
+func TestLevelsAreNotRepeats(t *testing.T) {
+	old, new := levelsDoc([]int{1, 2, 4}, 1), levelsDoc([]int{1, 2, 4, 8}, 2)
+	c := Compare(old, new)
+	var got []string
+	for _, r := range c.Rows {
+		got = append(got, r.Store+" "+r.Op)
+		if r.OpsPerSec.Old.N != 1 || r.OpsPerSec.New.N != 2 {
+			t.Errorf("%s %s: n=%d+%d, want 1+2", r.Store, r.Op, r.OpsPerSec.Old.N, r.OpsPerSec.New.N)
+		}
+		// Each level's old figure is 1000 × the level, and so is the new
+		// median within 1%.
+		if want := 1000 * float64(r.Clients); r.OpsPerSec.Old.Median != want || math.Abs(r.OpsPerSec.New.Median/want-1) > 0.01 {
+			t.Errorf("%s %s: old %v new %v, want about %v", r.Store, r.Op, r.OpsPerSec.Old.Median, r.OpsPerSec.New.Median, want)
+		}
+	}
+	if want := []string{"sqlite write c=1", "sqlite write c=2", "sqlite write c=4"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if len(c.OnlyOld) != 0 || !slices.Equal(c.OnlyNew, []string{"sqlite write c=8"}) {
+		t.Errorf("only old %q, only new %q", c.OnlyOld, c.OnlyNew)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c, "text", English); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "only in new: sqlite write c=8") {
+		t.Errorf("compare does not list c=8 as new only:\n%s", b.String())
+	}
+
+	// One client level on each side, the same: paired, without a level
+	// in the name. Different levels on each side: nothing in common.
+	if c := Compare(levelsDoc([]int{4}, 1), levelsDoc([]int{4}, 2)); len(c.Rows) != 1 || c.Rows[0].Op != "write" {
+		t.Errorf("-c 4 against -c 4: %+v", c)
+	}
+	if c := Compare(levelsDoc([]int{2}, 1), levelsDoc([]int{4}, 1)); len(c.Rows) != 0 || !slices.Equal(c.OnlyOld, []string{"sqlite write c=2"}) {
+		t.Errorf("-c 2 against -c 4: %+v", c)
+	}
+
+	// The side-by-side table: a row per level, each the median of its
+	// own repeats.
+	tbl := sideBySide([]*result.Document{old, new}, English)
+	var rows []string
+	for _, r := range tbl.Rows {
+		rows = append(rows, r[1].Text+" "+r[2].Text+" "+r[3].Text)
+	}
+	if want := []string{"write c=1 1,000 1,005", "write c=2 2,000 2,010", "write c=4 4,000 4,020", "write c=8 - 8,040"}; !slices.Equal(rows, want) {
+		t.Errorf("side by side %q, want %q", rows, want)
+	}
+
+	// The throughput chart: a group per level, each bar the median of
+	// that level's repeats alone (whiskers within 1%).
+	chs := throughputChart(newChartStyle(English, nil, []*result.Document{new}), new)
+	if len(chs) != 1 {
+		t.Fatalf("%d throughput charts", len(chs))
+	}
+	// Each bar is labelled with its median.
+	svg, err := chs[0].SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">write c=1<", ">write c=8<", ">1,005<", ">2,010<", ">4,020<", ">8,040<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("throughput chart lacks %q", want)
+		}
+	}
+	// Latency charts, one per level.
+	var names []string
+	for _, ch := range latencyCharts(newChartStyle(English, nil, []*result.Document{new}), new) {
+		names = append(names, ch.Name)
+	}
+	if want := []string{"latency-write-c1", "latency-write-c2", "latency-write-c4", "latency-write-c8"}; !slices.Equal(names, want) {
+		t.Errorf("latency charts %q, want %q", names, want)
 	}
 }

@@ -232,13 +232,7 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 	header = append(header, l.t("errors"), l.t("lost"), l.t("last/first"))
 	var rows []row
 	for _, x := range prs {
-		r := row{x.s.Label, x.p.Op, num(x.p.OpsPerSec)}
-		if len(d.Run.Levels) > 1 {
-			r[1] += " c=" + strconv.Itoa(x.p.Clients)
-		}
-		if d.Run.Repeat > 1 {
-			r[1] += " #" + strconv.Itoa(x.p.Repeat+1)
-		}
+		r := row{x.s.Label, phaseName(d, x.p), num(x.p.OpsPerSec)}
 		if x.p.Interrupted {
 			r[1] += "*"
 		}
@@ -314,13 +308,7 @@ func notes(d *result.Document, l tr) []string {
 		for _, p := range s.Phases {
 			// The phase as its table row names it: with client levels or
 			// repeats, the same operation has several rows.
-			op := p.Op
-			if len(d.Run.Levels) > 1 {
-				op += " c=" + strconv.Itoa(p.Clients)
-			}
-			if d.Run.Repeat > 1 {
-				op += " #" + strconv.Itoa(p.Repeat+1)
-			}
+			op := phaseName(d, p)
 			for _, c := range p.SessionErrors {
 				out = append(out, l.f("note.session", s.Label, op, c.Count, c.Class, c.First, p.Clients))
 			}

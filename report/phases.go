@@ -1,0 +1,122 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"kurabe/result"
+)
+
+// phaseKey is what makes two phases of one store different measurements
+// rather than repeats of one: the operation (a sweep's operation carries its
+// value, "range 100") and the client level (-c 1,2,4). Only phases with the
+// same key are samples of one figure: compare tests them against each
+// other, the charts and the side-by-side table take their median.
+type phaseKey struct {
+	op      string
+	clients int
+}
+
+// level is the client level a phase ran at: the clients asked for, those
+// that could not open a session included (Phase.Clients counts the ones
+// that ran), so that a level keeps its name when a client failed. Old
+// documents without per-phase clients fall back to the run's.
+func level(d *result.Document, p result.Phase) int {
+	n := p.Clients
+	for _, c := range p.SessionErrors {
+		n += int(c.Count)
+	}
+	if n == 0 {
+		n = d.Run.Clients
+	}
+	return n
+}
+
+func keyOf(d *result.Document, p result.Phase) phaseKey { return phaseKey{p.Op, level(d, p)} }
+
+// name is the key as tables name it: the operation, with " c=N" when
+// levels tell phases apart.
+func (k phaseKey) name(levels bool) string {
+	if levels {
+		return k.op + " c=" + strconv.Itoa(k.clients)
+	}
+	return k.op
+}
+
+// fileName is the key in a chart's file name: write, write-c4.
+func (k phaseKey) fileName(levels bool) string {
+	if levels {
+		return fileName(k.op) + "-c" + strconv.Itoa(k.clients)
+	}
+	return fileName(k.op)
+}
+
+// phaseKeys returns the keys of the documents' phases: operations in run
+// order (as ops does), each at its levels from the fewest clients up.
+func phaseKeys(docs ...*result.Document) []phaseKey {
+	var keys []phaseKey
+	var order []string
+	for _, d := range docs {
+		for _, op := range ops(d) {
+			if !slices.Contains(order, op) {
+				order = append(order, op)
+			}
+		}
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				if k := keyOf(d, p); !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b phaseKey) int {
+		return cmp.Or(cmp.Compare(slices.Index(order, a.op), slices.Index(order, b.op)), cmp.Compare(a.clients, b.clients))
+	})
+	return keys
+}
+
+// levelsVary reports whether the documents' phases ran at more than one
+// client level, so that names must carry the level.
+func levelsVary(docs ...*result.Document) bool {
+	seen := -1
+	for _, d := range docs {
+		if len(d.Run.Levels) > 1 {
+			return true
+		}
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				switch n := level(d, p); {
+				case seen < 0:
+					seen = n
+				case n != seen:
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// phaseName names a phase as its table row does: the operation, the level
+// with -c 1,2,4 (write c=4) and the repeat with --repeat (write c=4 #2).
+func phaseName(d *result.Document, p result.Phase) string {
+	name := keyOf(d, p).name(len(d.Run.Levels) > 1)
+	if d.Run.Repeat > 1 {
+		name += " #" + strconv.Itoa(p.Repeat+1)
+	}
+	return name
+}
+
+// opsPerSecAt collects a store's ops/s at key k over repeats. Phases
+// without a successful operation are left out.
+func opsPerSecAt(d *result.Document, s result.Store, k phaseKey) spread {
+	var vs []float64
+	for _, p := range s.Phases {
+		if p.Ops > 0 && keyOf(d, p) == k {
+			vs = append(vs, p.OpsPerSec)
+		}
+	}
+	return spreadOf(vs)
+}
