@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,15 +13,31 @@ import (
 // operation, then each varied setting as the store reported it back. A
 // read-back value that differs from the request is marked with "≠", so a
 // setting that silently did not apply is visible.
+//
+// With client levels (-c 1,2,4) each operation has a column per level
+// (write c=4 ops/s). With --repeat each variant has a row per repeat
+// (sqlite #1, sqlite #2, ...), as the other tables keep one row per repeat:
+// the table shows what was measured, and the spread between repeats is
+// there to see; the charts draw medians with min–max whiskers and compare
+// tests them. The errors and lost columns count the phases of their own
+// row, so they go with the figures beside them.
 func matrix(d *result.Document, l tr) (row, []row, []bool) {
+	keys := phaseKeys(d)
+	for _, op := range d.Run.Ops {
+		// An operation no store ran still has its column (FAILED or -).
+		if !slices.ContainsFunc(keys, func(k phaseKey) bool { return k.op == op }) {
+			keys = append(keys, phaseKey{op, d.Run.Clients})
+		}
+	}
+	levels := levelsVary(d)
 	header := row{l.t("store")}
 	numeric := []bool{false}
 	for _, a := range d.Run.Vary {
 		header = append(header, a.Name)
 		numeric = append(numeric, false)
 	}
-	for _, op := range d.Run.Ops {
-		header = append(header, op+" "+l.t("ops/s"))
+	for _, k := range keys {
+		header = append(header, k.name(levels)+" "+l.t("ops/s"))
 		numeric = append(numeric, true)
 	}
 	for _, a := range d.Run.Vary {
@@ -30,28 +47,38 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 	header = append(header, l.t("errors"), l.t("lost"))
 	numeric = append(numeric, true, true)
 
+	repeats := max(d.Run.Repeat, 1)
 	var rows []row
 	for _, s := range d.Stores {
-		r := row{s.Info.Driver}
-		if r[0] == "" {
-			r[0] = s.Label
+		name := s.Info.Driver
+		if name == "" {
+			name = s.Label
 		}
 		asked := map[string]string{}
 		for _, v := range s.Variant {
 			asked[v.Name] = v.Value
 		}
-		for _, a := range d.Run.Vary {
-			r = append(r, asked[a.Name])
-		}
-		var errs int64
-		lost := "0"
-		for _, op := range d.Run.Ops {
-			cell := "-"
-			if s.Error != "" {
-				cell = l.t("FAILED")
+		for rep := range repeats {
+			r := row{name}
+			if d.Run.Repeat > 1 {
+				r[0] += " #" + strconv.Itoa(rep+1)
 			}
-			for _, p := range s.Phases {
-				if p.Op == op {
+			for _, a := range d.Run.Vary {
+				r = append(r, asked[a.Name])
+			}
+			var errs int64
+			lost := "0"
+			ran := false
+			for _, k := range keys {
+				cell := "-"
+				if s.Error != "" {
+					cell = l.t("FAILED")
+				}
+				for _, p := range s.Phases {
+					if p.Repeat != rep || keyOf(d, p) != k {
+						continue
+					}
+					ran = true
 					cell = num(p.OpsPerSec)
 					if p.Interrupted {
 						cell += "*"
@@ -61,21 +88,24 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 						lost = l
 					}
 				}
+				r = append(r, cell)
 			}
-			r = append(r, cell)
-		}
-		for _, a := range d.Run.Vary {
-			got, ok := s.Info.Options[a.Name]
-			switch {
-			case !ok:
-				got = "?"
-			case !sameSetting(asked[a.Name], got):
-				got = "≠ " + got
+			if !ran && rep > 0 && s.Error == "" {
+				continue // the run was interrupted before this repeat
 			}
-			r = append(r, got)
+			for _, a := range d.Run.Vary {
+				got, ok := s.Info.Options[a.Name]
+				switch {
+				case !ok:
+					got = "?"
+				case !sameSetting(asked[a.Name], got):
+					got = "≠ " + got
+				}
+				r = append(r, got)
+			}
+			r = append(r, strconv.FormatInt(errs, 10), lost)
+			rows = append(rows, r)
 		}
-		r = append(r, strconv.FormatInt(errs, 10), lost)
-		rows = append(rows, r)
 	}
 	return header, rows, numeric
 }

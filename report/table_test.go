@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -121,5 +122,57 @@ func TestMatrixMarksSettingsThatDidNotApply(t *testing.T) {
 		if sameSetting(c.asked, c.got) != c.same {
 			t.Errorf("sameSetting(%q, %q) != %v", c.asked, c.got, c.same)
 		}
+	}
+}
+
+// TestMatrixKeepsRepeatsAndLevels: a --vary run with -c 1,4 and --repeat 2
+// shows a column per client level and a row per variant and repeat, each
+// cell its own phase's figure (it showed the last level and repeat only),
+// and the errors of exactly the phases in the row.
+func TestMatrixKeepsRepeatsAndLevels(t *testing.T) {
+	d := &result.Document{Run: result.RunConfig{Ops: []string{"write"}, Clients: 1, Levels: []int{1, 4}, Repeat: 2,
+		Vary: []result.Axis{{Name: "sync", Values: []string{"none", "write"}}}}}
+	for _, sync := range []string{"none", "write"} {
+		s := result.Store{Label: "file?sync=" + sync, Variant: []result.Setting{{Name: "sync", Value: sync}},
+			Info: store.Info{Driver: "file", Options: map[string]string{"sync": sync}}}
+		for rep := range 2 {
+			for _, c := range []int{1, 4} {
+				// ops/s: 1000 for none, 10 for write; × the level; + the repeat.
+				base := map[string]float64{"none": 1000, "write": 10}[sync]
+				p := result.Phase{Op: "write", Clients: c, Repeat: rep, Ops: 100, OpsPerSec: base*float64(c) + float64(rep),
+					Errors: int64(100*rep + c)}
+				s.Phases = append(s.Phases, p)
+			}
+		}
+		d.Stores = append(d.Stores, s)
+	}
+	header, rows, _ := table(d, English)
+	want := [][]string{
+		{"store", "sync", "write c=1 ops/s", "write c=4 ops/s", "sync (read back)", "errors", "lost"},
+		{"file #1", "none", "1,000", "4,000", "none", "5", "0"},
+		{"file #2", "none", "1,001", "4,001", "none", "205", "0"},
+		{"file #1", "write", "10.0", "40.0", "write", "5", "0"},
+		{"file #2", "write", "11.0", "41.0", "write", "205", "0"},
+	}
+	got := [][]string{header}
+	for _, r := range rows {
+		got = append(got, r)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("table\n%q\nwant\n%q", got, want)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("row %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	// One level, one repeat: the table as before, one row per variant.
+	d.Run.Levels, d.Run.Repeat = nil, 0
+	for i := range d.Stores {
+		d.Stores[i].Phases = d.Stores[i].Phases[:1]
+	}
+	header, rows, _ = table(d, English)
+	if header[2] != "write ops/s" || len(rows) != 2 || rows[0][0] != "file" || rows[0][2] != "1,000" || rows[0][4] != "1" {
+		t.Errorf("one level, one repeat: %q %q", header, rows)
 	}
 }
