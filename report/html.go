@@ -255,13 +255,10 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		[2]string{l.t("started"), d.Started.UTC().Format(time.RFC3339)},
 		[2]string{l.t("finished"), d.Finished.UTC().Format(time.RFC3339)},
 		[2]string{"kurabe", d.Kurabe})
-	dir := r.Dir
-	if r.DirKept {
-		dir += " (" + l.t("kept") + ")"
-	} else {
-		dir += " (" + l.t("removed") + ")"
+	if dir := dataDir(d, l); dir != "" {
+		kv = append(kv, [2]string{l.t("data"), dir})
 	}
-	return append(kv, [2]string{l.t("data"), dir})
+	return kv
 }
 
 func environment(d *result.Document, l tr) [][2]string {
@@ -294,7 +291,7 @@ func storeTable(d *result.Document, l tr) *htmlTable {
 	header := row{l.t("store"), l.t("driver"), l.t("version"), l.t("target"), l.t("effective options")}
 	var rows []row
 	for _, s := range d.Stores {
-		rows = append(rows, row{s.Label, s.Info.Driver, s.Info.Version, s.Info.Target, params(s.Info.Options)})
+		rows = append(rows, row{s.Label, s.Info.Driver, storeVersion(s), target(d, s, l), params(s.Info.Options)})
 	}
 	return cellTable(header, rows, make([]bool, len(header)))
 }

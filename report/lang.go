@@ -118,7 +118,8 @@ var words = map[string][2]string{
 	"chart.repeats":     {"median of repeats, whiskers min–max", "繰り返しの中央値、ひげは最小〜最大"},
 	"open loop at %s ops/s (latency from the scheduled start)": {"", "%s ops/s の開ループ (レイテンシは予定開始時刻から)"},
 	"chart.timeline.repeat1":                                   {"first repeat", "1 回目の繰り返し"},
-	"rate":                                                     {"", "レート"},
+	"the last repeat's; each repeat had its own":               {"", "最後の繰り返しのもの。繰り返しごとに別"},
+	"rate": {"", "レート"},
 
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;

@@ -13,7 +13,9 @@ import (
 // WriteTables writes the documents' tables in format (a name in Formats)
 // and language: text and Markdown one document after another, CSV under
 // one header with a run column, benchstat as one stream whose
-// kurabe-run configuration line tells the runs apart.
+// kurabe-run configuration line tells the runs apart. A result of kurabe
+// http is written in text and Markdown as kurabe http writes it (a table
+// per URL or flow step), not as a store's phases.
 func WriteTables(w io.Writer, format, lang string, docs ...*result.Document) error {
 	if err := CheckLang(lang); err != nil {
 		return err
@@ -36,9 +38,16 @@ func WriteTables(w io.Writer, format, lang string, docs ...*result.Document) err
 				}
 			}
 			var err error
-			if format == "text" {
+			switch {
+			case isHTTPResult(d) && format == "text":
+				// kurabe http's result in its own shape, as kurabe http
+				// printed it: per URL or step, not a store's table.
+				err = HTTPText(w, lang, d)
+			case isHTTPResult(d):
+				err = HTTPMarkdown(w, lang, d)
+			case format == "text":
 				err = text(w, d, l)
-			} else {
+			default:
 				err = markdown(w, d, l)
 			}
 			if err != nil {
@@ -73,3 +82,10 @@ func runIDs(docs []*result.Document) []string {
 // runTime is a run's start in RFC 3339 with the fraction of a second the
 // document holds.
 func runTime(d *result.Document) string { return d.Started.UTC().Format(time.RFC3339Nano) }
+
+// isHTTPResult reports whether d is a result of kurabe http: one target
+// and one phase carrying HTTP figures.
+func isHTTPResult(d *result.Document) bool {
+	_, err := httpPhase(d)
+	return err == nil
+}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/width"
 
 	"kurabe/result"
+	"kurabe/store"
 	"kurabe/workload/load"
 )
 
@@ -69,9 +70,9 @@ func summary(d *result.Document, l tr) []string {
 	what = append(what, l.t("seed")+" "+strconv.FormatUint(d.Seed, 10))
 	lines := []string{strings.Join(what, " · ")}
 	for _, s := range d.Stores {
-		line := l.t("store") + " " + s.Label + ": " + s.Info.Target
-		if s.Info.Version != "" {
-			line += " (" + s.Info.Driver + " " + s.Info.Version + ")"
+		line := l.t("store") + " " + s.Label + ": " + target(d, s, l)
+		if v := storeVersion(s); v != "" {
+			line += " (" + s.Info.Driver + " " + v + ")"
 		}
 		if p := params(s.Info.Options); p != "" {
 			line += " · " + p
@@ -81,17 +82,61 @@ func summary(d *result.Document, l tr) []string {
 		}
 		lines = append(lines, line)
 	}
-	dir := l.t("data") + " " + r.Dir
-	if r.DirKept {
-		dir += " (" + l.t("kept") + ")"
-	} else {
-		dir += " (" + l.t("removed") + ")"
+	if dir := dataDir(d, l); dir != "" {
+		lines = append(lines, l.t("data")+" "+dir)
 	}
-	lines = append(lines, dir)
 	if d.Interrupted {
 		lines = append(lines, l.t("INTERRUPTED"))
 	}
 	return lines
+}
+
+// storeVersion is the version of the store's server or library. A
+// result of kurabe http records kurabe's own HTTP client there (kurabe lean
+// HTTP/1.1, fasthttp; the options name it as client=); the server is what
+// its first response's Server header said, if anything.
+func storeVersion(s result.Store) string {
+	for _, p := range s.Phases {
+		if p.HTTP != nil {
+			return p.HTTP.Server
+		}
+	}
+	return s.Info.Version
+}
+
+// target is where a store lived. With --repeat each repeat opens a fresh
+// store in the data directory, and the document keeps the last one's
+// path: the line says so rather than pass it off as every repeat's.
+func target(d *result.Document, s result.Store, l tr) string {
+	t := s.Info.Target
+	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
+		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
+	}
+	return t
+}
+
+// dataDir is the run's data directory and whether it was kept, or "" when
+// no store lived in it: every store had a path or an address of its own
+// (sqlite:/tmp/bbs.db, postgres://...), or the result (kurabe http's) has
+// none.
+func dataDir(d *result.Document, l tr) string {
+	r := d.Run
+	if r.Dir == "" {
+		return ""
+	}
+	used := r.Isolate // SQLite clients' own databases live there
+	for _, s := range d.Stores {
+		sp, err := store.ParseSpec(s.Spec)
+		used = used || s.Spec == "" || err != nil || sp.Target == "" || sp.Target == "managed" ||
+			strings.HasPrefix(s.Info.Target, strings.TrimSuffix(r.Dir, "/")+"/")
+	}
+	if !used {
+		return ""
+	}
+	if r.DirKept {
+		return r.Dir + " (" + l.t("kept") + ")"
+	}
+	return r.Dir + " (" + l.t("removed") + ")"
 }
 
 func params(m map[string]string) string {

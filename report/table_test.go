@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"flag"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +177,89 @@ func TestMatrixKeepsRepeatsAndLevels(t *testing.T) {
 	header, rows, _ = table(d, English)
 	if header[2] != "write ops/s" || len(rows) != 2 || rows[0][0] != "file" || rows[0][2] != "1,000" || rows[0][4] != "1" {
 		t.Errorf("one level, one repeat: %q %q", header, rows)
+	}
+}
+
+// TestStoreLinesDoNotPretend: the data directory is named only when a store
+// lived in it; with --repeat a path in it is said to be the last repeat's;
+// a kurabe http result shows the server's version, not kurabe's client.
+func TestStoreLinesDoNotPretend(t *testing.T) {
+	base := func(specs ...string) *result.Document {
+		d := &result.Document{Run: result.RunConfig{Ops: []string{"write"}, Clients: 1, Dir: "/tmp/kurabe-d"}}
+		for i, sp := range specs {
+			target := strings.TrimPrefix(sp[strings.Index(sp, ":")+1:], "//")
+			if target == "" {
+				target = "/tmp/kurabe-d/" + strconv.Itoa(i+1) + "-sqlite/kurabe.db"
+			}
+			d.Stores = append(d.Stores, result.Store{Label: sp, Spec: sp, Info: store.Info{Driver: "sqlite", Target: target}})
+		}
+		return d
+	}
+	cases := []struct {
+		name string
+		d    *result.Document
+		want []string // lines of the summary, after the first
+	}{
+		// Every store had a path of its own: the data directory held nothing.
+		{"paths", base("sqlite:/srv/a.db", "file:/srv/b"), []string{"store sqlite:/srv/a.db: /srv/a.db", "store file:/srv/b: /srv/b"}},
+		// One store lived in it.
+		{"one without a path", base("sqlite:/srv/a.db", "sqlite:"),
+			[]string{"store sqlite:/srv/a.db: /srv/a.db", "store sqlite:: /tmp/kurabe-d/2-sqlite/kurabe.db", "data /tmp/kurabe-d (removed)"}},
+		// A managed server's data directory is inside it.
+		{"managed", base("postgres:managed"), []string{"store postgres:managed: managed", "data /tmp/kurabe-d (removed)"}},
+		// A result without store specs (an older one): named, to be safe.
+		{"no spec", func() *result.Document { d := base("sqlite:/srv/a.db"); d.Stores[0].Spec = ""; return d }(),
+			[]string{"store sqlite:/srv/a.db: /srv/a.db", "data /tmp/kurabe-d (removed)"}},
+		// --repeat: the path in the data directory is the last repeat's;
+		// a path of its own is every repeat's.
+		{"repeats", func() *result.Document { d := base("sqlite:", "sqlite:/srv/a.db"); d.Run.Repeat = 3; return d }(),
+			[]string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (the last repeat's; each repeat had its own)", "store sqlite:/srv/a.db: /srv/a.db", "data /tmp/kurabe-d (removed)"}},
+		// kurabe http: no data directory at all, and the server's version.
+		{"kurabe http", func() *result.Document {
+			d := httpURLs()
+			d.Stores[0].Info.Version = "kurabe lean HTTP/1.1"
+			d.Stores[0].Info.Options = map[string]string{"client": "lean"}
+			return d
+		}(), []string{"store http: http://127.0.0.1:3001 (http nginx/1.22.1) · client=lean"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Summary(c.d)[1:]
+			if !slices.Equal(got, c.want) {
+				t.Errorf("summary\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestReportOfKurabeHTTP: kurabe report prints a kurabe http result as
+// kurabe http did (a table per URL), not as a store's phases; CSV and
+// benchstat keep their one row per phase.
+func TestReportOfKurabeHTTP(t *testing.T) {
+	d := httpURLs()
+	d.Stores[0].Info.Version = "kurabe lean HTTP/1.1"
+	for _, c := range []struct {
+		format string
+		own    func(io.Writer, string, *result.Document) error
+	}{{"text", HTTPText}, {"markdown", HTTPMarkdown}} {
+		for _, lang := range Langs {
+			var got, want bytes.Buffer
+			if err := WriteTables(&got, c.format, lang, d); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.own(&want, lang, d); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%s %s:\n%s\nwant\n%s", c.format, lang, got.String(), want.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := writeHTML(&b, English, nil, []*result.Document{d}); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "kurabe lean") || strings.Contains(page, "(removed)") || !strings.Contains(page, "<td>nginx/1.22.1</td>") {
+		t.Error("the HTML report shows kurabe's client as the server's version, or a data directory")
 	}
 }
