@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"kurabe/store"
 )
@@ -63,6 +64,13 @@ type Preparer interface {
 	Prepare(ctx context.Context, st store.Store) (rows int64, err error)
 }
 
+// PrepareLabeler is implemented by Preparers that say what Prepare is
+// about to do, for the progress line ("loading the data set"); "" when it
+// does nothing (a board that starts empty).
+type PrepareLabeler interface {
+	PrepareLabel() string
+}
+
 // Counter is implemented by definitions whose phases want another number
 // of operations than the engine's default when -n is not given.
 type Counter interface {
@@ -77,6 +85,23 @@ type Definition interface {
 	Ops() (all, defaults []string)
 	Flags(fs *flag.FlagSet)
 	Build(ops []string) (Workload, error)
+}
+
+// RunSettings is how a run is to drive the phases, for RunChecker.
+type RunSettings struct {
+	Count      int64 // operations per phase (-n, or DefaultCount); 0 with a Duration
+	CountGiven bool  // -n was given on the command line or in a scenario
+	Duration   time.Duration
+	Warmup     time.Duration
+}
+
+// RunChecker is implemented by workloads that do not fit every way of
+// driving phases (a load that ends when its data set does cannot run for a
+// duration). CheckRun is asked once the workload is built, before anything
+// runs, and says in its error which flag does not fit and what to give
+// instead, starting with the flag (-d ...: ...).
+type RunChecker interface {
+	CheckRun(r RunSettings) error
 }
 
 // PhaseCounter is implemented by workloads whose phases need their own

@@ -162,6 +162,15 @@ func (w *bbs) Params() map[string]string {
 	return p
 }
 
+// PrepareLabel says what Prepare does, for the progress line: nothing
+// without a pre-fill (workload.PrepareLabeler).
+func (w *bbs) PrepareLabel() string {
+	if w.cfg.Prefill == 0 {
+		return ""
+	}
+	return "putting " + records.FormatCount(w.cfg.Prefill) + " posts on the board (--prefill)"
+}
+
 // prefillBatch is the posts per batch of the pre-fill.
 const prefillBatch = 1000
 

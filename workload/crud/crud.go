@@ -213,6 +213,43 @@ func (w *crud) PhaseCount(phase int, n int64) int64 {
 	return n
 }
 
+// CheckRun refuses what does not fit phases whose sizes follow from -n:
+// a duration or a warm-up (which would insert or delete rows the counts
+// do not include, and run the deletes out of rows), and --deletes that
+// leave the deletes fewer rows than asked or batch-delete none
+// (workload.RunChecker).
+func (w *crud) CheckRun(r workload.RunSettings) error {
+	sizes := fmt.Sprintf("its phases' sizes follow from -n (N inserts, reads and updates, N/%d batch reads, --deletes one by one, the rest in batch deletes)", w.cfg.BatchRead)
+	switch {
+	case r.Duration > 0:
+		return fmt.Errorf("-d %v does not fit -w crud: %s; give -n instead", r.Duration, sizes)
+	case r.Warmup > 0:
+		return fmt.Errorf("--warmup %v does not fit -w crud: %s, and a warm-up would insert or delete rows they do not count; leave --warmup out", r.Warmup, sizes)
+	}
+	m := w.cfg.Deletes
+	if m == 0 || r.Count == 0 {
+		return nil
+	}
+	var rows int64
+	for i, k := range w.order {
+		switch k {
+		case kInsert:
+			rows += r.Count
+		case kDelete:
+			if m > rows {
+				return fmt.Errorf("--deletes %d: the phases before delete leave %d rows (-n %d); give --deletes of at most %d, or a larger -n", m, rows, r.Count, rows)
+			}
+			if m == rows && slices.Contains(w.order[i+1:], kBatchDelete) {
+				return fmt.Errorf("--deletes %d: delete would remove all %d rows (-n %d) and leave batch-delete none; give --deletes below %d, or drop batch-delete from --ops", m, rows, r.Count, rows)
+			}
+			rows -= m
+		case kBatchDelete:
+			rows = 0
+		}
+	}
+	return nil
+}
+
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // phaseRun is what one run of a phase shares among its clients: the key

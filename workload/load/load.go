@@ -53,6 +53,7 @@ import (
 	"sync/atomic"
 
 	"kurabe/dataset/records"
+	"kurabe/numfmt"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -180,6 +181,35 @@ func (w *loader) Params() map[string]string {
 	p["chunk_rows"] = strconv.FormatInt(w.chunk, 10)
 	return p
 }
+
+// CheckRun refuses what does not fit a load that ends when its data set
+// does: a duration, a warm-up, and a count other than the chunks, which
+// would leave the data set incomplete or fail the operations past its end
+// (workload.RunChecker).
+func (w *loader) CheckRun(r workload.RunSettings) error {
+	size := fmt.Sprintf("a phase loads the data set once (%s rows, %s)", numfmt.Group(w.src.Rows()), w.chunking())
+	switch {
+	case r.Duration > 0:
+		return fmt.Errorf("-d %v does not fit -w load: %s and ends; size it with --dataset-rows and --load-chunk instead", r.Duration, size)
+	case r.Warmup > 0:
+		return fmt.Errorf("--warmup %v does not fit -w load: %s, and a warm-up would load part of it unmeasured; leave --warmup out", r.Warmup, size)
+	case r.CountGiven && r.Count != w.chunks:
+		return fmt.Errorf("-n %d does not fit -w load: %s; size it with --dataset-rows and --load-chunk, and leave -n out", r.Count, size)
+	}
+	return nil
+}
+
+// chunking says how an operation takes the data set.
+func (w *loader) chunking() string {
+	if w.chunks == 1 {
+		return "in one operation"
+	}
+	return fmt.Sprintf("%d operations of %s rows (--load-chunk)", w.chunks, numfmt.Group(w.chunk))
+}
+
+// PrepareLabel is empty: Prepare loads nothing, each phase loads the data
+// set itself (workload.PrepareLabeler).
+func (w *loader) PrepareLabel() string { return "" }
 
 // Prepare loads nothing: it notes the store whose table each phase
 // empties and fills, and returns 0 rows.

@@ -458,6 +458,17 @@ func (w *bench) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A store that cannot hold a transaction open (postgres with
+	// connect=per-op) would fail every tpcb operation: say so once, before
+	// loading the tables.
+	if slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kTPCB] > 0 }) {
+		if err := ss.Begin(ctx); err != nil {
+			return 0, fmt.Errorf("tpcb needs transactions, and this store's sessions cannot begin one: %w", err)
+		}
+		if err := ss.Rollback(ctx); err != nil {
+			return 0, err
+		}
+	}
 	nb, nt, na := w.counts()
 	var total int64
 	for _, l := range []struct {
@@ -494,16 +505,6 @@ func (w *bench) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	}
 	if rows != 1 || sum != 0 {
 		return total, fmt.Errorf("reading pgbench_accounts back: %d rows, balance sum %d; want 1 row and 0", rows, sum)
-	}
-	// A store that cannot hold a transaction open (postgres with
-	// connect=per-op) would fail every tpcb operation: say so once.
-	if slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kTPCB] > 0 }) {
-		if err := ss.Begin(ctx); err != nil {
-			return total, fmt.Errorf("tpcb needs transactions, and this store's sessions cannot begin one: %w", err)
-		}
-		if err := ss.Rollback(ctx); err != nil {
-			return total, err
-		}
 	}
 	if ss.Dialect() == "postgres" {
 		for _, t := range []*store.Table{w.branches, w.tellers, w.accounts, w.history} {
