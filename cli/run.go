@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"kurabe/engine"
+	"kurabe/numfmt"
 	"kurabe/probe"
 	"kurabe/report"
 	"kurabe/result"
@@ -79,9 +80,21 @@ func (m *muxFlag) Set(v string) (err error) {
 	return err
 }
 
+// runSet is kurabe run's flag set, every workload's flags included, and
+// which of its flags each workload takes.
+type runSet struct {
+	fs   *flag.FlagSet
+	defs map[string]workload.Definition
+	// generic are the flags of run itself, which every workload takes;
+	// takes lists, per workload, the flags its definition registers: the
+	// declaration is the definition's Flags method, in its own folder.
+	generic map[string]bool
+	takes   map[string][]string
+}
+
 // runFlagSet builds the flag set of kurabe run, every workload's flags
 // included, bound to f; scenario files are checked against the same set.
-func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]workload.Definition) {
+func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	fs := flag.NewFlagSet("kurabe run", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Var(&f.stores, "store", "a store to compare, DRIVER:[PATH][?OPTION=VALUE&...]; repeat for more (default: "+strings.Join(defaultStores, " ")+")")
@@ -108,73 +121,199 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) (*flag.FlagSet, map[string]
 	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
 	fs.Var(&f.mux, "mux", "how clients wait for replies when every session can wait on its socket itself (PostgreSQL and MariaDB on the wire driver, closed loop, no think time): threads (a thread each, as pgbench -j C), loop (one event loop for all, as one pgbench thread), auto (threads up to "+strconv.Itoa(engine.ThreadsPerCPU)+" clients per core, then loop), poller (Go's network poller, as before; also =false)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the whole comparison this many times, stores taking turns, keeping each run's figures (for confidence intervals)")
-	defs := map[string]workload.Definition{}
+	rs := &runSet{fs: fs, defs: map[string]workload.Definition{}, generic: map[string]bool{}, takes: map[string][]string{}}
+	fs.VisitAll(func(fl *flag.Flag) { rs.generic[fl.Name] = true })
 	for _, e := range a.Workloads {
 		d := e.New()
 		d.Flags(fs)
-		defs[e.Name] = d
+		rs.defs[e.Name] = d
+		// The same definition's flags on a set of their own: the ones
+		// this workload takes, whatever other workloads share.
+		own := flag.NewFlagSet(e.Name, flag.ContinueOnError)
+		e.New().Flags(own)
+		own.VisitAll(func(fl *flag.Flag) { rs.takes[e.Name] = append(rs.takes[e.Name], fl.Name) })
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags after it override it.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	return fs, defs
+	return rs
+}
+
+// checkApplies says which flag in set the workload does not take, if any:
+// an option of another workload would otherwise be ignored, and the run
+// would measure something other than what was asked.
+func (rs *runSet) checkApplies(name string, set map[string]bool) error {
+	for _, fl := range slices.Sorted(maps.Keys(set)) {
+		if rs.generic[fl] || slices.Contains(rs.takes[name], fl) {
+			continue
+		}
+		var whose []string
+		for _, w := range slices.Sorted(maps.Keys(rs.takes)) {
+			if slices.Contains(rs.takes[w], fl) {
+				whose = append(whose, w)
+			}
+		}
+		own := name + " takes no options of its own"
+		if len(rs.takes[name]) > 0 {
+			var names []string
+			for _, n := range rs.takes[name] {
+				names = append(names, dashed(n))
+			}
+			own = name + "'s options: " + strings.Join(names, ", ")
+		}
+		return badFlag(fl, "%s does not apply to -w %s, only to %s (%s); see kurabe help run", dashed(fl), name, strings.Join(whose, ", "), own)
+	}
+	return nil
+}
+
+// dashed writes a flag's name as the user types it: -n, --dataset.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagError is bad input that one flag is to blame for, so that a scenario
+// file can point at the line that set it.
+type flagError struct {
+	flag string
+	err  error
+}
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// badFlag is a usage error that flag name is to blame for.
+func badFlag(name, format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: &flagError{flag: name, err: fmt.Errorf(format, args...)}}
+}
+
+// blame is a usage error from a check that named no flag: the flag its
+// message starts with (-n 5: ..., --scale 0: ...) is taken to be the one.
+func blame(err error) error {
+	msg := err.Error()
+	name := ""
+	if strings.HasPrefix(msg, "-") {
+		name = strings.TrimLeft(msg, "-")
+		if i := strings.IndexAny(name, " :=,;"); i >= 0 {
+			name = name[:i]
+		}
+	}
+	if name == "" {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return &ExitError{Code: ExitUsage, Err: &flagError{flag: name, err: err}}
+}
+
+// runPlan is a kurabe run with its flags read and every check done,
+// before anything touches a store or the disk.
+type runPlan struct {
+	args     []string
+	f        runFlags
+	set      map[string]bool
+	def      workload.Definition
+	w        workload.Workload
+	ops      []string
+	levels   []int
+	isolated []workload.Workload
+	cfg      engine.Config
+	specs    []store.Spec
+	variants [][]result.Setting
+	axes     []result.Axis
 }
 
 func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if path, rest, ok := a.findScenario(args); ok {
+		return a.runScenario(ctx, path, rest, stdout, stderr)
+	}
+	p, err := a.planRun(args, stderr)
+	if err != nil || p == nil {
+		return err
+	}
+	return a.execRun(ctx, p, stdout, stderr)
+}
+
+// findScenario finds a scenario file among run's arguments: first, or
+// after flags (kurabe run -n 5 sc.yaml). The other arguments are returned
+// in order, to override the file's settings.
+func (a *App) findScenario(args []string) (path string, rest []string, ok bool) {
 	if len(args) > 0 && isScenario(args[0]) {
-		return a.runScenario(ctx, args[0], args[1:], stdout, stderr)
+		return args[0], args[1:], true
 	}
 	var f runFlags
-	fs, defs := a.runFlagSet(&f, io.Discard)
+	fs := a.runFlagSet(&f, io.Discard).fs
+	if fs.Parse(args) != nil || fs.NArg() == 0 || !isScenario(fs.Arg(0)) {
+		return "", nil, false
+	}
+	before := args[:len(args)-fs.NArg()]
+	return fs.Arg(0), append(slices.Clone(before), fs.Args()[1:]...), true
+}
+
+// planRun reads run's flags and checks everything it can without touching
+// a store or the disk: a mistake is found before anything runs. It
+// returns nil and no error when -h printed the usage.
+func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
+	p := &runPlan{args: args, set: map[string]bool{}}
+	f := &p.f
+	rs := a.runFlagSet(f, io.Discard)
+	fs := rs.fs
 	if err := fs.Parse(args); err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe help run")
+		return nil, flagsFailed(fs, err, stderr, "kurabe help run")
 	}
 	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q; stores are given with --store", fs.Arg(0))
+		return nil, usageErr("unexpected argument %q; stores are given with --store, a scenario file ends in .yaml", fs.Arg(0))
 	}
-	set := map[string]bool{}
+	set := p.set
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
-	// Validate everything before touching any store.
 	if len(f.viaHTTP) > 0 && f.workload != "bbs" {
-		return usageErr("--via-http runs the bbs workload through kurabe serve's board API; it cannot carry workload %s", f.workload)
+		return nil, badFlag("via-http", "--via-http runs the bbs workload through kurabe serve's board API; it cannot carry workload %s", f.workload)
 	}
 	if len(f.viaHTTP) > 0 && f.isolate {
-		return usageErr("--isolate with --via-http: kurabe serve's board API has one table of posts; run --isolate directly against the stores")
+		return nil, badFlag("isolate", "--isolate with --via-http: kurabe serve's board API has one table of posts; run --isolate directly against the stores")
 	}
-	def, ok := defs[f.workload]
+	def, ok := rs.defs[f.workload]
 	if !ok {
-		return usageErr("unknown workload %q; choose from %s", f.workload, strings.Join(slices.Sorted(maps.Keys(defs)), ", "))
+		return nil, badFlag("workload", "unknown workload %q; choose from %s", f.workload, strings.Join(slices.Sorted(maps.Keys(rs.defs)), ", "))
+	}
+	p.def = def
+	if err := rs.checkApplies(f.workload, set); err != nil {
+		return nil, err
 	}
 	all, defOps := def.Ops()
 	ops := defOps
 	if f.ops != "" {
 		ops = nil
 		for _, o := range strings.Split(f.ops, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				ops = append(ops, o)
+			if o = strings.TrimSpace(o); o == "" {
+				continue
 			}
+			if slices.Contains(ops, o) {
+				return nil, badFlag("ops", "--ops %s: %s is given twice, and both phases would have the same row; give it once (--repeat runs phases again)", f.ops, o)
+			}
+			ops = append(ops, o)
 		}
 		if len(ops) == 0 {
-			return usageErr("--ops is empty; choose from %s", strings.Join(all, ", "))
+			return nil, badFlag("ops", "--ops is empty; choose from %s", strings.Join(all, ", "))
 		}
 	}
+	p.ops = ops
 	w, err := def.Build(ops)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return nil, blame(err)
 	}
+	p.w = w
 	for i, t := range w.Tables() {
 		t.ID = i
 	}
-	levels, err := parseLevels(f.clients)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+	if p.levels, err = parseLevels(f.clients); err != nil {
+		return nil, badFlag("c", "%v", err)
 	}
-	var isolated []workload.Workload
 	if f.isolate {
-		if isolated, err = isolate(def, ops, w, slices.Max(levels)); err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+		if p.isolated, err = isolate(def, ops, w, slices.Max(p.levels)); err != nil {
+			return nil, badFlag("isolate", "%v", err)
 		}
 	}
 	if !set["n"] {
@@ -182,72 +321,130 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			f.count = c.DefaultCount()
 		}
 	}
-	cfg := engine.Config{Clients: levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: isolated, IO: f.mux.io}
+	cfg := engine.Config{Clients: p.levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: p.isolated, IO: f.mux.io}
 	if set["d"] {
 		if set["n"] {
-			return usageErr("give either -n or -d, not both")
+			return nil, badFlag("d", "give either -n or -d, not both")
 		}
 		cfg.Count = 0
 		if f.duration <= 0 {
-			return usageErr("-d %v: want a positive duration such as 30s", f.duration)
+			return nil, badFlag("d", "-d %v: want a positive duration such as 30s", f.duration)
 		}
 	} else if f.count < 1 {
-		return usageErr("-n %d: want 1 or more operations", f.count)
+		return nil, badFlag("n", "-n %d: want 1 or more operations", f.count)
 	}
 	if f.repeat < 1 {
-		return usageErr("--repeat %d: want 1 or more", f.repeat)
+		return nil, badFlag("repeat", "--repeat %d: want 1 or more", f.repeat)
 	}
 	if f.warmup < 0 {
-		return usageErr("--warmup %v: want 0 or more", f.warmup)
+		return nil, badFlag("warmup", "--warmup %v: want 0 or more", f.warmup)
+	}
+	if rc, ok := w.(workload.RunChecker); ok {
+		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup}); err != nil {
+			return nil, blame(err)
+		}
 	}
 	if cfg.ThinkMin, cfg.ThinkMax, err = parseThink(f.think); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return nil, badFlag("think", "%v", err)
 	}
 	if cfg.Rate, cfg.RampTo, err = parseRate(f.rate); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return nil, badFlag("R", "%v", err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	if _, ok := report.Formats[f.format]; !ok {
-		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.FormatNames(), ", "))
+		return nil, badFlag("format", "unknown --format %q; choose from %s", f.format, strings.Join(report.FormatNames(), ", "))
 	}
 	if err := report.CheckLang(*f.lang); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return nil, badFlag("lang", "%v", err)
 	}
 	if cfg.Seed == 0 {
 		var b [8]byte
 		crand.Read(b[:])
 		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
-	for _, out := range []struct{ flag, path string }{{"--json", f.jsonOut}, {"--html", f.htmlOut}} {
-		if out.path == "" {
-			continue
+	p.cfg = cfg
+	for _, out := range []struct{ flag, path string }{{"json", f.jsonOut}, {"html", f.htmlOut}} {
+		if err := checkOutputFile(out.path); err != nil {
+			return nil, badFlag(out.flag, "--%s %s: %v", out.flag, out.path, err)
 		}
-		if err := checkWritableDir(filepath.Dir(out.path)); err != nil {
-			return usageErr("%s %s: %v; choose a writable directory", out.flag, out.path, err)
+	}
+	if f.dir != "" {
+		if err := checkDirPath(f.dir); err != nil {
+			return nil, badFlag("dir", "--dir %s: %v", f.dir, err)
+		}
+	}
+	if f.probe != "" {
+		if _, err := probe.ReadFile(f.probe); err != nil {
+			return nil, badFlag("disk-probe", "--disk-probe: %v", err)
 		}
 	}
 	specArgs := f.stores
 	if len(specArgs) == 0 {
 		specArgs = defaultStores
 	}
-	var specs []store.Spec
 	for _, s := range specArgs {
 		sp, err := store.ParseSpec(s)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
+			return nil, badFlag("store", "%v", err)
 		}
 		if a.driver(sp.Driver) == nil {
-			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+			return nil, badFlag("store", "store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 		}
-		specs = append(specs, sp)
+		for _, mode := range f.viaHTTP {
+			if mode == "cgi" && throwaway(sp) && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https" {
+				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
+			}
+		}
+		p.specs = append(p.specs, sp)
 	}
-	axes, err := parseVary(f.vary)
+	if p.axes, err = parseVary(f.vary); err != nil {
+		return nil, badFlag("vary", "%v", err)
+	}
+	p.specs, p.variants = expand(p.specs, p.axes)
+	return p, nil
+}
+
+// throwaway reports whether a spec names a store kurabe makes for the run
+// and removes: no path, or a server kurabe starts itself (managed).
+func throwaway(sp store.Spec) bool { return sp.Target == "" || sp.Target == "managed" }
+
+// checkStores opens each store of the plan in a directory of its own
+// and closes it again: a driver checks its options when it opens a store,
+// and starts nothing (a managed server starts at the first Setup). A
+// scenario checks every step's stores this way before running any.
+func (a *App) checkStores(ctx context.Context, p *runPlan) error {
+	dir, err := os.MkdirTemp("", "kurabe-check-")
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory", err)
 	}
-	specs, variants := expand(specs, axes)
+	defer os.RemoveAll(dir)
+	for i, sp := range p.specs {
+		sdir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return usageErr("cannot create %s: %v", sdir, err)
+		}
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		if err != nil {
+			flag := "store"
+			for _, ax := range p.axes {
+				if strings.Contains(err.Error(), ax.Name) {
+					flag = "vary"
+				}
+			}
+			return badFlag(flag, "store %s: %v", sp, err)
+		}
+		st.Close()
+	}
+	return nil
+}
+
+// execRun runs a checked plan.
+func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer) error {
+	f, w, cfg, levels, ops, isolated, axes := &p.f, p.w, p.cfg, p.levels, p.ops, p.isolated, p.axes
+	specs, variants, args := p.specs, p.variants, p.args
+	var err error
 
 	// The data directory for stores given without a path.
 	dir, kept := f.dir, f.keep || f.dir != ""
@@ -300,7 +497,7 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
-		if sp.Target != "" && !strings.HasPrefix(sp.Target, "//") {
+		if !throwaway(sp) && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
 		for _, mode := range f.viaHTTP {
@@ -308,9 +505,6 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				break
 			}
 			via := map[string]string{"persistent": "http", "cgi": "cgi"}[mode]
-			if via == "cgi" && (sp.Target == "" || sp.Target == "managed") && sp.Driver != "file" && sp.Driver != "sqlite" {
-				return usageErr("--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
-			}
 			vdir := sdir + "-via-" + via
 			if err := os.MkdirAll(vdir, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", vdir, err)
@@ -400,15 +594,23 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 					}
 				}
 			}
-			if err != nil {
+			// Ctrl-C while the store started (a managed server's installer
+			// killed) is no failure of the store: what the killed programs
+			// said would only mislead.
+			interrupted := err != nil && ctx.Err() != nil && len(phases) == 0
+			started := !interrupted || len(sr.Phases) > 0
+			if err != nil && !interrupted {
 				sr.Error = err.Error()
 			}
-			if info != nil {
+			switch {
+			case !started:
+				sr.Info = notStarted(o.spec)
+			case info != nil:
 				sr.Info = *info
-			} else {
+			default:
 				sr.Info = o.st.Info(context.WithoutCancel(ctx))
 			}
-			if err := o.st.Close(); err != nil && sr.Error == "" {
+			if err := o.st.Close(); err != nil && sr.Error == "" && started {
 				sr.Error = "closing: " + err.Error()
 			}
 			o.closed = true
@@ -416,6 +618,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	doc.Finished = time.Now().UTC()
 	doc.Interrupted = ctx.Err() != nil
+	for i := range doc.Stores {
+		if sr := &doc.Stores[i]; doc.Interrupted && sr.Info.Driver == "" && sr.Error == "" {
+			sr.Info = notStarted(sts[i].spec) // its turn never came
+		}
+	}
 
 	var outErr error
 	if f.jsonOut != "" {
@@ -433,6 +640,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return outErr
 	}
 	return outcome(doc)
+}
+
+// notStarted describes a store that an interrupt kept from starting.
+func notStarted(sp store.Spec) store.Info {
+	return store.Info{Driver: sp.Driver, Target: "not started: interrupted"}
 }
 
 // isolate builds one instance of the workload per client, up to n, each
@@ -521,16 +733,26 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	}
 	var prep *result.Prepared
 	if _, ok := w.(workload.Preparer); ok {
-		prog.note(label + ": loading the data set")
+		what := "loading the data set"
+		if l, ok := w.(workload.PrepareLabeler); ok {
+			what = l.PrepareLabel()
+		}
+		if what != "" {
+			prog.note(label + ": " + what)
+		}
 		t0 := time.Now()
 		prep = &result.Prepared{}
 		for j, wi := range instances {
 			rows, err := wi.(workload.Preparer).Prepare(ctx, storeOf(j))
 			prep.Rows += rows
 			if err != nil {
+				// A load that failed is not recorded as loaded; the
+				// error says how far it went.
 				prog.clear()
-				prep.Seconds = time.Since(t0).Seconds()
-				return nil, prep, fmt.Errorf("loading the data set: %w", err)
+				if prep.Rows > 0 {
+					return nil, nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
+				}
+				return nil, nil, fmt.Errorf("loading the data set: %w", err)
 			}
 		}
 		prog.clear()
@@ -632,6 +854,9 @@ func parseLevels(s string) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("-c %s: want 1 or more clients, or a list such as 1,2,4,8", s)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("-c %s: %d is given twice, and both levels would have the same row; give each level once", s, n)
 		}
 		out = append(out, n)
 	}
@@ -792,9 +1017,63 @@ func parseThink(s string) (lo, hi time.Duration, err error) {
 	return lo, hi, nil
 }
 
+// checkOutputFile checks, before a run, that a result file can be written
+// at path when it ends: not a directory, in a directory that exists and
+// takes new files. "" is no file.
+func checkOutputFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("is a directory; give the name of a file to write")
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist; create it or choose another", dir)
+	case err != nil:
+		return fmt.Errorf("%v; choose a writable directory", err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := checkWritableDir(dir); err != nil {
+		return fmt.Errorf("cannot write in %s: %v; choose a writable directory", dir, err)
+	}
+	return nil
+}
+
+// checkDirPath checks, without creating anything, that dir is a writable
+// directory or can be made one: its nearest existing ancestor is a
+// writable directory.
+func checkDirPath(dir string) error {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory; choose a writable directory", d)
+			}
+			if err := checkWritableDir(d); err != nil {
+				return fmt.Errorf("cannot write in %s: %v; choose a writable directory", d, err)
+			}
+			return nil
+		}
+		if filepath.Dir(d) == d {
+			return fmt.Errorf("%v; choose a writable directory", err)
+		}
+	}
+}
+
 func checkWritableDir(dir string) error {
 	f, err := os.CreateTemp(dir, ".kurabe-probe-*")
 	if err != nil {
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return errors.New("not a directory")
+		} else if serr == nil && errors.Is(err, os.ErrNotExist) {
+			// The directory is there, but its filesystem makes no
+			// files (/proc): the system's "no such file" would mislead.
+			return errors.New("its filesystem does not take new files")
+		}
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			return pe.Err

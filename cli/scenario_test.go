@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,15 @@ func TestShippedScenariosParse(t *testing.T) {
 		}
 		if sc.Title == "" || sc.About == "" {
 			t.Errorf("%s: needs a title and an about saying how to run it at full size", f)
+		}
+		// Every step passes run's checks, and the documented -d override
+		// replaces each step's n.
+		for _, extra := range [][]string{nil, {"-d", "5s"}} {
+			for i, st := range sc.Steps {
+				if _, err := testApp().planRun(st.with(extra, nil, position{}).args, io.Discard); err != nil && !(len(extra) > 0 && strings.Contains(err.Error(), "does not fit")) {
+					t.Errorf("%s step %d %v: %v", f, i+1, extra, err)
+				}
+			}
 		}
 	}
 }

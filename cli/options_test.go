@@ -1,0 +1,400 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kurabe/result"
+	"kurabe/store"
+	"kurabe/store/sqlite"
+	"kurabe/stores"
+)
+
+// plan checks run's arguments as kurabe run does before anything runs.
+func plan(t *testing.T, args ...string) (*runPlan, error) {
+	t.Helper()
+	return testApp().planRun(args, io.Discard)
+}
+
+// An option of another workload is refused before anything runs: it would
+// be ignored, and the run would measure something other than what was
+// asked. Options that several workloads share, and run's own, stay allowed.
+func TestOptionsOfOtherWorkloadsAreRefused(t *testing.T) {
+	refused := []struct {
+		args []string
+		want string
+	}{
+		// range reads the postal data set only: --dataset is load's and point's.
+		{[]string{"-w", "range", "--dataset", "records"}, "--dataset does not apply to -w range, only to load, point (range's options: --by, --dataset-file, --records, --rows)"},
+		// range sizes its data set with --rows, not --dataset-rows.
+		{[]string{"-w", "range", "--dataset-rows", "100"}, "--dataset-rows does not apply to -w range"},
+		// --records is range's; ycsb's is --recordcount.
+		{[]string{"-w", "ycsb", "--records", "10"}, "--records does not apply to -w ycsb, only to range"},
+		// crud always uses generated records.
+		{[]string{"-w", "crud", "--dataset", "postal"}, "--dataset does not apply to -w crud"},
+		{[]string{"-w", "point", "--scale", "2"}, "--scale does not apply to -w point, only to select-only, tpcb"},
+		{[]string{"-w", "bbs", "--hit", "0.1"}, "--hit does not apply to -w bbs, only to point"},
+		{[]string{"-w", "tpcb", "--prefill", "10"}, "--prefill does not apply to -w tpcb, only to bbs (tpcb's options: --scale)"},
+		{[]string{"-w", "bbs", "--by", "offset"}, "--by does not apply to -w bbs, only to range"},
+		{[]string{"--workload", "select-only", "--batch", "5"}, "--batch does not apply to -w select-only, only to load"},
+		{[]string{"-w", "load", "--ycsb", "A"}, "--ycsb does not apply to -w load"},
+	}
+	for _, c := range refused {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, err := plan(t, c.args...)
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a usage error with %q", err, c.want)
+			}
+		})
+	}
+	allowed := [][]string{
+		// Options several workloads share reach each of them.
+		{"-w", "point", "--dataset", "records", "--dataset-rows", "100", "--record-size", "10"},
+		{"-w", "load", "--dataset", "records", "--dataset-rows", "100", "--records-seed", "3"},
+		{"-w", "crud", "--record-size", "100", "--records-seed", "3"},
+		{"-w", "range", "--records", "1,2", "--rows", "100", "--by", "offset"},
+		{"-w", "select-only", "--scale", "2"},
+		{"-w", "tpcb", "--scale", "2"},
+		{"-w", "ycsb", "--recordcount", "100", "--ycsb", "B"},
+		// run's own flags apply to every workload.
+		{"-w", "ycsb", "-c", "1,2", "-d", "1s", "--ops", "A,B", "--think", "1ms", "--seed", "3", "--repeat", "2", "--mux", "loop"},
+		{"-w", "bbs", "--latest", "5", "--prefill", "10", "-R", "100", "--warmup", "1s", "--isolate"},
+		{"-w", "bbs", "--via-http", "--format", "markdown", "--dir", t.TempDir(), "--keep"},
+	}
+	for _, args := range allowed {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if _, err := plan(t, args...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// Every workload takes every flag its definition registers, and the
+// shared flag set reaches it: the applicability check reads the same
+// declaration the flags bind through.
+func TestEveryWorkloadTakesItsOwnFlags(t *testing.T) {
+	var f runFlags
+	rs := testApp().runFlagSet(&f, io.Discard)
+	for name, flags := range rs.takes {
+		for _, fl := range flags {
+			if rs.fs.Lookup(fl) == nil {
+				t.Errorf("%s registers --%s on its own, but run's flag set lacks it", name, fl)
+			}
+			if rs.generic[fl] {
+				t.Errorf("%s's --%s has the name of one of run's own flags", name, fl)
+			}
+		}
+	}
+}
+
+// What does not fit a workload's way of running is refused before
+// anything runs, saying what to give instead.
+func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// A load ends when its data set does: no duration, no warm-up, and
+		// no count but its chunks'.
+		{"load for a duration", []string{"-w", "load", "--dataset-rows", "3000", "-d", "2s"}, "-d 2s does not fit -w load: a phase loads the data set once (3,000 rows, in one operation) and ends; size it with --dataset-rows"},
+		{"load with a count", []string{"-w", "load", "-n", "5"}, "-n 5 does not fit -w load"},
+		{"load in chunks with a count", []string{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "4"}, "3 operations of 1,000 rows"},
+		{"load with a warm-up", []string{"-w", "load", "--warmup", "1s"}, "--warmup 1s does not fit -w load"},
+		// crud's phases follow from -n.
+		{"crud for a duration", []string{"-w", "crud", "-d", "1s", "-c", "2"}, "-d 1s does not fit -w crud"},
+		{"crud with a warm-up", []string{"-w", "crud", "--warmup", "1s"}, "--warmup 1s does not fit -w crud"},
+		{"crud deletes more than it inserts", []string{"-w", "crud", "--deletes", "5000", "-n", "100"}, "--deletes 5000: the phases before delete leave 100 rows"},
+		{"crud deletes leave batch-delete nothing", []string{"-w", "crud", "--deletes", "100", "-n", "100"}, "leave batch-delete none"},
+		// Duplicates would make two rows with the same label.
+		{"same level twice", []string{"-c", "2,2"}, "-c 2,2: 2 is given twice"},
+		{"same op twice", []string{"--ops", "write,write"}, "--ops write,write: write is given twice"},
+		// Output paths are checked before the run, not after it.
+		{"json is a directory", []string{"--json", dir}, "--json " + dir + ": is a directory"},
+		{"json in a missing directory", []string{"--json", filepath.Join(dir, "no", "x.json")}, "does not exist"},
+		{"html in /proc", []string{"--html", "/proc/x.html"}, "does not take new files"},
+		{"dir under a file", []string{"--dir", filepath.Join(writeFile(t, dir), "sub")}, "is not a directory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := plan(t, c.args...)
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a usage error with %q", err, c.want)
+			}
+		})
+	}
+	for _, ok := range [][]string{
+		{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "3"}, // the chunks' count
+		{"-w", "crud", "--deletes", "99", "-n", "100"},
+		{"-w", "crud", "--ops", "insert,delete", "--deletes", "100", "-n", "100"}, // no batch-delete after it
+		{"-w", "crud", "--ops", "insert,read", "-n", "100"},
+	} {
+		if _, err := plan(t, ok...); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A scenario file may come after flags; they override it as flags after
+// it do.
+func TestScenarioAfterFlags(t *testing.T) {
+	p := writeScenario(t, "run:\n  store: \"file:\"\n  n: 100\n")
+	app := testApp()
+	for _, args := range [][]string{
+		{p, "-n", "5", "-q"},
+		{"-n", "5", p, "-q"},
+		{"-q", "-n", "5", p},
+	} {
+		path, rest, ok := app.findScenario(args)
+		if !ok || path != p {
+			t.Fatalf("%v: no scenario found", args)
+		}
+		sc, err := app.loadScenario(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := app.planRun(sc.Steps[0].with(rest, nil, position{}).args, io.Discard)
+		if err != nil || pl.cfg.Count != 5 {
+			t.Fatalf("%v: count %v, err %v", args, pl, err)
+		}
+	}
+}
+
+// Flags given with a scenario replace the file's settings that contradict
+// them: -d the file's n, -n its d, -R its think; a step's settings do the
+// same to the common ones.
+func TestScenarioOverridesContradictingSettings(t *testing.T) {
+	cases := []struct {
+		name, body string
+		extra      []string
+		check      func(*runPlan) bool
+	}{
+		{"d replaces n", "run:\n  n: 100\n", []string{"-d", "1s"}, func(p *runPlan) bool { return p.cfg.Duration == time.Second && p.cfg.Count == 0 }},
+		{"n replaces d", "run:\n  d: 1s\n", []string{"-n", "7"}, func(p *runPlan) bool { return p.cfg.Duration == 0 && p.cfg.Count == 7 }},
+		{"R replaces think", "run:\n  think: 1ms\n", []string{"-R", "50"}, func(p *runPlan) bool { return p.cfg.Rate == 50 && p.cfg.ThinkMax == 0 }},
+		{"think replaces R", "run:\n  R: 50\n", []string{"--think", "1ms"}, func(p *runPlan) bool { return p.cfg.Rate == 0 && p.cfg.ThinkMax == time.Millisecond }},
+		{"w replaces workload", "run:\n  workload: point\n", []string{"-w", "bbs"}, func(p *runPlan) bool { return p.f.workload == "bbs" }},
+		{"a step's d replaces the common n", "run:\n  n: 100\nsteps:\n  - {d: 1s}\n", nil, func(p *runPlan) bool { return p.cfg.Duration == time.Second && p.cfg.Count == 0 }},
+		{"a step's stores replace the common ones", "run:\n  store: [\"file:\", \"sqlite:\"]\nsteps:\n  - {store: \"sqlite:\"}\n", nil, func(p *runPlan) bool { return len(p.specs) == 1 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			app := testApp()
+			sc, err := app.loadScenario(writeScenario(t, c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := app.planRun(sc.Steps[0].with(c.extra, nil, position{}).args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.check(p) {
+				t.Fatalf("settings not overridden: %+v", p.cfg)
+			}
+		})
+	}
+}
+
+// Every step is checked before any runs, and a bad setting in any step is
+// reported at its line and column.
+func TestScenarioStepsCheckedBeforeAnyRuns(t *testing.T) {
+	cases := []struct {
+		name, body, want string
+	}{
+		{"bad store option in step 2", "run:\n  n: 10\nsteps:\n  - {store: \"file:\"}\n  - {store: \"sqlite:?jurnal_mode=wal\"}\n", ":5:13: step 2: store sqlite:?jurnal_mode=wal: sqlite: unknown option \"jurnal_mode\""},
+		{"zero clients in step 2", "run:\n  store: \"file:\"\n  n: 10\nsteps:\n  - {c: 1}\n  - {c: 0}\n", ":6:9: step 2: -c 0"},
+		{"an option of another workload", "run:\n  store: \"file:\"\n  workload: range\n  dataset: records\n", ":4:12: --dataset does not apply to -w range"},
+		{"an option the step's workload does not take", "run:\n  store: \"file:\"\n  prefill: 10\nsteps:\n  - {n: 5}\n  - {workload: point}\n", ":3:12: step 2: --prefill does not apply to -w point"},
+		{"a workload's own check", "run:\n  store: \"sqlite:\"\n  workload: load\n  dataset-rows: 100\n  d: 1s\n", ":5:6: -d 1s does not fit -w load"},
+		{"json into a directory", "run:\n  store: \"file:\"\n  json: /tmp\n", ":3:9: --json /tmp: is a directory"},
+		{"duplicate key", "run:\n  n: 10\n  c: 2\n  n: 20\n", ":4:3: n is given twice"},
+		{"duplicate top key", "run:\n  n: 10\nrun:\n  n: 20\n", ":3:1: run is given twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeScenario(t, c.body)
+			out, errs, code := runCLI(t, testApp(), "run", p, "-q")
+			if code != ExitUsage || !strings.Contains(errs, p+c.want) {
+				t.Fatalf("exit %d, stderr %q, want %q", code, errs, c.want)
+			}
+			if out != "" {
+				t.Fatalf("a step ran before the bad one was found:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestHelpTopics(t *testing.T) {
+	for topic, want := range map[string]string{
+		"run": "Usage: kurabe run", "report": "Usage: kurabe report", "compare": "Usage: kurabe compare",
+		"serve": "Usage: kurabe serve", "probe": "Usage: kurabe probe", "dataset": "kurabe dataset",
+		"version": "Usage: kurabe version", "help": "kurabe compares data stores",
+	} {
+		out, errs, code := runCLI(t, testApp(), "help", topic)
+		if code != 0 || !strings.Contains(out, want) || errs != "" {
+			t.Errorf("help %s: exit %d, stdout %.60q, stderr %q; want %q", topic, code, out, errs, want)
+		}
+	}
+	out, _, code := runCLI(t, testApp(), "help", "dataset", "import")
+	if code != 0 || !strings.Contains(out, "Usage: kurabe dataset import") {
+		t.Errorf("help dataset import: exit %d, %.60q", code, out)
+	}
+	out, errs, code := runCLI(t, testApp(), "help", "bogus")
+	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `no help on "bogus"`) {
+		t.Errorf("help bogus: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// The language's default is said once, not "(default from ...)
+	// (default "en")".
+	out, _, _ = runCLI(t, testApp(), "help", "run")
+	if strings.Count(out[strings.Index(out, "-lang"):strings.Index(out, "-latest")], "default") != 1 {
+		t.Errorf("help run: --lang's default:\n%s", out[strings.Index(out, "-lang"):strings.Index(out, "-latest")])
+	}
+}
+
+// failingInserts is a fake: a real SQLite store whose sessions fail every
+// insert after the first after, to make a load fail part way.
+type failingInserts struct {
+	store.Store
+	after int
+}
+
+func (f *failingInserts) Open(ctx context.Context) (store.Session, error) {
+	s, err := f.Store.Open(ctx)
+	return &failingSession{Session: s, left: f.after}, err
+}
+
+type failingSession struct {
+	store.Session
+	left int
+}
+
+func (s *failingSession) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	if s.left == 0 {
+		return errors.New("fake: insert refused")
+	}
+	s.left--
+	return s.Session.Insert(ctx, t, row)
+}
+
+// A load that failed part way is not reported as loaded.
+func TestFailedLoadIsNotReportedLoaded(t *testing.T) {
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "failing",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			return &failingInserts{Store: st, after: 1500}, err
+		},
+	})
+	js := filepath.Join(t.TempDir(), "r.json")
+	out, errs, code := runCLI(t, app, "run", "-q", "--store", "failing:", "--prefill", "5000", "-n", "10", "--json", js)
+	if code != ExitFailed {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "loaded") || !strings.Contains(out, "loading the data set (failed after 1,000 rows): fake: insert refused") {
+		t.Fatalf("output:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Stores[0].Prepared) != 0 {
+		t.Fatalf("result records a load: %+v", doc.Stores[0].Prepared)
+	}
+}
+
+// interruptedStart is a fake: a real SQLite store whose Setup is where
+// Ctrl-C arrives, as it would while a managed server's installer runs, and
+// which then fails as the killed installer does.
+type interruptedStart struct {
+	store.Store
+	interrupt func()
+}
+
+func (s *interruptedStart) Setup(ctx context.Context, tables []*store.Table) error {
+	s.interrupt()
+	<-ctx.Done()
+	return errors.New("fake: mariadb-install-db failed: signal: killed")
+}
+
+// Ctrl-C while a store starts is no failure of that store, and the stores
+// whose turn never came say they did not start, instead of an empty line.
+func TestInterruptWhileAStoreStarts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "starting",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			return &interruptedStart{Store: st, interrupt: cancel}, err
+		},
+	})
+	var out, errb strings.Builder
+	err := app.Run(ctx, []string{"run", "-q", "--store", "starting:", "--store", "sqlite:", "-n", "10"}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		t.Fatalf("got %v, want exit %d", err, ExitInterrupted)
+	}
+	for _, want := range []string{"store starting: not started: interrupted", "store sqlite: not started: interrupted"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "FAILED") || strings.Contains(out.String(), "signal: killed") {
+		t.Errorf("an interrupted start reported as a failure:\n%s", out.String())
+	}
+}
+
+// tpcb on a store whose sessions cannot hold a transaction fails before
+// loading its 100,000 accounts, and claims no load. Starts PostgreSQL.
+func TestTPCBWithoutTransactionsFailsBeforeLoading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	out, errs, code := runCLI(t, testApp(), "run", "-q", "-w", "tpcb", "--store", "postgres:managed?connect=per-op", "-n", "10")
+	if code != ExitFailed {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "loading the data set: tpcb needs transactions") || strings.Contains(out, "loaded") || strings.Contains(out, "failed after") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+// The progress line says what a workload prepares, and nothing for a
+// board that starts empty (it said "loading the data set").
+func TestProgressSaysWhatIsPrepared(t *testing.T) {
+	app := testApp()
+	app.Terminal = func(io.Writer) bool { return true }
+	for _, c := range []struct {
+		args     []string
+		want, no string
+	}{
+		{[]string{"--ops", "write"}, "", "on the board"},
+		{[]string{"--ops", "write", "--prefill", "10"}, "putting 10 posts on the board (--prefill)", "putting 0"},
+	} {
+		_, errs, code := runCLI(t, app, append([]string{"run", "--store", "file:", "-n", "5", "-c", "1"}, c.args...)...)
+		if code != 0 || !strings.Contains(errs, c.want) || strings.Contains(errs, c.no) || strings.Contains(errs, "loading") {
+			t.Errorf("%v: exit %d, progress %q; want %q, not %q", c.args, code, errs, c.want, c.no)
+		}
+	}
+}
