@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -97,6 +98,9 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if file == "" {
 		return usageErr("kurabe dataset import: give the file, e.g. kurabe dataset import KEN_ALL.CSV")
 	}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return usageErr("%s is a directory; give Japan Post's KEN_ALL.CSV file (plain or .gz)", file)
+	}
 	if maxErrs < 0 {
 		return usageErr("--max-errors %d: want 0 or more", maxErrs)
 	}
@@ -115,7 +119,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if drv == nil {
 			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 		}
-		if sp.Target == "" {
+		if throwaway(sp) {
 			return usageErr("--store %s: an import into a store kurabe would throw away at exit is lost; give a path or an address, e.g. %s", sp, importExample(sp.Driver))
 		}
 		if st, err = drv.Open(ctx, sp, store.Env{}); err != nil {

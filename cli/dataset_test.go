@@ -160,6 +160,10 @@ func TestDatasetBadInput(t *testing.T) {
 		{"missing file", []string{"dataset", "import", "/nonexistent/KEN_ALL.CSV"}, "no such file"},
 		{"empty file", []string{"dataset", "import", empty}, "holds no records"},
 		{"throwaway store", []string{"dataset", "import", sampleKenAll, "--store", "sqlite:"}, "give a path"},
+		// A server kurabe starts is thrown away at exit too.
+		{"managed server", []string{"dataset", "import", sampleKenAll, "--store", "postgres:managed"}, "would throw away at exit is lost"},
+		// A directory is bad input, found before reading.
+		{"directory", []string{"dataset", "import", os.TempDir()}, "is a directory"},
 		{"unknown driver", []string{"dataset", "import", sampleKenAll, "--store", "nosuch:/x"}, "unknown driver"},
 		{"two files", []string{"dataset", "import", sampleKenAll, "other.csv"}, "one file"},
 		{"subcommand", []string{"dataset", "export"}, "list or import"},

@@ -130,10 +130,8 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := report.CheckLang(*f.lang); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	if f.jsonOut != "" {
-		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
-			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
-		}
+	if err := checkOutputFile(f.jsonOut); err != nil {
+		return usageErr("--json %s: %v", f.jsonOut, err)
 	}
 	var specs []store.Spec
 	for _, s := range f.stores {
@@ -144,7 +142,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if a.driver(sp.Driver) == nil {
 			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 		}
-		if !f.yes && sp.Target != "managed" && sp.Target != "" {
+		if !f.yes && !throwaway(sp) {
 			return usageErr("store %s is not a throwaway one: the log's statements would run on it as they are, writes and DROPs included, outside kurabe's own tables; give --yes if that is what you want, or replay on %s:managed", sp, sp.Driver)
 		}
 		specs = append(specs, sp)

@@ -119,8 +119,8 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if drv == nil {
 		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 	}
-	if f.cgi && sp.Target == "" && sp.Driver != "file" && sp.Driver != "sqlite" {
-		return usageErr("--cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
+	if f.cgi && throwaway(sp) && sp.Driver != "file" && sp.Driver != "sqlite" {
+		return usageErr("--cgi with store %s: each request's process would start a server of its own, and they cannot share one kurabe starts; give a running server's address, e.g. %s://user@127.0.0.1/db, or drop --cgi", sp, sp.Driver)
 	}
 	if err := checkListen(f.listen, f.public); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -130,10 +130,10 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 
-	// A store without a path lives in a data directory, temporary unless
-	// --dir or --keep.
+	// A store without a path, and a server kurabe starts, lives in a data
+	// directory, temporary unless --dir or --keep.
 	dir, kept := f.dir, f.keep || f.dir != ""
-	if sp.Target == "" || f.dir != "" {
+	if throwaway(sp) || f.dir != "" {
 		if dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usageErr("--dir %s: %v; choose a writable directory", dir, err)

@@ -137,6 +137,32 @@ func TestServeAnswersAndShutsDown(t *testing.T) {
 	}
 }
 
+// A managed server is a store without a path: without --dir it lives in
+// a temporary directory, removed on exit (docs/serve.md). Starts a real
+// PostgreSQL.
+func TestServeManagedServerWithoutDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	base, m, stop := startServe(t, testApp(), "--store", "postgres:managed", "--listen", "127.0.0.1:0")
+	dir := m[3]
+	if dir == "" || m[4] != "removed on exit" {
+		t.Fatalf("line: %q", m[0])
+	}
+	post(t, base, "test", "hogehoge")
+	var c struct{ Count int }
+	getJSON(t, base+"/posts/count", &c)
+	if c.Count != 1 {
+		t.Fatalf("count %d after one post", c.Count)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("temporary data %s still there", dir)
+	}
+}
+
 func TestServeDirKeepsData(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d")
 	base, m, stop := startServe(t, testApp(), "--store", "file:", "--dir", dir, "--listen", "127.0.0.1:0")
@@ -180,7 +206,10 @@ func TestServeBadInputIsOneLineExit2(t *testing.T) {
 		{"bad option", []string{"--store", "sqlite:?journal_mode=fast"}, "journal_mode"},
 		{"zero sessions", []string{"--sessions", "0"}, "--sessions 0"},
 		{"sessions with cgi", []string{"--cgi", "--sessions", "3"}, "does not apply with --cgi"},
-		{"cgi with a throwaway server", []string{"--cgi", "--store", "pgish:"}, "give the server's address"},
+		{"cgi with a throwaway server", []string{"--cgi", "--store", "pgish:"}, "give a running server's address"},
+		// managed is a server kurabe starts, as no path is: each CGI
+		// process would start its own.
+		{"cgi with a managed server", []string{"--cgi", "--store", "pgish:managed", "--dir", t.TempDir()}, "each request's process would start a server of its own"},
 		{"stray argument", []string{"sqlite:"}, "unexpected argument"},
 		{"unknown flag", []string{"--port", "3"}, "bad flags"},
 	}
