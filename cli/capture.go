@@ -93,8 +93,8 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *logOut == "" {
 		*logOut = "kurabe-capture-" + kind + ".log"
 	}
-	if err := checkWritableDir(filepath.Dir(*logOut)); err != nil {
-		return usageErr("--log %s: %v; choose a writable directory", *logOut, err)
+	if err := checkOutputFile(*logOut); err != nil {
+		return usageErr("--log %s: %v", *logOut, err)
 	}
 	if _, err := exec.LookPath(command[0]); err != nil {
 		return usageErr("cannot run %s: %v", command[0], err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"kurabe/stores"
@@ -124,14 +125,29 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case "version", "--version", "-version":
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
-		if len(args) > 1 && args[1] == "run" {
-			return a.run(ctx, []string{"-h"}, stdout, stdout)
+		if len(args) == 1 {
+			a.usage(stdout)
+			return nil
 		}
-		a.usage(stdout)
-		return nil
+		// help COMMAND [SUBCOMMAND] is COMMAND [SUBCOMMAND] -h, on stdout.
+		topic := args[1:]
+		switch {
+		case !slices.Contains(commands, topic[0]) || len(topic) > 1 && topic[0] != "dataset" || len(topic) > 2:
+			return usageErr("no help on %q; ask about a command: %s", strings.Join(topic, " "), strings.Join(commands, ", "))
+		case topic[0] == "help":
+			a.usage(stdout)
+			return nil
+		case topic[0] == "version":
+			fmt.Fprintln(stdout, "Usage: kurabe version\n\nPrints kurabe's version, as every result records it.")
+			return nil
+		}
+		return a.Run(ctx, append(slices.Clone(topic), "-h"), stdout, stdout)
 	}
-	return usageErr("unknown command %q; commands are: run, report, compare, serve, http, replay, capture, probe, dataset, version, help", args[0])
+	return usageErr("unknown command %q; commands are: %s", args[0], strings.Join(commands, ", "))
 }
+
+// commands are kurabe's commands, for messages.
+var commands = []string{"run", "report", "compare", "serve", "http", "replay", "capture", "probe", "dataset", "version", "help"}
 
 func (a *App) usage(w io.Writer) {
 	var ws, ss []string
@@ -161,7 +177,7 @@ Usage:
   kurabe dataset [list | import KEN_ALL.CSV [--store SPEC]]
                           the data sets; check and load Japan Post's postal-code file
   kurabe version          print the version
-  kurabe help run         list every flag of run
+  kurabe help COMMAND     a command's flags, e.g. kurabe help run
 
 Without flags, kurabe run compares an append-only file and SQLite on the
 bbs workload (write, read-all, read-latest, mix) in a temporary directory.

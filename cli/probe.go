@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"kurabe/probe"
@@ -37,6 +36,12 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; give the directory with --dir", fs.Arg(0))
 	}
+	switch {
+	case cfg.Duration <= 0:
+		return usageErr("--duration %v: want a positive time per measurement, e.g. 3s", cfg.Duration)
+	case maxMiB < 1:
+		return usageErr("--max-mib %d: want 1 or more MiB", maxMiB)
+	}
 	cfg.MaxBytes = maxMiB << 20
 	if err := cfg.Validate(); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -44,10 +49,8 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := checkWritableDir(cfg.Dir); err != nil {
 		return usageErr("--dir %s: %v; choose a writable directory", cfg.Dir, err)
 	}
-	if jsonOut != "" {
-		if err := checkWritableDir(filepath.Dir(jsonOut)); err != nil {
-			return usageErr("--json %s: %v; choose a writable directory", jsonOut, err)
-		}
+	if err := checkOutputFile(jsonOut); err != nil {
+		return usageErr("--json %s: %v", jsonOut, err)
 	}
 	res, err := probe.Run(ctx, cfg)
 	if ctx.Err() != nil {

@@ -48,11 +48,17 @@ func TestProbeRejectsBadInput(t *testing.T) {
 		// A directory that does not exist cannot be probed.
 		{"missing dir", []string{"--dir", "/nonexistent/kurabe"}, "writable directory"},
 		// The time per measurement must be positive.
-		{"zero duration", []string{"--duration", "0s"}, "positive time"},
+		// The time per measurement must be positive; the error names the flag.
+		{"zero duration", []string{"--duration", "0s"}, "--duration 0s: want a positive time"},
+		// A directory whose filesystem takes no files (/proc) says so, not
+		// "no such file or directory".
+		{"proc", []string{"--dir", "/proc"}, "does not take new files"},
+		// --json into a directory is found before the probe runs.
+		{"json is a directory", []string{"--json", os.TempDir()}, "is a directory"},
 		// Directories come with --dir, not as arguments.
 		{"argument", []string{"/tmp"}, "--dir"},
 		// The sequential file needs room for one block.
-		{"tiny size", []string{"--max-mib", "0"}, "at least one block"},
+		{"tiny size", []string{"--max-mib", "0"}, "--max-mib 0: want 1 or more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"kurabe/report"
@@ -48,7 +47,7 @@ func readDocs(paths []string) ([]*result.Document, error) {
 }
 
 func langFlag(fs *flag.FlagSet) *string {
-	return fs.String("lang", report.DefaultLang(os.Getenv), "language of headings, labels and the notes under the tables: "+strings.Join(report.Langs, ", ")+" (default from LC_ALL, LC_MESSAGES or LANG)")
+	return fs.String("lang", report.DefaultLang(os.Getenv), "language of headings, labels and the notes under the tables: "+strings.Join(report.Langs, ", ")+"; when not given, LC_ALL, LC_MESSAGES or LANG chooses")
 }
 
 func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -78,10 +77,8 @@ func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, ok := report.Formats[*format]; !ok {
 		return usageErr("unknown --format %q; choose from %s", *format, strings.Join(report.FormatNames(), ", "))
 	}
-	if *htmlOut != "" {
-		if err := checkWritableDir(filepath.Dir(*htmlOut)); err != nil {
-			return usageErr("--html %s: %v; choose a writable directory", *htmlOut, err)
-		}
+	if err := checkOutputFile(*htmlOut); err != nil {
+		return usageErr("--html %s: %v", *htmlOut, err)
 	}
 	for _, dir := range []struct{ flag, path string }{{"png", *pngDir}, {"svg", *svgDir}} {
 		if dir.path == "" {

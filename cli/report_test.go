@@ -205,7 +205,7 @@ func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
 		{"not a result", []string{"report", notJSON}, "not a kurabe result"},
 		{"bad format", []string{"report", good, "--format", "pdf"}, "--format"},
 		{"bad lang", []string{"report", good, "--lang", "fr"}, "--lang"},
-		{"html in a missing dir", []string{"report", good, "--html", filepath.Join(dir, "no", "such", "r.html")}, "writable"},
+		{"html in a missing dir", []string{"report", good, "--html", filepath.Join(dir, "no", "such", "r.html")}, "does not exist"},
 		{"png dir is a file", []string{"report", good, "--png", notJSON}, "--png"},
 		{"unknown flag", []string{"report", good, "--pdf", "x"}, "bad flags"},
 		{"compare one file", []string{"compare", good}, "two results"},
