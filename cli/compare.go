@@ -19,7 +19,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "text", "table format: text or markdown")
 	lang := langFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store and operation in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -41,7 +41,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	c := report.Compare(docs[0], docs[1])
 	if len(c.Rows) == 0 {
-		return usageErr("%s and %s have no store and operation in common (old: %s; new: %s)", paths[0], paths[1],
+		return usageErr("%s and %s have no store, operation and client level in common (old: %s; new: %s)", paths[0], paths[1],
 			strings.Join(c.OnlyOld, ", "), strings.Join(c.OnlyNew, ", "))
 	}
 	return report.WriteCompare(stdout, c, *format, *lang)

@@ -75,7 +75,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	fs.StringVar(&storeSpec, "store", "", "also load the records into this store's postal table, e.g. sqlite:/tmp/postal.db or postgres://user@127.0.0.1/app (kurabe's own table; made anew)")
 	fs.Var(&rows, "rows", "load only the first N records (default all)")
 	fs.BoolVar(&skipBad, "skip-bad", false, "load the good records of a file with malformed rows (by default nothing is loaded then)")
-	fs.IntVar(&maxErrs, "max-errors", 20, "malformed rows listed in full")
+	fs.IntVar(&maxErrs, "max-errors", 20, "reported rows (malformed, or part of an incomplete record) listed in full")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: kurabe dataset import FILE [flags]\n\nReads Japan Post's KEN_ALL.CSV (CP932 as published, or UTF-8; plain or\ngzip-compressed), joins each town name continued over several rows back\ninto one record, and reports rows, records, rows joined and every malformed\nrow with its line. With --store it loads the records into the store.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -164,7 +164,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		fmt.Fprintln(stdout, "  "+e.Error())
 	}
 	if bad > len(errs) {
-		fmt.Fprintf(stdout, "  … and %d more malformed rows (--max-errors to list them)\n", bad-len(errs))
+		fmt.Fprintf(stdout, "  … and %d more rows reported (--max-errors to list them)\n", bad-len(errs))
 	}
 	if n == 0 {
 		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
@@ -174,7 +174,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if st != nil {
 			what = "nothing was loaded; " + what
 		}
-		return fmt.Errorf("%s: %d malformed rows; %s", file, bad, what)
+		return fmt.Errorf("%s: %d rows reported (malformed, or part of an incomplete record); %s", file, bad, what)
 	}
 	if st == nil {
 		fmt.Fprintf(stdout, "ok: run workloads on it with --dataset-file %s\n", file)

@@ -38,7 +38,9 @@ func readDocs(paths []string) ([]*result.Document, error) {
 	var docs []*result.Document
 	for _, p := range paths {
 		d, err := result.ReadFile(p)
-		if err != nil {
+		if _, newer := err.(*result.NewerError); newer {
+			return nil, usageErr("%v", err)
+		} else if err != nil {
 			return nil, usageErr("%v; give a file written by kurabe run --json", err)
 		}
 		docs = append(docs, d)

@@ -319,6 +319,11 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// NewerError is ReadFile's error for a result written by a newer kurabe.
+type NewerError struct{ msg string }
+
+func (e *NewerError) Error() string { return e.msg }
+
 // ReadFile reads a result document.
 func ReadFile(path string) (*Document, error) {
 	b, err := os.ReadFile(path)
@@ -336,7 +341,7 @@ func ReadFile(path string) (*Document, error) {
 	case d.Schema < 1:
 		return nil, fmt.Errorf("%s is not a kurabe result: it has no \"schema\" of 1 or more", path)
 	case d.Schema > Schema:
-		return nil, fmt.Errorf("%s has result schema %d, newer than this kurabe reads (1 to %d); upgrade kurabe", path, d.Schema, Schema)
+		return nil, &NewerError{fmt.Sprintf("%s has result schema %d, newer than this kurabe reads (1 to %d); upgrade kurabe", path, d.Schema, Schema)}
 	}
 	for i := range d.Stores {
 		for j := range d.Stores[i].Phases {
