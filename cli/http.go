@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.Bool("b", true, "siege's benchmark mode (kurabe never waits between requests unless asked)")
 
 	var urls []string
+	args = joinedFlags(fs, args)
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
@@ -110,7 +112,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 				fs.PrintDefaults()
 				return nil
 			}
-			return usageErr("%v; see kurabe http -h", err)
+			return usageErr("%s; see kurabe http -h", flagErr(err))
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -132,7 +134,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	render, ok := report.HTTPFormats[f.format]
 	if !ok {
-		return usageErr("unknown --format %q; choose from %s", f.format, strings.Join(report.HTTPFormatNames(), ", "))
+		return usageErr("unknown --format %s; choose from %s", httpload.Quote(f.format), strings.Join(report.HTTPFormatNames(), ", "))
 	}
 	if err := report.CheckLang(*lang); err != nil {
 		return usageErr("--lang: %v", err)
@@ -145,6 +147,11 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cfg.UserAgent = "kurabe/" + Version
 	w, err := httpload.New(cfg)
 	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	// A server that is not there would fail every request at once: say so
+	// before the run, as ab does (it stops at the first refused connect).
+	if err := w.Preflight(ctx); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if ecfg.Seed == 0 {
@@ -187,9 +194,9 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch h := ph.HTTP; {
 	case doc.Interrupted:
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
+		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.HTTPInterruptedLine(*lang))}
 	case h.Failed > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d of %d requests failed; the report breaks them down by class", h.Failed, h.Requests)}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.HTTPFailedLine(*lang, h.Failed, h.Requests))}
 	}
 	return nil
 }
@@ -219,7 +226,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		}
 		d, err := httpSeconds(dur)
 		if err != nil || d <= 0 {
-			return bad("-t %q: want a time such as 30 (seconds), 30s, 500ms or 5M", dur)
+			return bad("-t %s: want a time such as 30 (seconds), 30s, 500ms or 5M", httpload.Quote(dur))
 		}
 		ecfg.Count, ecfg.Duration = 0, d
 	} else if f.n < 1 {
@@ -244,24 +251,25 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		ecfg.Clients = int(ecfg.Count) // as ab, never more clients than requests
 	}
 	if cfg.Timeout, err = httpSeconds(f.timeout); err != nil || cfg.Timeout <= 0 {
-		return bad("-s %q: want a timeout such as 30 (seconds) or 500ms", f.timeout)
+		return bad("-s %s: want a timeout such as 30 (seconds) or 500ms", httpload.Quote(f.timeout))
 	}
 	cfg.Random = f.random
 	cfg.Close = f.close
 
 	// What every request carries.
+	// A header or cookie given wrong is not quoted: it may hold a secret.
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return bad("-H %q: want \"Name: value\"", h)
+			return bad("-H: want \"Name: value\", e.g. -H \"Accept: application/json\"; the one given has no name before a colon (not shown, in case it holds a secret)")
 		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: name, Value: strings.TrimSpace(value)})
 	}
 	if len(f.cookies) > 0 {
 		for _, c := range f.cookies {
 			if !strings.Contains(c, "=") {
-				return bad("-C %q: want name=value", c)
+				return bad("-C: want name=value; the cookie given has no = (not shown, in case it holds a secret)")
 			}
 		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: "Cookie", Value: strings.Join(f.cookies, "; ")})
@@ -279,7 +287,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		for _, s := range strings.Split(f.expectStatus, ",") {
 			code, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || code < 100 || code > 599 {
-				return bad("--expect-status %q: want status codes such as 200 or 200,302", f.expectStatus)
+				return bad("--expect-status %s: want status codes such as 200 or 200,302", httpload.Quote(f.expectStatus))
 			}
 			exp.Status = append(exp.Status, code)
 		}
@@ -318,19 +326,33 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 			return bad("--random is for URL lists; a flow runs its steps in order")
 		}
 		opt := flow.Options{Expect: exp}
+		// The values of variables named like secrets stay out of messages.
+		var secrets []string
+		for _, kv := range f.sets {
+			if name, value, ok := strings.Cut(kv, "="); ok && httpload.SecretName(name) {
+				secrets = append(secrets, value)
+			}
+		}
+		hide := func(err error) string { return httpload.Scrub(httpload.RedactText(err.Error()), secrets) }
 		for _, kv := range f.sets {
 			st, err := flow.ParseSetting(kv)
 			if err != nil {
-				return bad("--set %v", err)
+				return bad("--set %s", hide(err))
 			}
 			opt.Set = append(opt.Set, st)
 		}
 		if len(urls) == 1 {
-			opt.Base = urls[0]
+			// The base may carry user:password (sent as basic
+			// authentication); everything recorded shows xxxxx instead.
+			base, err := httpload.CheckURL(urls[0], true)
+			if err != nil {
+				return bad("--flow: the base URL %v", err)
+			}
+			opt.Base = base
 		}
 		fl, err := flow.ParseFile(f.flowFile, opt)
 		if err != nil {
-			return bad("%v", err)
+			return bad("%s", hide(err))
 		}
 		cfg.Flow = fl
 		return cfg, ecfg, cfg.Validate()
@@ -414,63 +436,148 @@ func httpSeconds(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
-// secretName matches --set variables whose values are kept out of the
-// result document.
-var secretName = regexp.MustCompile(`(?i)pass|secret|token|key|auth|cookie`)
-
-// httpRedact hides credentials in the command line kept in the result.
+// httpRedact hides credentials in the command line kept in the result:
+// the values of -A and -C, of -H headers and --set variables named like
+// secrets (httpload.SecretName), and URL passwords and secret query
+// parameters. args are the arguments after joinedFlags.
 func httpRedact(args []string) []string {
-	out := make([]string, len(args))
-	hide := false
-	hidden := map[int]string{}
-	for i, a := range args {
-		out[i] = a
-		if h, ok := hidden[i]; ok {
-			out[i] = h
-			continue
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			for j := i + 1; j < len(out); j++ {
+				out[j] = httpload.RedactURL(out[j])
+			}
+			break
 		}
-		if hide {
-			out[i] = "REDACTED"
-			hide = false
+		if !strings.HasPrefix(a, "-") {
+			out[i] = httpload.RedactURL(a)
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		secret := name == "A" || name == "C"
-		if name == "set" {
-			// A variable named like a secret (password=...) keeps its name.
-			next := val
-			if !hasVal && i+1 < len(args) {
-				next = args[i+1]
-			}
-			if v, _, ok := strings.Cut(next, "="); ok && secretName.MatchString(v) {
-				if hasVal {
-					out[i] = a[:len(a)-len(val)] + v + "=REDACTED"
-				} else {
-					hidden[i+1] = v + "=REDACTED"
+		var hide func(string) string
+		switch name {
+		case "A", "C":
+			hide = func(string) string { return "REDACTED" }
+		case "H":
+			hide = func(h string) string {
+				name, _, ok := strings.Cut(h, ":")
+				switch {
+				case !ok:
+					return "REDACTED" // no name: it may be all secret
+				case httpload.SecretName(name):
+					return name + ": REDACTED"
 				}
+				return h
 			}
-			continue
-		}
-		if name == "H" {
-			// Only the value of an Authorization or Cookie header is secret.
-			next := val
-			if !hasVal && i+1 < len(args) {
-				next = args[i+1]
+		case "set":
+			// A variable named like a secret (password=...) keeps its name.
+			hide = func(kv string) string {
+				if name, _, ok := strings.Cut(kv, "="); ok && httpload.SecretName(name) {
+					return name + "=REDACTED"
+				}
+				return kv
 			}
-			h := strings.ToLower(strings.TrimSpace(next))
-			secret = strings.HasPrefix(h, "authorization:") || strings.HasPrefix(h, "cookie:")
-		}
-		if !secret {
+		default:
 			continue
 		}
 		if hasVal {
-			out[i] = a[:len(a)-len(val)] + "REDACTED"
-		} else {
-			hide = true
+			out[i] = a[:len(a)-len(val)] + hide(val)
+		} else if i+1 < len(out) {
+			i++
+			out[i] = hide(out[i])
 		}
 	}
 	return out
+}
+
+// joinedFlags splits ab's joined short flags, as getopt reads them, so
+// that ab command lines paste unchanged: -n10 is -n 10, -HName: v is
+// -H "Name: v", -kc10 is -k -c 10. An argument that names a flag of its
+// own (-close, -random) or is the value of the flag before it is left.
+func joinedFlags(fs *flag.FlagSet, args []string) []string {
+	isBool := func(f *flag.Flag) bool {
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		return ok && b.IsBoolFlag()
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			out = append(out, a)
+			continue
+		}
+		name, _, hasVal := strings.Cut(a[1:], "=")
+		if f := fs.Lookup(name); f != nil {
+			out = append(out, a)
+			if !hasVal && !isBool(f) && i+1 < len(args) {
+				i++
+				out = append(out, args[i]) // the flag's value, whatever it looks like
+			}
+			continue
+		}
+		// -kc10: bool flags, then one that takes the rest (or the next
+		// argument) as its value.
+		var split []string
+		valueNext := false
+		ok := false
+		for k := 1; k < len(a); k++ {
+			f := fs.Lookup(a[k : k+1])
+			if f == nil {
+				break
+			}
+			split = append(split, "-"+a[k:k+1])
+			if !isBool(f) {
+				if k+1 < len(a) {
+					split = append(split, a[k+1:])
+				} else {
+					valueNext = true
+				}
+				ok = true
+				break
+			}
+			ok = k == len(a)-1
+		}
+		if !ok {
+			out = append(out, a) // flag's own error names it
+			continue
+		}
+		out = append(out, split...)
+		if valueNext && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// flagErr is the flag package's error with an undefined flag's name cut
+// at its first character that cannot be part of a name: "-XAuthorization:
+// Bearer T" must not print the token.
+func flagErr(err error) string {
+	msg := err.Error()
+	const undefined = "flag provided but not defined: "
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		end := strings.IndexFunc(name, func(r rune) bool {
+			return !(r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		})
+		if end >= 0 {
+			name = name[:end] + "…"
+		}
+		if len(name) > 40 {
+			name = name[:40] + "…"
+		}
+		return undefined + name
+	}
+	return msg
+}
+
+// flagGiven reports whether the flag name was on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -361,7 +362,14 @@ func TestHTTPHelp(t *testing.T) {
 
 func TestHTTPRedact(t *testing.T) {
 	got := strings.Join(httpRedact([]string{"-A", "u:p", "-C=s=1", "-H", "Authorization: Bearer x", "-H", "Accept: */*", "-n", "3"}), " ")
-	if got != "-A REDACTED -C=REDACTED -H REDACTED -H Accept: */* -n 3" {
+	if got != "-A REDACTED -C=REDACTED -H Authorization: REDACTED -H Accept: */* -n 3" {
+		t.Fatalf("got %q", got)
+	}
+	// Any header named like a secret, a header without a name, URL
+	// passwords and secret query parameters.
+	got = strings.Join(httpRedact([]string{"-H", "X-Api-Key: K", "-H=X-Auth-Token: T", "-H", "Proxy-Authorization: Basic Zm9v", "-H", "Bearer T",
+		"-H", "X-Session-Id: S", "-p", "post.txt", "http://u:SECRET@h:1/x?api_key=Q&n=1", "--", "http://h/?token=T"}), " ")
+	if got != "-H X-Api-Key: REDACTED -H=X-Auth-Token: REDACTED -H Proxy-Authorization: REDACTED -H REDACTED -H X-Session-Id: REDACTED -p post.txt http://u:xxxxx@h:1/x?api_key=xxxxx&n=1 -- http://h/?token=xxxxx" {
 		t.Fatalf("got %q", got)
 	}
 	// --set keeps the names, and the values of those named like secrets.
@@ -421,5 +429,148 @@ func TestHTTPSeconds(t *testing.T) {
 		if got, err := httpSeconds(in); err != nil || got != want {
 			t.Errorf("%s: got %v %v, want %v", in, got, err, want)
 		}
+	}
+}
+
+// ab's joined short flags, as getopt reads them: ab command lines paste
+// unchanged.
+func TestHTTPJoinedFlags(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.String("n", "", "")
+	fs.String("c", "", "")
+	fs.String("H", "", "")
+	fs.String("p", "", "")
+	fs.Bool("k", false, "")
+	fs.Bool("q", false, "")
+	fs.Bool("close", false, "")
+	fs.String("flow", "", "")
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"-n10", "-c4", "-HAuthorization: Bearer T", "http://h/"}, []string{"-n", "10", "-c", "4", "-H", "Authorization: Bearer T", "http://h/"}},
+		{[]string{"-kc", "10", "-kq", "-kc4"}, []string{"-k", "-c", "10", "-k", "-q", "-k", "-c", "4"}},
+		{[]string{"-close", "-flow", "f.yaml", "-n=5", "--c=3"}, []string{"-close", "-flow", "f.yaml", "-n=5", "--c=3"}},
+		// A flag's value is left alone, whatever it looks like.
+		{[]string{"-p", "-n10", "-H", "-kc"}, []string{"-p", "-n10", "-H", "-kc"}},
+		// Unknown letters: the flag package's error names the argument.
+		{[]string{"-xyz", "-kx"}, []string{"-xyz", "-kx"}},
+		{[]string{"--", "-n10"}, []string{"--", "-n10"}},
+	} {
+		if got := joinedFlags(fs, c.in); !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+	s := newHTTPCounting(t)
+	if _, errs, code := httpCLI(t, "-n10", "-c2", "-HX-A: 1", "-kq", s.URL+"/j"); code != 0 || s.n.Load() != 10 {
+		t.Fatalf("exit %d, %d requests: %s", code, s.n.Load(), errs)
+	}
+}
+
+// Credentials stay out of the result document and the output: a password
+// in a flow's base URL (on the command line or in the file), a --set
+// variable named like a secret, headers named like secrets.
+func TestHTTPCredentialsStayOut(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	dir := t.TempDir()
+	fl := filepath.Join(dir, "f.yaml")
+	withPassword := strings.Replace(ts.URL, "http://", "http://u:SECRET1@", 1)
+	os.WriteFile(fl, []byte("base: "+strings.Replace(ts.URL, "http://", "http://v:SECRET2@", 1)+"\nsteps:\n  - url: /err500?api_key={{api_key}}&k={{key2}}\n"), 0o644)
+	for _, args := range [][]string{
+		{"--flow", fl, "-n", "2", "--set", "api_key=APIKEY77", "--set=key2=KEYTWO22", "-H", "X-Api-Key: HDR12345", "-HX-Auth-Token: TOK54321", withPassword},
+		{"--flow", fl, "-n", "2", "--set", "api_key=APIKEY77", "--set=key2=KEYTWO22", "-H", "Proxy-Authorization: Basic HDR12345", "-H", "X-Session-Id: TOK54321"},
+	} {
+		js := filepath.Join(dir, "r.json")
+		out, errs, code := httpCLI(t, append(args, "--json", js)...)
+		if code != ExitFailed || !strings.Contains(out, "/err500?api_key=xxxxx&k=xxxxx): 500") {
+			t.Fatalf("exit %d: %s\n%s", code, errs, out)
+		}
+		data, _ := os.ReadFile(js)
+		for _, secret := range []string{"SECRET1", "SECRET2", "APIKEY77", "KEYTWO22", "HDR12345", "TOK54321"} {
+			if strings.Contains(string(data), secret) || strings.Contains(out, secret) || strings.Contains(errs, secret) {
+				t.Errorf("%v: %s is recorded or printed", args, secret)
+			}
+		}
+	}
+	// A URL with credentials is refused (-A gives them), and the message
+	// hides the password, also when it comes from the environment through
+	// a URL file.
+	_, errs, code := httpCLI(t, "-n", "4", "http://bob:PWBOB42@127.0.0.1:3001/x")
+	if code != ExitUsage || strings.Contains(errs, "PWBOB42") || !strings.Contains(errs, `"http://bob:xxxxx@127.0.0.1:3001/x": give credentials with -A`) {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	uf := filepath.Join(dir, "u.txt")
+	os.WriteFile(uf, []byte("http://bob:$(KURABE_TEST_PW)@127.0.0.1:3001/x\n"), 0o644)
+	t.Setenv("KURABE_TEST_PW", "ENVPW987")
+	if _, errs, code := httpCLI(t, "-f", uf); code != ExitUsage || strings.Contains(errs, "ENVPW987") || !strings.Contains(errs, "u.txt:1: ") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Flags given wrong do not repeat what may be a secret.
+	for _, args := range [][]string{{"-H", "Bearer TOKEN9", "http://h/"}, {"-XAuthorization: Bearer TOKEN9", "http://h/"}, {"-C", "TOKEN9", "http://h/"}} {
+		if _, errs, code := httpCLI(t, args...); code != ExitUsage || strings.Contains(errs, "TOKEN9") {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+}
+
+// Bad URLs are refused before anything is sent, in one line, exit 2; a
+// space in a query is sent escaped.
+func TestHTTPBadURLs(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"http://127.0.0.1:99999/", "port 99999 is out of range"},
+		{"http://127.0.0.1:3001/a\tb", "control character"},
+		{"http:///x", "has no host"},
+		{"http://h/100%", "starts no escape"},
+	} {
+		out, errs, code := httpCLI(t, "-n", "2", c.url)
+		if code != ExitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 || out != "" {
+			t.Errorf("%q: exit %d: %q", c.url, code, errs)
+		}
+	}
+	s := newHTTPCounting(t)
+	if _, errs, code := httpCLI(t, "-n", "2", s.URL+"/posts?limit=1 2"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if paths, _ := s.seen(); paths["GET /posts?limit=1%202"] != 2 {
+		t.Fatalf("server saw %v", paths)
+	}
+	// A flow whose base has a port out of range.
+	fl := filepath.Join(t.TempDir(), "f.yaml")
+	os.WriteFile(fl, []byte("steps:\n  - url: /x\n"), 0o644)
+	if _, errs, code := httpCLI(t, "--flow", fl, "http://127.0.0.1:70000"); code != ExitUsage || !strings.Contains(errs, "port 70000 is out of range") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// A server that is not running stops the run before it starts, in one
+// line, instead of tens of thousands of failures a second.
+func TestHTTPNothingListening(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	addr := ts.Listener.Addr().String()
+	ts.Close()
+	start := time.Now()
+	out, errs, code := httpCLI(t, "-t", "1s", "-c", "2", "http://"+addr+"/")
+	if code != ExitUsage || out != "" || errs != "kurabe: nothing listens on "+addr+" (connection refused): start the server or check the URL\n" || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("exit %d after %v: %q %q", code, time.Since(start), errs, out)
+	}
+}
+
+// With --lang ja, the closing line is Japanese too.
+func TestHTTPClosingLineInJapanese(t *testing.T) {
+	s := newHTTPCounting(t)
+	_, errs, code := httpCLI(t, "-n", "4", "--lang", "ja", s.URL+"/fail", s.URL+"/ok")
+	if code != ExitFailed || !strings.Contains(errs, "kurabe: 4 件中 2 件のリクエストが失敗しました") {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+}
+
+// An unnamed flow step is "step 1" in messages, not "step step 1".
+func TestHTTPUnnamedStep(t *testing.T) {
+	s := newHTTPCounting(t)
+	fl := filepath.Join(t.TempDir(), "f.yaml")
+	os.WriteFile(fl, []byte("steps:\n  - url: /fail\n"), 0o644)
+	out, _, code := httpCLI(t, "--flow", fl, "-n", "1", s.URL)
+	if code != ExitFailed || !strings.Contains(out, "first: step 1 (GET "+s.URL+"/fail): 503") || strings.Contains(out, "step step") {
+		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }

@@ -114,7 +114,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		cfg.Speed = v
 	}
-	if f.clients < 0 {
+	if f.clients < 0 || f.clients == 0 && flagGiven(fs, "clients") {
 		return usageErr("--clients %d: want 1 or more (or leave it out for one client per session)", f.clients)
 	}
 	var err error

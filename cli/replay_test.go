@@ -64,6 +64,7 @@ func TestReplayBadInput(t *testing.T) {
 		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "0"}, "--speed"},
 		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--delay", "5ms-1ms"}, "--delay"},
 		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--clients", "-1"}, "--clients"},
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--clients", "0"}, "--clients 0: want 1 or more"},
 		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--pg-prefix", "%m "}, "%c"},
 		{[]string{"--pg-log", pg, "--store", "nosuch:"}, "unknown driver"},
 		// A server kurabe does not run needs --yes: the log writes to it.

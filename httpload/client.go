@@ -32,7 +32,11 @@ type client struct {
 	cur  int // the URL the request is set up for, or -1
 	st   *flow.State
 	buf  []byte // rendering scratch
+	esc  []byte // a rendered URL, percent-encoded where it must be
 	errs []cachedErr
+	// backoff is the pause after a request that could not connect,
+	// doubled on each such request up to maxBackoff, 0 after a response.
+	backoff time.Duration
 
 	stats clientStats
 }
@@ -150,7 +154,7 @@ func (c *client) build(s *flow.Step) {
 	r.Reset()
 	r.Header.SetMethod(s.Method)
 	c.buf = s.URL.Append(c.buf[:0], c.st)
-	r.SetRequestURIBytes(c.buf)
+	r.SetRequestURIBytes(c.escaped(c.buf))
 	for _, h := range c.w.cfg.Headers {
 		r.Header.Set(h.Name, h.Value)
 	}
@@ -169,6 +173,20 @@ func (c *client) build(s *flow.Step) {
 	}
 }
 
+// escaped returns the rendered URL u, percent-encoded where a request
+// line cannot carry it as it is (a variable's value with a space, drawn
+// without |url): one pass over the URL, and a copy only when needed.
+func (c *client) escaped(u []byte) []byte {
+	start := urlPathStart(u)
+	for i := start; i < len(u); i++ {
+		if mustEscape(u, i) {
+			c.esc = appendEscaped(c.esc[:0], u, start)
+			return c.esc
+		}
+	}
+	return u
+}
+
 // Body and Header let flow extractions read the response.
 func (c *client) Body() []byte { return c.resp.Body() }
 
@@ -181,7 +199,16 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 	tm.begin()
 	t0 := tm.since()
 	c.sess.busy.Store(int64(t0) + 1)
+	dials := tm.dials
 	err := c.sess.hosts[origin].Do(c.req, c.resp)
+	if err != nil && tm.dials == dials && tm.firstByte < 0 && unanswered(err) && c.sess.busy.Load() != killed {
+		// A kept-alive connection the server had closed: send the request
+		// again on a new one, once (see leanConn.roundTrip). fasthttp has
+		// closed the old connection, so Do dials.
+		tm.reconnects++
+		tm.writeStart, tm.firstByte, tm.awaiting = -1, -1, false
+		err = c.sess.hosts[origin].Do(c.req, c.resp)
+	}
 	t1 := tm.since()
 	if c.sess.busy.Swap(0) == killed {
 		err = c.killed(func() { c.sess.hosts[origin].CloseIdleConnections() }, err)
@@ -226,7 +253,25 @@ func (c *client) setServer(v []byte) {
 	c.stats.server = append([]byte{}, v...)
 }
 
+// unanswered reports whether fasthttp failed a request because the
+// connection was closed before any byte of the response: fasthttp turns
+// any error on the first byte into ErrConnectionClosed; a write to a
+// closed connection fails with EPIPE or ECONNRESET.
+func unanswered(err error) bool {
+	return errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// maxBackoff is the longest pause after a failed connect.
+const maxBackoff = 100 * time.Millisecond
+
 // failed counts a request that got no response and returns its error.
+// After a request that could not connect (nothing listening, a failed TLS
+// handshake), the client pauses before its next, from 1 ms doubling to
+// 100 ms while connecting keeps failing: without it, a refused connect
+// returns at once and each client would spin through tens of thousands
+// of failures a second at a full core. Every such request still counts
+// as a failure; the pause ends with the next response.
 func (c *client) failed(ti int, bodyOut int64, err error) error {
 	s := &c.stats
 	ts := &s.targets[ti]
@@ -235,7 +280,14 @@ func (c *client) failed(ti int, bodyOut int64, err error) error {
 	s.bodyOut += bodyOut
 	s.failed++
 	ts.failed++
-	return c.transportErr(ti, err)
+	var de *dialError
+	refused := errors.As(err, &de)
+	err = c.transportErr(ti, err)
+	if refused {
+		c.backoff = min(max(2*c.backoff, time.Millisecond), maxBackoff)
+		time.Sleep(c.backoff)
+	}
+	return err
 }
 
 // record counts a request that got a response of n body bytes (body
@@ -245,6 +297,7 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	tm := &c.sess.tm
 	s := &c.stats
 	ts := &s.targets[ti]
+	c.backoff = 0
 	s.requests++
 	ts.requests++
 	s.bodyOut += bodyOut
@@ -315,20 +368,49 @@ func (c *client) cached(ti, key int) error {
 	return nil
 }
 
+// keep makes the error of a class, with its message scrubbed of secrets,
+// and caches it for (ti, key).
 func (c *client) keep(ti, key int, class, msg string) error {
 	if c.w.cfg.Flow != nil {
 		class = c.w.cfg.Flow.Steps[ti].Name + ": " + class
 	}
-	err := &store.ClassError{Class: class, Err: errors.New(msg)}
+	err := &store.ClassError{Class: class, Err: errors.New(c.scrub(ti, msg))}
 	c.errs = append(c.errs, cachedErr{target: ti, key: key, err: err})
 	return err
+}
+
+// scrub hides in a message what must not be recorded or printed (see
+// redact.go): URL passwords and secret query parameters, the values of
+// secret headers, and in a flow the current values of variables named
+// like secrets and of the step's secret headers as rendered. It runs once
+// per error class and client, when the message is made.
+func (c *client) scrub(ti int, msg string) string {
+	msg = scrub(RedactText(msg), c.w.secrets)
+	if c.st == nil {
+		return msg
+	}
+	var vals []string
+	for _, name := range c.w.secretVars {
+		if v, ok := c.st.Value(name); ok {
+			vals = append(vals, v)
+		}
+	}
+	if c.w.secretHeaders {
+		s := &c.w.cfg.Flow.Steps[ti]
+		for i := range s.Headers {
+			if h := &s.Headers[i]; SecretName(h.Name) {
+				vals = headerSecrets(vals, string(h.Value.Append(nil, c.st)))
+			}
+		}
+	}
+	return scrub(msg, vals)
 }
 
 // what names the request for messages.
 func (c *client) what(ti int) string {
 	if f := c.w.cfg.Flow; f != nil {
 		s := &f.Steps[ti]
-		return fmt.Sprintf("step %s (%s %s)", s.Name, s.Method, c.req.URI().FullURI())
+		return fmt.Sprintf("%s (%s %s)", stepLabel(s.Name), s.Method, c.req.URI().FullURI())
 	}
 	return c.w.targets[ti].name
 }
@@ -373,10 +455,18 @@ func (c *client) killed(drop func(), err error) error {
 	if err == nil {
 		return nil
 	}
-	return errTimedOut
+	return c.w.timedOut
 }
 
-var errTimedOut = fmt.Errorf("no response within the timeout (-s): %w", fasthttp.ErrTimeout)
+// timeoutError is a request the watchdog ended: no complete response
+// within the timeout (-s). It is a net.Error whose Timeout is true.
+type timeoutError struct{ d time.Duration }
+
+func (e *timeoutError) Error() string {
+	return "no response within the timeout of " + e.d.String() + " (-s)"
+}
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
 
 // transportErr classifies a request that got no response.
 func (c *client) transportErr(ti int, err error) error {
@@ -388,7 +478,11 @@ func (c *client) transportErr(ti int, err error) error {
 		key, class = keyConnect, "connect"
 	case errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		key, class = keyTimeout, "timeout"
-	case errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	case errors.Is(err, fasthttp.ErrConnectionClosed):
+		// fasthttp's message advises on the server's headers; say what
+		// happened, as the lean client does.
+		key, class, err = keyClosed, "closed", errLeanClosed
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
 		key, class = keyClosed, "closed"
 	}

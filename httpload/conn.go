@@ -16,6 +16,7 @@ type timing struct {
 	tls        time.Duration // TLS handshake within the current request
 	handshakes int64
 	dials      int64
+	reconnects int64         // requests sent again after a kept-alive connection was found closed
 	writeStart time.Duration // first Write of the request; -1 before it
 	writeEnd   time.Duration // end of the last Write
 	firstByte  time.Duration // first Read after the last Write; -1 before it
@@ -31,34 +32,64 @@ func (t *timing) begin() {
 	t.writeStart, t.firstByte, t.awaiting = -1, -1, false
 }
 
-// timedConn stamps the request's writes and the response's first byte. It
-// sits under TLS when there is TLS, so it sees the bytes on the wire.
+// timedConn stamps the request's writes and, without TLS, the response's
+// first byte. It sits under TLS when there is TLS, so it sees the bytes on
+// the wire; there the first byte is stamped above TLS (tlsConn), where
+// the response's bytes can be told from TLS's own records.
 type timedConn struct {
 	net.Conn
-	t *timing
-	s *session
+	t   *timing
+	s   *session
+	tls bool // tlsConn stamps the first byte
 }
 
 func (c *timedConn) Write(b []byte) (int, error) {
 	t0 := c.t.since()
 	n, err := c.Conn.Write(b)
+	c.t.out += int64(n)
+	if c.t.firstByte >= 0 {
+		// A write once the response has begun is not the request's: TLS's
+		// close_notify when the connection closes after the response
+		// (--close). Taken as the request's, it made the write phase span
+		// the server's time and left no wait phase at all.
+		return n, err
+	}
 	if c.t.writeStart < 0 {
 		c.t.writeStart = t0
 	}
 	c.t.writeEnd = c.t.since()
 	c.t.awaiting = true
-	c.t.out += int64(n)
 	return n, err
 }
 
 func (c *timedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 {
-		if c.t.awaiting {
+		if c.t.awaiting && !c.tls {
 			c.t.firstByte = c.t.since()
 			c.t.awaiting = false
 		}
 		c.t.in += int64(n)
+	}
+	return n, err
+}
+
+// tlsConn stamps the first byte of a response over TLS: the first read
+// of decrypted data after the request. Stamped on the wire instead, a
+// session ticket that TLS 1.3 sends after the handshake, read with the
+// response, made the wait of every connection's first response (all of
+// them with --close) about zero. It embeds the *tls.Conn, so fasthttp sees
+// its Handshake method and leaves it alone.
+type tlsConn struct {
+	*tls.Conn
+	t *timing
+}
+
+func (c *tlsConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.t.awaiting {
+		c.t.firstByte = c.t.since()
+		c.t.awaiting = false
 	}
 	return n, err
 }
@@ -88,8 +119,11 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 		return nil, &dialError{err}
 	}
 	t.dials++
-	tc := &timedConn{Conn: c, t: t, s: s}
-	s.track(tc)
+	tc := &timedConn{Conn: c, t: t, s: s, tls: o.https}
+	if !s.track(tc) {
+		tc.Close()
+		return nil, s.w.timedOut
+	}
 	if !o.https {
 		return tc, nil
 	}
@@ -107,5 +141,5 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 		tc.Close()
 		return nil, &dialError{err}
 	}
-	return tl, nil
+	return &tlsConn{Conn: tl, t: t}, nil
 }

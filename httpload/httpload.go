@@ -29,7 +29,11 @@
 //   - Non-2xx responses are failures, returned to the engine as
 //     store.ClassError with class "http 503", so the engine's error
 //     classes break failures down by status code. A retry would hide a
-//     failure and send one request more than asked, so there are none.
+//     failure and send one request more than asked, so there are none,
+//     except for a request that finds its kept-alive connection closed by
+//     the server before any answer (an idle timeout): it was neither
+//     answered nor processed, and is sent again once on a new connection
+//     and counted as a reconnect (leanConn.roundTrip).
 package httpload
 
 import (
@@ -44,6 +48,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -103,7 +108,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("timeout %v: want a positive duration", c.Timeout)
 	}
 	for _, t := range c.Targets {
-		if _, err := checkURL(t.URL); err != nil {
+		if _, err := CheckURL(t.URL, false); err != nil {
 			return err
 		}
 	}
@@ -139,6 +144,14 @@ type Workload struct {
 	tls    *tls.Config
 	epoch  time.Time // clocks of all sessions are read as time since it
 
+	// What messages must not show: the values of secret headers, and in
+	// a flow the names of variables named like secrets (whose current
+	// values are scrubbed) and whether a step has a secret header.
+	secrets       []string
+	secretVars    []string
+	secretHeaders bool
+	timedOut      error // a request the watchdog ended
+
 	mu      sync.Mutex
 	clients []*client
 
@@ -158,19 +171,40 @@ func New(cfg Config) (*Workload, error) {
 	// Like ab, wrk and siege, kurabe does not verify certificates: it
 	// measures servers, it does not authenticate them.
 	w.tls = &tls.Config{InsecureSkipVerify: true, ClientSessionCache: tls.NewLRUClientSessionCache(0)}
-	if cfg.Flow != nil {
-		for _, s := range cfg.Flow.Steps {
+	w.timedOut = &timeoutError{cfg.Timeout}
+	for _, h := range cfg.Headers {
+		if SecretName(h.Name) {
+			w.secrets = headerSecrets(w.secrets, h.Value)
+		}
+	}
+	if f := cfg.Flow; f != nil {
+		for i := range f.Steps {
+			s := &f.Steps[i]
+			if _, err := checkURLAs(s.Origin, "", true); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
+			}
 			o, err := w.origin(s.Origin)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: step %s: %v", cfg.Flow.File, s.Line, s.Name, err)
+				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
 			}
 			w.stepOrig = append(w.stepOrig, o)
+			for _, h := range s.Headers {
+				if SecretName(h.Name) {
+					w.secretHeaders = true
+				}
+			}
 		}
-		w.detailed = len(cfg.Flow.Steps) <= MaxDetailed
+		w.secretVars = flowSecretVars(f)
+		w.detailed = len(f.Steps) <= MaxDetailed
 		w.why = leanWhy(&w.cfg, w.origins)
 		return w, nil
 	}
 	for _, t := range cfg.Targets {
+		full, err := CheckURL(t.URL, false)
+		if err != nil {
+			return nil, err
+		}
+		t.URL = full
 		o, err := w.origin(t.URL)
 		if err != nil {
 			return nil, err
@@ -178,7 +212,7 @@ func New(cfg Config) (*Workload, error) {
 		if t.Method == "" {
 			t.Method = "GET"
 		}
-		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + t.URL, origin: o})
+		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + RedactURL(t.URL), origin: o})
 	}
 	w.detailed = len(w.targets) > 1 && len(w.targets) <= MaxDetailed
 	if w.why = leanWhy(&w.cfg, w.origins); w.why == "" {
@@ -203,6 +237,31 @@ func (w *Workload) Client() string {
 		return "fasthttp"
 	}
 	return "fasthttp (" + w.why + ")"
+}
+
+// Preflight opens a connection to each server, and closes it, before a
+// run. A server where nothing listens refuses at once, and so would every
+// request of the run: the run would be thousands of failures a second
+// saying only that. Preflight says it in one line instead, as does a host
+// name that does not resolve. Other outcomes (a slow or dropped connect)
+// are left to the run, which counts them.
+func (w *Workload) Preflight(ctx context.Context) error {
+	d := net.Dialer{Timeout: min(w.cfg.Timeout, 5*time.Second)}
+	for _, o := range w.origins {
+		c, err := d.DialContext(ctx, "tcp", o.addr)
+		if err == nil {
+			c.Close()
+			continue
+		}
+		var dns *net.DNSError
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return fmt.Errorf("nothing listens on %s (connection refused): start the server or check the URL", o.addr)
+		case errors.As(err, &dns) && dns.IsNotFound:
+			return fmt.Errorf("the host %s was not found (%s): check the URL", clipText(o.host, 100), dns.Err)
+		}
+	}
+	return nil
 }
 
 // origin returns the index of u's server, adding it when new.
@@ -292,9 +351,11 @@ func (w *Workload) Params() map[string]string {
 		p["expect_length"] = strconv.FormatInt(e.Length, 10)
 	}
 	for _, h := range w.cfg.Headers {
-		if !strings.EqualFold(h.Name, "Authorization") && !strings.EqualFold(h.Name, "Cookie") {
-			p["header "+h.Name] = h.Value
+		v := h.Value
+		if SecretName(h.Name) {
+			v = "REDACTED"
 		}
+		p["header "+h.Name] = v
 	}
 	return p
 }

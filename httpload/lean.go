@@ -76,9 +76,10 @@ func leanWhy(cfg *Config, origins []origin) string {
 
 // leanRequest is a target's request on the wire, built once.
 type leanRequest struct {
-	b    []byte // request line, headers and body
-	body int    // bytes of body
-	head bool   // a HEAD request: the response has no body
+	b     []byte // request line, headers and body
+	body  int    // bytes of body
+	head  bool   // a HEAD request: the response has no body
+	close bool   // the request says Connection: close
 }
 
 // buildLean writes t's request as fasthttp would: request line, User-Agent,
@@ -90,6 +91,7 @@ func buildLean(cfg *Config, t *Target) (leanRequest, error) {
 		return leanRequest{}, err
 	}
 	uri := requestURI(t.URL)
+	closing := cfg.Close
 	var custom = func(name string) (string, bool) {
 		for _, h := range cfg.Headers {
 			if strings.EqualFold(h.Name, name) {
@@ -138,6 +140,7 @@ func buildLean(cfg *Config, t *Target) (leanRequest, error) {
 			if cfg.Close {
 				continue
 			}
+			closing = closing || hasToken([]byte(h.Value), "close")
 		}
 		line(h.Name, h.Value)
 	}
@@ -146,7 +149,7 @@ func buildLean(cfg *Config, t *Target) (leanRequest, error) {
 	}
 	b = append(b, "\r\n"...)
 	b = append(b, t.Body...)
-	return leanRequest{b: b, body: len(t.Body), head: t.Method == "HEAD"}, nil
+	return leanRequest{b: b, body: len(t.Body), head: t.Method == "HEAD", close: closing}, nil
 }
 
 // requestURI is the path and query of u as written (fasthttp's
@@ -222,6 +225,12 @@ func (lc *leanConn) dial() error {
 	}
 	t.dials++
 	lc.s.connsMu.Lock()
+	if lc.s.busy.Load() == killed {
+		// The watchdog ended the request while it dialled (see track).
+		lc.s.connsMu.Unlock()
+		tc.Close()
+		return lc.s.w.timedOut
+	}
 	lc.conn, lc.rc = tc, rc
 	lc.s.connsMu.Unlock()
 	lc.r, lc.w = 0, 0
@@ -241,14 +250,51 @@ func (lc *leanConn) close() {
 
 // roundTrip sends req and reads its response into lc.p. The timing's
 // connect, write and first-byte stamps are set; t0 is the request's start.
+//
+// A kept-alive connection the server has closed meanwhile (an idle
+// timeout: Node's and Apache's 5 s) fails the next request before any
+// byte of a response arrives. Such a request was not answered and, the
+// connection being closed, not processed either, so it is sent again, once,
+// on a new connection (as curl does), and counted as a reconnect rather
+// than a failure. Its latency runs from t0, the
+// failed attempt and the new connection included: that is how long the
+// request took. A request on a new connection is never sent again.
 func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) error {
 	t := &lc.s.tm
-	if lc.conn == nil {
-		if err := lc.dial(); err != nil {
+	reused := lc.conn != nil
+	for {
+		if lc.conn == nil {
+			if err := lc.dial(); err != nil {
+				return err
+			}
+			t0 = t.since()
+		}
+		err := lc.send(req, retain, t0)
+		if err != nil || lc.p.close || req.close {
+			lc.close()
+		}
+		if err == nil || !reused || !lc.unanswered(err) || lc.s.busy.Load() == killed {
 			return err
 		}
-		t0 = t.since()
+		reused = false
+		t.reconnects++
 	}
+}
+
+// unanswered reports whether the request failed with err before any byte
+// of its response arrived, because the connection was closed: the write
+// failed (EPIPE, ECONNRESET), or the first read found the end of the
+// stream or a reset.
+func (lc *leanConn) unanswered(err error) bool {
+	if lc.wrote && !lc.awaiting {
+		return false
+	}
+	return err == errLeanClosed || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// send writes req on the open connection and reads its response.
+func (lc *leanConn) send(req *leanRequest, retain bool, t0 time.Duration) error {
+	t := &lc.s.tm
 	t.writeStart = t0
 	lc.out, lc.wrote, lc.partial, lc.awaiting, lc.err = req.b, false, false, false, nil
 	lc.p.reset(req.head, retain, lc.s.wantServer)
@@ -268,9 +314,6 @@ func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) e
 		if !lc.awaiting {
 			t.firstByte = lc.tFirst
 		}
-	}
-	if err != nil || lc.p.close {
-		lc.close()
 	}
 	return err
 }

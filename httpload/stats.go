@@ -218,6 +218,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 		out.BytesReceived += c.sess.tm.in
 		out.BytesSent += c.sess.tm.out
 		out.Connections += c.sess.tm.dials
+		out.Reconnects += c.sess.tm.reconnects
 		for i, n := range s.status {
 			status[i] += n
 		}
@@ -250,10 +251,10 @@ func (w *Workload) Stats() *result.HTTPStats {
 		t := result.HTTPTarget{}
 		if f := w.cfg.Flow; f != nil {
 			st := &f.Steps[i]
-			t.Name, t.Method, t.URL, t.Line = st.Name, st.Method, st.URL.String(), st.Line
+			t.Name, t.Method, t.URL, t.Line = st.Name, st.Method, RedactURL(st.URL.String()), st.Line
 		} else {
 			tg := &w.targets[i]
-			t.Name, t.Method, t.URL, t.Line = tg.name, tg.Method, tg.URL, tg.Line
+			t.Name, t.Method, t.URL, t.Line = tg.name, tg.Method, RedactURL(tg.URL), tg.Line
 		}
 		var ls []*lengthStats
 		var recs []*hist.Recorder

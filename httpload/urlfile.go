@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -85,6 +86,7 @@ func ParseURLFile(name string, data []byte, opt URLFileOptions) ([]Target, error
 			vars[k] = strings.Trim(v, `"'`)
 			continue
 		}
+		written := s
 		s, err := expand(s, vars, opt.Getenv)
 		if err != nil {
 			fail(line, "%v", err)
@@ -95,7 +97,16 @@ func ParseURLFile(name string, data []byte, opt URLFileOptions) ([]Target, error
 			u, rest = u[:i], u[i+1:]+" "+rest
 		}
 		rest = strings.TrimSpace(rest)
-		full, err := checkURL(u)
+		// Messages quote the URL as written: a $(NAME) may come from the
+		// environment and hold a secret.
+		shown := ""
+		if written != s {
+			shown, _, _ = strings.Cut(written, " ")
+			if i := strings.IndexByte(shown, '\t'); i >= 0 {
+				shown = shown[:i]
+			}
+		}
+		full, err := checkURLAs(u, shown, false)
 		if err != nil {
 			fail(line, "%v", err)
 			continue
@@ -108,7 +119,7 @@ func ParseURLFile(name string, data []byte, opt URLFileOptions) ([]Target, error
 			}
 			m = strings.ToUpper(m)
 			if !contains(methods, m) {
-				fail(line, "%q after the URL is not a method; want URL [%s [BODY | <FILE]]", m, strings.Join(methods, "|"))
+				fail(line, "%s after the URL is not a method; want URL [%s [BODY | <FILE]]", Quote(m), strings.Join(methods, "|"))
 				continue
 			}
 			t.Method = m
@@ -120,7 +131,7 @@ func ParseURLFile(name string, data []byte, opt URLFileOptions) ([]Target, error
 					continue
 				}
 				if opt.ReadFile == nil {
-					fail(line, "cannot read the body file %s here", file)
+					fail(line, "cannot read the body file %s here", Quote(file))
 					continue
 				}
 				b, err := opt.ReadFile(file)
@@ -129,7 +140,7 @@ func ParseURLFile(name string, data []byte, opt URLFileOptions) ([]Target, error
 					if errors.As(err, &p) {
 						err = p.Err
 					}
-					fail(line, "cannot read the body file %s: %v", file, err)
+					fail(line, "cannot read the body file %s: %v", Quote(file), err)
 					continue
 				}
 				t.Body = b
@@ -206,6 +217,7 @@ func expand(s string, vars map[string]string, getenv func(string) (string, bool)
 			v, ok = getenv(name)
 		}
 		if !ok {
+			name = clipText(name, 40)
 			return "", fmt.Errorf("$(%s) is not defined; define it on a line before, as %s=value, or in the environment", name, name)
 		}
 		b.WriteString(s[:i])
@@ -214,24 +226,125 @@ func expand(s string, vars map[string]string, getenv func(string) (string, bool)
 	}
 }
 
-// checkURL completes a URL without a scheme with http:// (as siege does)
-// and checks that it names an http or https server.
-func checkURL(u string) (string, error) {
+// CheckURL completes a URL without a scheme with http:// (as siege does)
+// and checks that it can be sent: an http or https scheme, a host, a port
+// from 1 to 65535, no control characters, and user information only when
+// credentials is true. What cannot be sent as written but means one thing
+// is percent-encoded: spaces, non-ASCII bytes, the characters a request
+// line may not carry ("<>\^`{|}). A % that starts no escape is refused:
+// it is as likely a typo as a literal %. It returns the URL to send.
+// Messages quote the URL with its password hidden, clipped.
+func CheckURL(u string, credentials bool) (string, error) {
+	return checkURLAs(u, "", credentials)
+}
+
+// checkURLAs is CheckURL, with messages quoting shown instead of u when
+// shown is not empty (the line of a URL file as written, before its
+// variables were expanded, since they may come from the environment).
+func checkURLAs(u, shown string, credentials bool) (string, error) {
 	if !strings.Contains(u, "://") {
 		u = "http://" + u
 	}
-	p, err := url.Parse(u)
+	if shown == "" {
+		shown = u
+	}
+	show := Quote(RedactURL(shown))
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c < 0x20 || c == 0x7f {
+			return "", fmt.Errorf("%s has a control character (byte 0x%02x), which a request cannot carry; percent-encode it as %%%02X", show, c, c)
+		}
+	}
+	for i := urlPathStart(u); i < len(u); i++ {
+		if u[i] == '%' && (i+2 >= len(u) || !isHex(u[i+1]) || !isHex(u[i+2])) {
+			return "", fmt.Errorf("%s is not a URL: %s starts no escape; write a %% itself as %%25", show, Quote(u[i:min(i+3, len(u))]))
+		}
+	}
+	esc := escapeURL(u)
+	p, err := url.Parse(esc)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a URL: %v", u, errors.Unwrap(err))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("%s is not a URL: %s", show, clipText(err.Error(), 120))
 	}
 	if p.Scheme != "http" && p.Scheme != "https" {
-		return "", fmt.Errorf("%q: kurabe speaks http:// and https://, not %s://", u, p.Scheme)
+		return "", fmt.Errorf("%s: kurabe speaks http:// and https://, not %s://", show, clipText(p.Scheme, 20))
 	}
 	if p.Host == "" || p.Hostname() == "" {
-		return "", fmt.Errorf("%q has no host", u)
+		return "", fmt.Errorf("%s has no host", show)
 	}
-	if p.User != nil {
-		return "", fmt.Errorf("%q: give credentials with -A user:password, not in the URL", u)
+	if port := p.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%s: port %s is out of range; ports go from 1 to 65535", show, clipText(port, 20))
+		}
 	}
-	return u, nil
+	if p.User != nil && !credentials {
+		return "", fmt.Errorf("%s: give credentials with -A user:password, not in the URL", show)
+	}
+	return esc, nil
+}
+
+// escapeURL percent-encodes what follows the host of u where a request
+// line cannot carry it as written (see CheckURL); u is returned as it is
+// when nothing needs encoding.
+func escapeURL(u string) string {
+	start := urlPathStart(u)
+	i := start
+	for i < len(u) && !mustEscape(u, i) {
+		i++
+	}
+	if i == len(u) {
+		return u
+	}
+	return string(appendEscaped(make([]byte, 0, len(u)+16), u, start))
+}
+
+// urlPathStart is the index of what follows scheme://host[:port] in u.
+func urlPathStart[S string | []byte](u S) int {
+	i := 0
+	for ; i+2 < len(u); i++ {
+		if u[i] == ':' && u[i+1] == '/' && u[i+2] == '/' {
+			break
+		}
+	}
+	if i+2 >= len(u) {
+		return 0
+	}
+	for i += 3; i < len(u); i++ {
+		if c := u[i]; c == '/' || c == '?' || c == '#' {
+			break
+		}
+	}
+	return i
+}
+
+// mustEscape reports whether u[i] cannot go into a request line as it is.
+func mustEscape[S string | []byte](u S, i int) bool {
+	switch c := u[i]; {
+	case c <= ' ' || c >= 0x7f:
+		return true
+	default:
+		return strings.IndexByte(`"<>\^`+"`"+`{|}`, c) >= 0
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// appendEscaped appends u to dst, percent-encoding from index start on
+// what mustEscape reports.
+func appendEscaped[S string | []byte](dst []byte, u S, start int) []byte {
+	const hex = "0123456789ABCDEF"
+	dst = append(dst, u[:start]...)
+	for i := start; i < len(u); i++ {
+		if mustEscape(u, i) {
+			c := u[i]
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+			continue
+		}
+		dst = append(dst, u[i])
+	}
+	return dst
 }

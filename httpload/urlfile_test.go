@@ -88,7 +88,7 @@ func TestParseURLFileErrors(t *testing.T) {
 		{"bad url", "http://h/%zz\n", 1, "not a URL"},
 		{"credentials", "http://u:p@h/\n", 1, "-A user:password"},
 		{"no body file name", "http://h/ POST <\n", 1, "name the file"},
-		{"missing body file", "http://h/\nhttp://h/ POST <nope.txt\n", 2, "cannot read the body file nope.txt: file does not exist"},
+		{"missing body file", "http://h/\nhttp://h/ POST <nope.txt\n", 2, `cannot read the body file "nope.txt": file does not exist`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseURLFile("urls.txt", []byte(c.src), URLFileOptions{ReadFile: read})

@@ -92,11 +92,19 @@ func (s *session) closeConns() {
 	}
 }
 
-// track and untrack keep the session's list of open connections.
-func (s *session) track(c *timedConn) {
+// track and untrack keep the session's list of open connections. track
+// reports false, and keeps nothing, when the watchdog has ended the
+// request meanwhile: a connection opened after the watchdog closed the
+// session's would otherwise serve the rest of the request unwatched (a
+// dial that took nearly the timeout, or a reconnect).
+func (s *session) track(c *timedConn) bool {
 	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	if s.busy.Load() == killed {
+		return false
+	}
 	s.conns = append(s.conns, c)
-	s.connsMu.Unlock()
+	return true
 }
 
 func (s *session) untrack(c *timedConn) {

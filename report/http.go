@@ -206,6 +206,12 @@ func (r *httpRun) ab(b *strings.Builder) {
 		name string
 		l    result.Latency
 	}{{"Connect:", h.Connect}, {"Processing:", h.Processing}, {"Waiting:", h.Waiting}, {"Total:", h.Total}} {
+		if row.l.Count == 0 {
+			// No request measured this phase (none got a response):
+			// zeros would read as figures.
+			fmt.Fprintf(b, "%-12s%10s\n", row.name, "not measured")
+			continue
+		}
 		fmt.Fprintf(b, "%-12s%10s %10s %9s %10s %10s\n", row.name, httpMS(row.l.Min), httpMS(row.l.Mean), httpMS(row.l.StdDev), httpMS(row.l.P50), httpMS(row.l.Max))
 	}
 
@@ -213,6 +219,10 @@ func (r *httpRun) ab(b *strings.Builder) {
 	what, longest := "successful requests", "request"
 	if h.Mode == "flow" {
 		what, longest = "successful passes through the flow", "pass"
+	}
+	if lat.Count == 0 {
+		fmt.Fprintf(b, "\nPercentage of the %s served within a certain time (ms): none, no %s succeeded\n", what, longest)
+		return
 	}
 	if o := r.p.OpenLoop; o != nil {
 		fmt.Fprintf(b, "\nPercentage of the %s served within a certain time (ms)\n", what)
@@ -319,12 +329,18 @@ func (r *httpRun) notes(b *strings.Builder) {
 	for _, c := range p.ErrorClasses {
 		b.WriteString(l.f("http.failed", c.Class, c.Count, c.First) + "\n")
 	}
-	b.WriteString(l.f("http.per-request", httpUS(h.Connect.Mean), l.count(int(h.Connections), "http.connection", "http.connections"), httpUS(h.Write.Mean), httpUS(h.Waiting.Mean), httpUS(h.Read.Mean)))
+	b.WriteString(l.f("http.per-request", r.phase(h.Connect.Count, h.Connect.Mean), l.count(int(h.Connections), "http.connection", "http.connections"),
+		r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)))
 	if h.TLS.Count > 0 {
 		b.WriteString(l.f("http.tls", httpUS(h.TLS.Mean), h.TLS.Count))
 	}
 	b.WriteString("\n")
-	if h.Mode == "flow" {
+	if h.Reconnects > 0 {
+		b.WriteString(l.f("http.reconnects", h.Reconnects) + "\n")
+	}
+	if h.Mode == "flow" && p.Latency.Count == 0 {
+		b.WriteString(l.f("http.flow.none", p.Ops, p.Errors) + "\n")
+	} else if h.Mode == "flow" {
 		b.WriteString(l.f("http.flow", p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
 	}
 	if o := p.OpenLoop; o != nil {
@@ -342,6 +358,24 @@ func (r *httpRun) notes(b *strings.Builder) {
 }
 
 func httpUS(us float64) string { return strconv.FormatFloat(us, 'f', 1, 64) }
+
+// phase is a phase's mean in µs, or "not measured" when no request
+// measured it: a zero there would read as a figure.
+func (r *httpRun) phase(count uint64, mean float64) string {
+	if count == 0 {
+		return r.l.t("not measured")
+	}
+	return httpUS(mean)
+}
+
+// HTTPFailedLine is the line kurabe http ends with when requests failed,
+// in lang (English for an unknown one).
+func HTTPFailedLine(lang string, failed, requests int64) string {
+	return tr(lang).f("http.exit.failed", failed, requests)
+}
+
+// HTTPInterruptedLine is the line kurabe http ends with when interrupted.
+func HTTPInterruptedLine(lang string) string { return tr(lang).t("http.exit.interrupted") }
 
 // targetRows is one row per URL or step, for the tables.
 func (r *httpRun) targetRows() (header []string, rows [][]string) {

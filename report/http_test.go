@@ -45,7 +45,7 @@ func httpURLs() *result.Document {
 		Mode: "urls", Order: "round-robin", Requests: 10000, Responses: 9990, Failed: 160, Non2xx: 150, KeepAlive: true,
 		Status:        []result.StatusCount{{Code: 200, Count: 9840}, {Code: 503, Count: 150}},
 		Length:        result.BodyLength{Count: 9990, Min: 58, Max: 1200, Mean: 410.25, Distinct: 37},
-		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Server: "nginx/1.22.1",
+		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Reconnects: 3, Server: "nginx/1.22.1",
 		Connect: httpLat(rng, 100, 50, false), Processing: httpLat(rng, 9990, 900, false), Waiting: httpLat(rng, 9990, 850, false),
 		Total: httpLat(rng, 9990, 900, true), Write: result.Moments{Count: 9990, Mean: 12.5}, Read: result.Moments{Count: 9990, Mean: 3.25},
 	}
@@ -77,6 +77,7 @@ func httpFlow() *result.Document {
 		BodyBytes: 9_031_500, BytesReceived: 9_400_000, BytesSent: 420_000, RequestBodyBytes: 30_000, Connections: 8,
 		Connect: httpLat(rng, 8, 40, false), Processing: httpLat(rng, 3000, 300, false), Waiting: httpLat(rng, 3000, 280, false),
 		Total: httpLat(rng, 3000, 300, true), TLS: result.Moments{Count: 8, Mean: 812.5},
+		Write: result.Moments{Count: 3000, Mean: 14.5}, Read: result.Moments{Count: 3000, Mean: 6.25},
 	}
 	for _, s := range []string{"login", "find", "logout"} {
 		h.Targets = append(h.Targets, result.HTTPTarget{Name: s, Method: "GET", URL: "https://127.0.0.1:8443/api/" + s, Requests: 1000,
@@ -202,5 +203,40 @@ func TestHTTPReportRefusesOtherDocuments(t *testing.T) {
 	d.Stores[0].Phases[0].HTTP = nil
 	if err := HTTPFull(&bytes.Buffer{}, English, d); err == nil || !strings.Contains(err.Error(), "not a kurabe http result") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A phase no request measured is said to be so, not printed as zeros:
+// here no request got a response.
+func TestHTTPNotMeasured(t *testing.T) {
+	d := httpURLs()
+	p := &d.Stores[0].Phases[0]
+	p.Ops, p.Latency = 0, result.Latency{}
+	p.HTTP.Responses, p.HTTP.Failed, p.HTTP.Status = 0, p.HTTP.Requests, nil
+	h := p.HTTP
+	h.Connect, h.Processing, h.Waiting, h.Total = result.Latency{}, result.Latency{}, result.Latency{}, result.Latency{}
+	h.Write, h.Read = result.Moments{}, result.Moments{}
+	for lang, want := range map[string][]string{
+		English:  {"Waiting:    not measured\n", "Total:      not measured\n", "served within a certain time (ms): none, no request succeeded", "write not measured, wait for the first byte not measured, read not measured"},
+		Japanese: {"書き込み 未計測、最初のバイトまでの待ち 未計測、読み込み 未計測"},
+	} {
+		var b bytes.Buffer
+		if err := HTTPFull(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", lang, w, b.String())
+			}
+		}
+		if strings.Contains(b.String(), "Waiting:         0.000") {
+			t.Errorf("%s: zeros printed as figures:\n%s", lang, b.String())
+		}
+	}
+	if got := HTTPFailedLine(Japanese, 10, 30); got != "30 件中 10 件のリクエストが失敗しました。種類別の内訳は報告にあります" {
+		t.Errorf("ja: %q", got)
+	}
+	if got := HTTPFailedLine(English, 10, 30); got != "10 of 30 requests failed; the report breaks them down by class" {
+		t.Errorf("en: %q", got)
 	}
 }

@@ -186,6 +186,11 @@ var words = map[string][2]string{
 	"requests":                 {"", "リクエスト"},
 	"failed":                   {"", "失敗"},
 	"body bytes":               {"", "本文バイト"},
+	"http.flow.none":           {"Flow: %d passes completed, %d failed; no pass succeeded, so there is no pass latency", "フロー: 完了 %d パス、失敗 %d。成功したパスがないため、パスのレイテンシはありません"},
+	"not measured":             {"", "未計測"},
+	"http.reconnects":          {"Reconnects: %d (requests sent again on a new connection because the server had closed their kept-alive one; not failures, their latency includes the reconnect)", "再接続: %d 件 (keep-alive の接続がサーバーに閉じられていたため新しい接続で送り直したリクエスト。失敗ではなく、レイテンシは再接続を含みます)"},
+	"http.exit.failed":         {"%d of %d requests failed; the report breaks them down by class", "%[2]d 件中 %[1]d 件のリクエストが失敗しました。種類別の内訳は報告にあります"},
+	"http.exit.interrupted":    {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
 
 	// The load workload's notes (workload/load NotesIn), keyed by their
 	// English format, which that package writes itself.

@@ -33,6 +33,11 @@ type HTTPStats struct {
 	Connections int64  `json:"connections"`
 	KeepAlive   bool   `json:"keep_alive"`
 	Server      string `json:"server,omitempty"` // the first response's Server header
+	// Reconnects counts requests sent again, once, on a new connection
+	// because the kept-alive one they went out on turned out to be closed
+	// by the server (an idle timeout) before any byte of a response came.
+	// They are not failures; their latency includes the reconnect.
+	Reconnects int64 `json:"reconnects,omitempty"`
 	// Per request, as ab reports them: Connect is the time spent opening a
 	// connection (0 on a kept-alive one), Processing the rest of the
 	// request, Waiting from the request written to the first byte of the

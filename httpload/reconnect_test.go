@@ -1,0 +1,300 @@
+package httpload
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kurabe/engine"
+	"kurabe/flow"
+	"kurabe/result"
+)
+
+// paths runs f on the lean client and on fasthttp (the path TLS and flows
+// take) for the same configuration.
+func paths(t *testing.T, cfg Config, f func(t *testing.T, w *Workload)) {
+	for _, path := range []string{"lean", "fasthttp"} {
+		t.Run(path, func(t *testing.T) {
+			w, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if path == "fasthttp" {
+				w.lean, w.why = nil, "test"
+			} else if w.lean == nil {
+				t.Skip("no lean path here")
+			}
+			f(t, w)
+		})
+	}
+}
+
+// runW drives an existing workload with the engine.
+func runW(t *testing.T, w *Workload, ec engine.Config) result.Phase {
+	t.Helper()
+	if ec.Seed == 0 {
+		ec.Seed = 1
+	}
+	ph, err := engine.RunPhase(context.Background(), ec, w.Store(), w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph.HTTP = w.Stats()
+	return ph
+}
+
+// rawServer is an HTTP/1.1 server on 127.0.0.1 that reads each request's
+// head and hands it to answer with the connection's request count (from
+// 1); answer writes the response and says whether to keep the connection.
+// It counts connections and requests.
+type rawServer struct {
+	url             string
+	conns, requests atomic.Int64
+}
+
+func newRawServer(t *testing.T, answer func(c net.Conn, head string, n int) bool) *rawServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := &rawServer{url: "http://" + ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.conns.Add(1)
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for n := 1; ; n++ {
+					var head strings.Builder
+					for {
+						line, err := r.ReadString('\n')
+						if err != nil {
+							return
+						}
+						head.WriteString(line)
+						if line == "\r\n" {
+							break
+						}
+					}
+					s.requests.Add(1)
+					if !answer(c, head.String(), n) {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return s
+}
+
+// A server that closes the connection after a request that asked for it
+// (Connection: close) without saying so in its response, as Python's
+// http.server does: with --close, or -H "Connection: close", every request
+// must go out on a new connection, and none must be lost.
+func TestCloseWithoutEcho(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, head string, _ int) bool {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return !strings.Contains(strings.ToLower(head), "connection: close")
+	})
+	for _, how := range []string{"--close", "header"} {
+		cfg := urls(srv.url + "/")
+		if how == "--close" {
+			cfg.Close = true
+		} else {
+			cfg.Headers = []Header{{"Connection", "close"}}
+		}
+		paths(t, cfg, func(t *testing.T, w *Workload) {
+			c0, r0 := srv.conns.Load(), srv.requests.Load()
+			ph := runW(t, w, engine.Config{Clients: 1, Count: 10})
+			h := ph.HTTP
+			if ph.Errors != 0 || h.Responses != 10 || h.Connections != 10 || h.Reconnects != 0 {
+				t.Fatalf("%s: errors %+v, responses %d, connections %d, reconnects %d", how, ph.ErrorClasses, h.Responses, h.Connections, h.Reconnects)
+			}
+			if c, r := srv.conns.Load()-c0, srv.requests.Load()-r0; c != 10 || r != 10 {
+				t.Fatalf("%s: the server saw %d connections and %d requests, want 10 and 10", how, c, r)
+			}
+		})
+	}
+}
+
+// An HTTP/1.0 response without Connection: keep-alive ends the connection,
+// even when the server keeps it open.
+func TestHTTP10ClosesWithoutKeepAlive(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, _ string, _ int) bool {
+		io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 6})
+		if ph.Errors != 0 || ph.HTTP.Connections != 6 || ph.HTTP.Reconnects != 0 {
+			t.Fatalf("errors %+v, connections %d, reconnects %d", ph.ErrorClasses, ph.HTTP.Connections, ph.HTTP.Reconnects)
+		}
+	})
+}
+
+// A server that closes idle kept-alive connections (Node and Apache after
+// 5 s; here net/http after 100 ms): each request that finds its connection
+// closed is sent again on a new one, is not a failure, and is counted as a
+// reconnect; its latency includes the new connection.
+func TestIdleCloseReconnects(t *testing.T) {
+	var served atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		io.WriteString(w, "ok")
+	}))
+	ts.Config.IdleTimeout = 100 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+
+	check := func(t *testing.T, w *Workload) {
+		s0 := served.Load()
+		s, _ := w.Store().Open(context.Background())
+		c := w.NewClient(s, newRand())
+		for i := range 4 {
+			if i > 0 {
+				time.Sleep(300 * time.Millisecond) // the server has closed the connection
+			}
+			if _, err := c.Do(context.Background(), 0); err != nil {
+				t.Fatalf("request %d: %v", i+1, err)
+			}
+		}
+		s.Close()
+		h := w.Stats()
+		if h.Requests != 4 || h.Failed != 0 || h.Reconnects != 3 || h.Connections != 4 || served.Load()-s0 != 4 {
+			t.Fatalf("requests %d failed %d reconnects %d connections %d; the server served %d", h.Requests, h.Failed, h.Reconnects, h.Connections, served.Load()-s0)
+		}
+		// Every request connected: the reconnects' connect time is theirs.
+		if h.Connect.Count != 4 || h.Connect.Min <= 0 || h.Waiting.Count != 4 {
+			t.Fatalf("connect %+v waiting %+v", h.Connect, h.Waiting)
+		}
+	}
+	paths(t, urls(ts.URL+"/"), check)
+
+	// The same in a flow, which goes through fasthttp.
+	f, err := flow.Parse("idle.yaml", []byte("steps:\n  - url: /a\n"), flow.Options{Base: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("flow", func(t *testing.T) { check(t, w) })
+
+	// And over TLS, where the server's close_notify is not a response.
+	tlsSrv := httptest.NewUnstartedServer(ts.Config.Handler)
+	tlsSrv.Config.IdleTimeout = 100 * time.Millisecond
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	if w, err = New(urls(tlsSrv.URL + "/")); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("tls", func(t *testing.T) { check(t, w) })
+}
+
+// A request that fails on a new connection is a failure, sent once: a
+// server that accepts and closes without answering sees one connection
+// per request, not two.
+func TestNoReconnectOnAFreshConnection(t *testing.T) {
+	srv := newRawServer(t, func(net.Conn, string, int) bool { return false })
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		c0, r0 := srv.conns.Load(), srv.requests.Load()
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 3})
+		if class(ph, "closed") != 3 || ph.HTTP.Reconnects != 0 {
+			t.Fatalf("classes %+v, reconnects %d", ph.ErrorClasses, ph.HTTP.Reconnects)
+		}
+		if c, r := srv.conns.Load()-c0, srv.requests.Load()-r0; c != 3 || r != 3 {
+			t.Fatalf("the server saw %d connections and %d requests, want 3 and 3", c, r)
+		}
+		for _, e := range ph.ErrorClasses {
+			if strings.Contains(e.First, "fasthttp") {
+				t.Errorf("message names fasthttp: %q", e.First)
+			}
+		}
+	})
+}
+
+// Once a byte of the response has come, a closed connection is a failure:
+// the server answered, part way.
+func TestNoReconnectAfterPartOfAResponse(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, _ string, n int) bool {
+		if n == 1 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			return true
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Le")
+		return false
+	})
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		r0 := srv.requests.Load()
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 2})
+		if ph.Ops != 1 || ph.Errors != 1 || ph.HTTP.Reconnects != 0 || srv.requests.Load()-r0 != 2 {
+			t.Fatalf("ops %d, classes %+v, reconnects %d, requests %d", ph.Ops, ph.ErrorClasses, ph.HTTP.Reconnects, srv.requests.Load()-r0)
+		}
+	})
+}
+
+// With TLS and a connection per request, the wait for the first byte is
+// measured (above TLS, after the request), not left out as it was when
+// TLS's close_notify, written after the response, counted as the request's
+// write and swallowed the server's time.
+func TestTLSCloseMeasuresWaiting(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * time.Millisecond)
+		io.WriteString(w, "secure")
+	}))
+	defer ts.Close()
+	cfg := urls(ts.URL)
+	cfg.Close = true
+	ph := run(t, cfg, engine.Config{Clients: 1, Count: 10})
+	h := ph.HTTP
+	if ph.Errors != 0 || h.Connections != 10 || h.TLS.Count != 10 {
+		t.Fatalf("errors %+v connections %d tls %+v", ph.ErrorClasses, h.Connections, h.TLS)
+	}
+	if h.Waiting.Count != 10 || h.Read.Count != 10 || h.Waiting.Min < 3000 || h.Write.Max >= 3000 {
+		t.Fatalf("waiting %+v (want 10 of at least 3000 µs), read %+v, write %+v", h.Waiting, h.Read, h.Write)
+	}
+}
+
+// Nothing listening: the clients pause between refused connects (1 ms
+// doubling to 100 ms) instead of spinning, and every attempt is a failure.
+func TestRefusedConnectsBackOff(t *testing.T) {
+	ts, _ := counting(t)
+	addr := ts.URL
+	ts.Close()
+	paths(t, urls(addr+"/"), func(t *testing.T, w *Workload) {
+		ph := runW(t, w, engine.Config{Clients: 2, Duration: time.Second})
+		n := class(ph, "connect")
+		// Without the pause: tens of thousands. With it: 1+2+...+64 ms,
+		// then one every 100 ms, about 16 per client.
+		if n < 10 || n > 60 || n != ph.Errors || ph.HTTP.Failed != n {
+			t.Fatalf("%d connect failures in 1 s on 2 clients; classes %+v", n, ph.ErrorClasses)
+		}
+		if err := w.Preflight(context.Background()); err == nil ||
+			err.Error() != "nothing listens on "+strings.TrimPrefix(addr, "http://")+" (connection refused): start the server or check the URL" {
+			t.Fatalf("preflight: %v", err)
+		}
+	})
+	live, _ := counting(t)
+	w, err := New(urls(live.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Preflight(context.Background()); err != nil {
+		t.Fatalf("preflight against a live server: %v", err)
+	}
+}

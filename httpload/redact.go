@@ -1,0 +1,199 @@
+package httpload
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"kurabe/flow"
+)
+
+// Credentials are kept out of everything kurabe http records or prints:
+// the command line in the result, the run's parameters, the targets' URLs
+// and the failures' messages. A URL's password and the values of query
+// parameters named like secrets become xxxxx (as url.URL.Redacted writes
+// a password); header values and flow variables named like secrets are
+// replaced wherever they appear in a message. Messages are scrubbed when
+// they are made, which is once per error class and client, never per
+// request.
+
+// Redacted replaces a secret in what kurabe records and prints.
+const Redacted = "xxxxx"
+
+// secretName matches names of headers, flow variables and query
+// parameters whose values are secrets.
+var secretName = regexp.MustCompile(`(?i)pass|secret|token|key|auth|session|cookie`)
+
+// SecretName reports whether a header, flow variable or query parameter
+// named name holds a secret: its name contains pass, secret, token, key,
+// auth, session or cookie (Authorization, Proxy-Authorization, Cookie,
+// X-Api-Key, X-Auth-Token, password, api_key, ...).
+func SecretName(name string) bool { return secretName.MatchString(name) }
+
+// RedactURL returns u with the password of its user information and the
+// values of query parameters named like secrets replaced by xxxxx, the
+// rest as written. u is returned as it is when there is nothing to hide.
+func RedactURL(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	start := i + 3
+	end := len(u)
+	if j := strings.IndexAny(u[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	out := u
+	if at := strings.LastIndexByte(u[start:end], '@'); at >= 0 {
+		user := u[start : start+at]
+		if c := strings.IndexByte(user, ':'); c >= 0 && c < len(user)-1 {
+			out = u[:start+c+1] + Redacted + u[start+at:]
+		}
+	}
+	q := strings.IndexByte(out, '?')
+	if q < 0 {
+		return out
+	}
+	query, frag := out[q+1:], ""
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, frag = query[:h], query[h:]
+	}
+	changed := false
+	parts := strings.Split(query, "&")
+	for k, p := range parts {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || value == "" || value == Redacted || strings.HasPrefix(value, "{{") && strings.HasSuffix(value, "}}") {
+			continue // nothing, or a flow's {{variable}}, not its value
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if SecretName(name) {
+			parts[k] = p[:len(p)-len(value)] + Redacted
+			changed = true
+		}
+	}
+	if !changed {
+		return out
+	}
+	return out[:q+1] + strings.Join(parts, "&") + frag
+}
+
+// urlInText finds URLs in a message.
+var urlInText = regexp.MustCompile(`(?i)https?://[^\s"'<>` + "`" + `]+`)
+
+// RedactText applies RedactURL to every http:// or https:// URL in s.
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, func(u string) string {
+		// Punctuation that ends a sentence or a "URL: message" is not the
+		// URL's.
+		trimmed := strings.TrimRight(u, ":,;.)]")
+		return RedactURL(trimmed) + u[len(trimmed):]
+	})
+}
+
+// Scrub replaces each of secrets (and its percent-encoded form) in s by
+// xxxxx; see scrub.
+func Scrub(s string, secrets []string) string { return scrub(s, secrets) }
+
+// scrub replaces each of secrets (and its percent-encoded form) in s by
+// xxxxx. Values shorter than minSecret are left: replacing every "1" of a
+// message would hide nothing and garble the rest (such short values are
+// still hidden where they are a query parameter named like a secret).
+func scrub(s string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) < minSecret || v == Redacted {
+			continue
+		}
+		s = strings.ReplaceAll(s, v, Redacted)
+		if e := url.QueryEscape(v); e != v {
+			s = strings.ReplaceAll(s, e, Redacted)
+		}
+		if e := url.PathEscape(v); e != v {
+			s = strings.ReplaceAll(s, e, Redacted)
+		}
+	}
+	return s
+}
+
+const minSecret = 4
+
+// headerSecrets returns what to scrub for a header value: the value, and
+// its credentials after a scheme ("Bearer TOKEN", "Basic BASE64").
+func headerSecrets(dst []string, value string) []string {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return dst
+	}
+	dst = append(dst, value)
+	if _, cred, ok := strings.Cut(value, " "); ok {
+		if cred = strings.TrimSpace(cred); cred != "" {
+			dst = append(dst, cred)
+		}
+	}
+	return dst
+}
+
+// Quote quotes s for a message, clipped to 100 characters with an
+// ellipsis, so that a 4 MB line does not fill the screen.
+func Quote(s string) string { return `"` + clipText(s, 100) + `"` }
+
+// clipText returns s cut to at most n runes, with "…" when cut, and with
+// control characters and quotes escaped as %q would.
+func clipText(s string, n int) string {
+	cut := false
+	if utf8.RuneCountInString(s) > n {
+		i := 0
+		for k := range s {
+			if i == n {
+				s = s[:k]
+				break
+			}
+			i++
+		}
+		cut = true
+	}
+	q := strings.Trim(strconv.Quote(s), `"`)
+	if cut {
+		q += "…"
+	}
+	return q
+}
+
+// flowSecretVars returns the names of f's variables named like secrets:
+// drawn, given with --set, or extracted from a response (a token).
+func flowSecretVars(f *flow.Flow) []string {
+	var out []string
+	add := func(n string) {
+		if SecretName(n) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, v := range f.Vars {
+		add(v.Name)
+	}
+	for i := range f.Steps {
+		for _, v := range f.Steps[i].Vars {
+			add(v.Name)
+		}
+		for _, e := range f.Steps[i].Extract {
+			add(e.Name)
+		}
+	}
+	return out
+}
+
+// stepLabel names a flow step in messages: "step login", and "step 2" for
+// a step without a name (whose name is already "step 2").
+func stepLabel(name string) string {
+	if strings.HasPrefix(name, "step ") {
+		return name
+	}
+	return "step " + name
+}

@@ -1,0 +1,217 @@
+package httpload
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"kurabe/engine"
+	"kurabe/flow"
+)
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/x":                                "http://h/x",
+		"http://u:SECRET@h:80/x":                    "http://u:xxxxx@h:80/x",
+		"http://u@h/x":                              "http://u@h/x",
+		"http://u:p@ss@h/x":                         "http://u:xxxxx@h/x",
+		"http://h/x?api_key=K1&limit=5":             "http://h/x?api_key=xxxxx&limit=5",
+		"http://h/x?limit=5&Token=abc#frag":         "http://h/x?limit=5&Token=xxxxx#frag",
+		"http://h/x?access%5Ftoken=abc":             "http://h/x?access%5Ftoken=xxxxx",
+		"http://h/x?password=":                      "http://h/x?password=",
+		"http://h/x?k={{api_key}}&api_key={{key}}":  "http://h/x?k={{api_key}}&api_key={{key}}",
+		"https://a:b@h/login?session=s1&user=bob":   "https://a:xxxxx@h/login?session=xxxxx&user=bob",
+		"not a url ?password=x":                     "not a url ?password=x",
+		"http://h/path@with-at?q=1":                 "http://h/path@with-at?q=1",
+		"http://h/find?offset=10&limit=100&author=": "http://h/find?offset=10&limit=100&author=",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	msg := `step find (GET http://u:pw12@h/find?api_key=K9: 500), "http://h/?token=T1"; see https://h/?x=1.`
+	want := `step find (GET http://u:xxxxx@h/find?api_key=xxxxx: 500), "http://h/?token=xxxxx"; see https://h/?x=1.`
+	if got := RedactText(msg); got != want {
+		t.Errorf("RedactText:\n got %q\nwant %q", got, want)
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "X-Session-Id", "password", "api_key", "client_secret"} {
+		if !SecretName(name) {
+			t.Errorf("%s is not secret", name)
+		}
+	}
+	for _, name := range []string{"Accept", "Content-Type", "X-Request-Id", "offset", "records", "Keep-Alive"} {
+		if SecretName(name) {
+			t.Errorf("%s is secret", name)
+		}
+	}
+	if got := Scrub("a=s3cr%2Ft b=s3cr/t c=ab", []string{"s3cr/t", "ab"}); got != "a=xxxxx b=xxxxx c=ab" {
+		t.Errorf("Scrub: %q", got)
+	}
+	if got := Quote(strings.Repeat("a", 4<<20)); len(got) != 100+2+len("…") {
+		t.Errorf("Quote of 4 MB: %d bytes", len(got))
+	}
+}
+
+// Secrets stay out of the failures' messages (the report prints them and
+// the result document keeps them): a --set variable named like a secret,
+// a token extracted from a response, a secret header, a URL's password,
+// and the run's parameters.
+func TestSecretsStayOutOfMessages(t *testing.T) {
+	var mu sync.Mutex
+	var auth []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		io.WriteString(w, `{"token":"TOKEN-4711"}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	base := strings.Replace(ts.URL, "http://", "http://bob:PWBOB42@", 1)
+	f, err := flow.Parse("s.yaml", []byte(`
+steps:
+  - name: login
+    method: POST
+    url: /login
+    extract: {token: {json: $.token}}
+  - name: find
+    url: /find/{{token}}?k={{api_key}}&s={{sig}}
+    headers: {X-Signature: "{{sig}}", Authorization: "Bearer {{sig}}"}
+`), flow.Options{Base: base, Set: []flow.Setting{{Name: "api_key", Value: "APIKEY77"}, {Name: "sig", Value: "SIG-0815"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	cfg.Headers = []Header{{"X-Api-Key", "HDRKEY99"}, {"Accept", "text/plain"}}
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := runW(t, w, engine.Config{Clients: 1, Count: 2})
+	if class(ph, "find: http 500") != 2 {
+		t.Fatalf("classes %+v", ph.ErrorClasses)
+	}
+	// The password goes to the server as basic authentication.
+	if len(auth) != 2 || auth[0] != "Basic Ym9iOlBXQk9CNDI=" {
+		t.Fatalf("the server saw %q", auth)
+	}
+	var all strings.Builder
+	for _, e := range ph.ErrorClasses {
+		all.WriteString(e.First + "\n")
+	}
+	for _, tg := range ph.HTTP.Targets {
+		all.WriteString(tg.URL + "\n")
+	}
+	for k, v := range w.Params() {
+		all.WriteString(k + "=" + v + "\n")
+	}
+	for _, secret := range []string{"APIKEY77", "TOKEN-4711", "PWBOB42", "HDRKEY99", "SIG-0815"} {
+		if strings.Contains(all.String(), secret) {
+			t.Errorf("%s is recorded:\n%s", secret, all.String())
+		}
+	}
+	for _, want := range []string{"step find (GET http://" + strings.TrimPrefix(ts.URL, "http://") + "/find/xxxxx?k=xxxxx&s=xxxxx): 500", "header X-Api-Key=REDACTED", "header Accept=text/plain", "http://bob:xxxxx@"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("no %q in\n%s", want, all.String())
+		}
+	}
+}
+
+// URLs that cannot be sent are refused before anything runs, with the
+// problem named and the password hidden; what means one thing is escaped.
+func TestCheckURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://h/posts?limit=1 2", "http://h/posts?limit=1%202"},
+		{"h:8080/検索?q=日本", "http://h:8080/%E6%A4%9C%E7%B4%A2?q=%E6%97%A5%E6%9C%AC"},
+		{"http://h/a|b{c}", "http://h/a%7Cb%7Bc%7D"},
+		{"http://h/a%20b?c=%2F", "http://h/a%20b?c=%2F"},
+		{"https://[::1]:8443/", "https://[::1]:8443/"},
+	} {
+		if got, err := CheckURL(c.in, false); err != nil || got != c.want {
+			t.Errorf("CheckURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"http://127.0.0.1:99999/", `"http://127.0.0.1:99999/": port 99999 is out of range; ports go from 1 to 65535`},
+		{"http://127.0.0.1:0/", "port 0 is out of range"},
+		{"http://h:abc/", "is not a URL"},
+		{"http://h/a\nb", `"http://h/a\nb" has a control character (byte 0x0a)`},
+		{"http://h/100%", `"%" starts no escape; write a % itself as %25`},
+		{"http://h/?q=%zz", `"%zz" starts no escape`},
+		{"http:///x", "has no host"},
+		{"ftp://h/", "not ftp://"},
+		{"http://bob:PWBOB42@h/x", `"http://bob:xxxxx@h/x": give credentials with -A user:password, not in the URL`},
+		{"http://h h/", "is not a URL"},
+	} {
+		_, err := CheckURL(c.in, false)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "PWBOB42") {
+			t.Errorf("CheckURL(%q): %v, want %q", c.in, err, c.want)
+		}
+	}
+	if got, err := CheckURL("http://bob:PW@h/", true); err != nil || got != "http://bob:PW@h/" {
+		t.Errorf("credentials allowed: %q %v", got, err)
+	}
+	long := "http://127.0.0.1:99999/" + strings.Repeat("a", 4<<20)
+	if _, err := CheckURL(long, false); err == nil || len(err.Error()) > 250 {
+		t.Errorf("a 4 MB URL: %d bytes of message", len(err.Error()))
+	}
+	// A URL file quotes the line as written: $(PW) may come from the
+	// environment.
+	env := func(string) (string, bool) { return "ENVSECRET", true }
+	_, err := ParseURLFile("u.txt", []byte("http://bob:$(PW)@h/x\nhttp://h/$(PW)/x?y=1 2\nhttp://h/\\\n"), URLFileOptions{Getenv: env})
+	if err == nil || strings.Contains(err.Error(), "ENVSECRET") || !strings.HasPrefix(err.Error(), `u.txt:1: "http://bob:xxxxx@h/x": give credentials`) {
+		t.Errorf("URL file: %v", err)
+	}
+	if targets, err := ParseURLFile("u.txt", []byte("http://h/a%20b?c=\"d\"\n"), URLFileOptions{}); err != nil || targets[0].URL != "http://h/a%20b?c=%22d%22" {
+		t.Errorf("URL file: %+v %v", targets, err)
+	}
+}
+
+// The request line carries the escaped URL, on both paths, and a flow's
+// rendered URL is escaped where a variable put a space.
+func TestEscapedURLsReachTheServer(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.RequestURI)
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	paths(t, urls(ts.URL+"/posts?limit=1 2&q=a|b"), func(t *testing.T, w *Workload) {
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 2})
+		mu.Lock()
+		defer mu.Unlock()
+		if ph.Errors != 0 || len(seen) < 2 || seen[len(seen)-1] != "/posts?limit=1%202&q=a%7Cb" {
+			t.Fatalf("errors %+v, server saw %q", ph.ErrorClasses, seen)
+		}
+	})
+	f, err := flow.Parse("e.yaml", []byte("steps:\n  - url: /find?user={{user}}&n={{n|url}}\n"),
+		flow.Options{Base: ts.URL, Set: []flow.Setting{{Name: "user", Value: "a b"}, {Name: "n", Value: "c d"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	ph := run(t, cfg, engine.Config{Clients: 1, Count: 1})
+	mu.Lock()
+	defer mu.Unlock()
+	if ph.Errors != 0 || seen[len(seen)-1] != "/find?user=a%20b&n=c+d" {
+		t.Fatalf("errors %+v, server saw %q", ph.ErrorClasses, seen)
+	}
+	// A flow whose server has a port out of range is refused with its line.
+	f, err = flow.Parse("p.yaml", []byte("steps:\n  - name: one\n    url: /x\n"), flow.Options{Base: "http://127.0.0.1:99999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Flow = f
+	if _, err := New(cfg); err == nil || !strings.HasPrefix(err.Error(), "p.yaml:2: step one: ") || !strings.Contains(err.Error(), "port 99999 is out of range") {
+		t.Fatalf("got %v", err)
+	}
+}
