@@ -139,10 +139,11 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := report.CheckLang(*lang); err != nil {
 		return usageErr("--lang: %v", err)
 	}
-	if f.jsonOut != "" {
-		if err := checkWritableDir(filepath.Dir(f.jsonOut)); err != nil {
-			return usageErr("--json %s: %v; choose a writable directory", f.jsonOut, err)
-		}
+	if err := checkOutputFile(f.jsonOut); err != nil {
+		return usageErr("--json %s: %v", f.jsonOut, err)
+	}
+	if err := ecfg.Validate(); err != nil {
+		return usageErr("%v", err)
 	}
 	cfg.UserAgent = "kurabe/" + Version
 	w, err := httpload.New(cfg)

@@ -341,6 +341,8 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"--flow", "f.yaml", "-f", "u.txt"}, "not both"},
 		{[]string{"--flow", "f.yaml", "http://a/", "http://b/"}, "at most one URL"},
 		{[]string{"--json", "/nonexistent/dir/r.json", "http://h/"}, "--json"},
+		{[]string{"--json", os.TempDir(), "http://h/"}, "is a directory"},
+		{[]string{"-R", "10:5", "-n", "5", "http://h/"}, "a ramp needs a duration"},
 		{[]string{"--set", "n=5", "http://h/"}, "use it with --flow"},
 		{[]string{"--flow", "f.yaml", "--set", "n", "http://h/"}, "want NAME=VALUE"},
 		{[]string{"--flow", "f.yaml", "--set", "1n=5", "http://h/"}, "not a variable name"},

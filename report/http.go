@@ -348,10 +348,15 @@ func (r *httpRun) notes(b *strings.Builder) {
 		if o.NotStarted > 0 {
 			b.WriteString(l.f("http.notstarted", o.NotStarted) + "\n")
 		}
-		b.WriteString("  " + l.f("http.openloop.corrected", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
-		b.WriteString("  " + l.f("http.openloop.service", httpMS(o.Service.P50), httpMS(o.Service.P99), httpMS(o.Service.Max)) + "\n")
+		if p.Latency.Count > 0 {
+			b.WriteString("  " + l.f("http.openloop.corrected", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
+			b.WriteString("  " + l.f("http.openloop.service", httpMS(o.Service.P50), httpMS(o.Service.P99), httpMS(o.Service.Max)) + "\n")
+		} else {
+			b.WriteString("  " + l.t("http.openloop.none") + "\n")
+		}
 		if o.Behind {
-			fmt.Fprintf(b, "  BEHIND: %s\n", o.Note)
+			// The engine speaks of stores; here the store is the server.
+			fmt.Fprintf(b, "  BEHIND: %s\n", strings.Replace(o.Note, "the store ", "the server ", 1))
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")

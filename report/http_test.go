@@ -240,3 +240,30 @@ func TestHTTPNotMeasured(t *testing.T) {
 		t.Errorf("en: %q", got)
 	}
 }
+
+// An open loop in which no request succeeded says its latencies were not
+// measured rather than print zeros, and its BEHIND speaks of the server.
+func TestHTTPOpenLoopNotMeasured(t *testing.T) {
+	d := httpFlow()
+	p := &d.Stores[0].Phases[0]
+	if p.OpenLoop == nil {
+		t.Fatal("the flow fixture has no open loop")
+	}
+	p.Ops, p.Latency = 0, result.Latency{}
+	p.OpenLoop.Service = result.Latency{}
+	for lang, want := range map[string]string{
+		English:  "latency from the scheduled start and service time: not measured (no request succeeded)",
+		Japanese: "予定開始時刻からのレイテンシとサービス時間: 未計測",
+	} {
+		var b bytes.Buffer
+		if err := HTTPFull(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "p50 0.000 ms") {
+			t.Errorf("%s: want %q and no zero percentiles in\n%s", lang, want, b.String())
+		}
+		if strings.Contains(b.String(), "BEHIND: the store") {
+			t.Errorf("%s: BEHIND speaks of a store:\n%s", lang, b.String())
+		}
+	}
+}

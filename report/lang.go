@@ -178,6 +178,7 @@ var words = map[string][2]string{
 	"http.flow":                {"Flow: %d passes completed, %d failed, %s passes/s; a pass took mean %s ms, p50 %s, p99 %s, max %s", "フロー: 完了 %d パス、失敗 %d、%s パス/秒。パスあたり平均 %s ms、p50 %s、p99 %s、最大 %s"},
 	"http.openloop":            {"Open loop: %d scheduled (%s/s), %s/s achieved; %d started more than %s ms late; lag behind the timetable p99 %s ms", "開ループ: 予定 %d 件 (%s/秒)、達成 %s/秒。%d 件が %s ms 以上遅れて開始。予定からの遅れ p99 %s ms"},
 	"http.notstarted":          {"  %d due before the end never started", "  %d 件は終了までに開始されず"},
+	"http.openloop.none":       {"latency from the scheduled start and service time: not measured (no request succeeded)", "予定開始時刻からのレイテンシとサービス時間: 未計測 (成功したリクエストなし)"},
 	"http.openloop.corrected":  {"latency from the scheduled start (corrected): p50 %s ms, p99 %s, max %s", "予定開始時刻からのレイテンシ (補正済み): p50 %s ms、p99 %s、最大 %s"},
 	"http.openloop.service":    {"service time from the actual start (uncorrected): p50 %s ms, p99 %s, max %s", "実際の開始からのサービス時間 (未補正): p50 %s ms、p99 %s、最大 %s"},
 	"http.cpu":                 {"kurabe used %s cores of CPU during the run", "kurabe が実行中に使った CPU: %s コア"},
