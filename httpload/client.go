@@ -201,10 +201,12 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 	c.sess.busy.Store(int64(t0) + 1)
 	dials := tm.dials
 	err := c.sess.hosts[origin].Do(c.req, c.resp)
-	if err != nil && tm.dials == dials && tm.firstByte < 0 && unanswered(err) && c.sess.busy.Load() != killed {
-		// A kept-alive connection the server had closed: send the request
-		// again on a new one, once (see leanConn.roundTrip). fasthttp has
-		// closed the old connection, so Do dials.
+	stale := err == nil && c.resp.StatusCode() == 408 && c.resp.ConnectionClose()
+	if (stale || err != nil && tm.firstByte < 0 && unanswered(err)) && tm.dials == dials && c.sess.busy.Load() != killed {
+		// A kept-alive connection the server had closed, or said it
+		// would with an unsolicited 408: send the request again on a new
+		// one, once (see leanConn.roundTrip). fasthttp has closed the old
+		// connection, so Do dials.
 		tm.reconnects++
 		tm.writeStart, tm.firstByte, tm.awaiting = -1, -1, false
 		err = c.sess.hosts[origin].Do(c.req, c.resp)

@@ -259,6 +259,11 @@ func (lc *leanConn) close() {
 // than a failure. Its latency runs from t0, the
 // failed attempt and the new connection included: that is how long the
 // request took. A request on a new connection is never sent again.
+//
+// Some servers and proxies (HAProxy, Google's front end) say so first: a
+// "408 Request Timeout" with Connection: close, sent on the idle
+// connection before any request came. Read after a request on a reused
+// connection, it answers no request of ours and is treated the same way.
 func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) error {
 	t := &lc.s.tm
 	reused := lc.conn != nil
@@ -273,7 +278,8 @@ func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) e
 		if err != nil || lc.p.close || req.close {
 			lc.close()
 		}
-		if err == nil || !reused || !lc.unanswered(err) || lc.s.busy.Load() == killed {
+		stale := err == nil && lc.p.code == 408 && lc.p.close
+		if !stale && (err == nil || !lc.unanswered(err)) || !reused || lc.s.busy.Load() == killed {
 			return err
 		}
 		reused = false

@@ -129,6 +129,38 @@ func TestCloseWithoutEcho(t *testing.T) {
 	}
 }
 
+// A server or proxy that times idle connections out with an unsolicited
+// "408 Request Timeout" and Connection: close (HAProxy, Google's front
+// end): the 408 answers none of kurabe's requests, so the request that
+// reads it is sent again on a new connection, counted as a reconnect and
+// not as a failure, and the server sees each request once.
+func TestUnsolicited408Reconnects(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, _ string, _ int) bool {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		time.Sleep(50 * time.Millisecond) // idle: the proxy gives up on the connection
+		io.WriteString(c, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+		return false
+	})
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		r0 := srv.requests.Load()
+		s, _ := w.Store().Open(context.Background())
+		c := w.NewClient(s, newRand())
+		for i := range 4 {
+			if i > 0 {
+				time.Sleep(200 * time.Millisecond) // the 408 has come and the connection is closed
+			}
+			if _, err := c.Do(context.Background(), 0); err != nil {
+				t.Fatalf("request %d: %v", i+1, err)
+			}
+		}
+		s.Close()
+		h := w.Stats()
+		if h.Requests != 4 || h.Failed != 0 || h.Reconnects != 3 || srv.requests.Load()-r0 != 4 {
+			t.Fatalf("requests %d failed %d (%+v) reconnects %d; the server saw %d", h.Requests, h.Failed, h.Status, h.Reconnects, srv.requests.Load()-r0)
+		}
+	})
+}
+
 // An HTTP/1.0 response without Connection: keep-alive ends the connection,
 // even when the server keeps it open.
 func TestHTTP10ClosesWithoutKeepAlive(t *testing.T) {
