@@ -507,14 +507,19 @@ func joinedFlags(fs *flag.FlagSet, args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		if len(a) < 2 || a[0] != '-' {
 			out = append(out, a)
 			continue
 		}
-		name, _, hasVal := strings.Cut(a[1:], "=")
-		if f := fs.Lookup(name); f != nil {
+		long := strings.HasPrefix(a, "--")
+		name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil || long || lowerWord(name) {
+			// A flag by its name (-expect-body, --expect-body) takes the
+			// next argument as its value whatever it looks like; an
+			// unknown --name or -word (-quiet) is left whole for the
+			// flag package to name, not split into -q -u iet.
 			out = append(out, a)
-			if !hasVal && !isBool(f) && i+1 < len(args) {
+			if f != nil && !hasVal && !isBool(f) && i+1 < len(args) {
 				i++
 				out = append(out, args[i]) // the flag's value, whatever it looks like
 			}
@@ -553,6 +558,21 @@ func joinedFlags(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return out
+}
+
+// lowerWord says whether s is a word of four or more lower-case letters:
+// a long flag's name given with one dash, never ab's joined short flags
+// (their values are numbers, methods, headers, files with a dot).
+func lowerWord(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // flagErr is the flag package's error with an undefined flag's name cut

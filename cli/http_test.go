@@ -455,6 +455,12 @@ func TestHTTPJoinedFlags(t *testing.T) {
 		// Unknown letters: the flag package's error names the argument.
 		{[]string{"-xyz", "-kx"}, []string{"-xyz", "-kx"}},
 		{[]string{"--", "-n10"}, []string{"--", "-n10"}},
+		// A long flag by its name, with one dash or two, takes the next
+		// argument as its value even when it starts with a dash.
+		{[]string{"--flow", "-kc", "-flow", "-n10"}, []string{"--flow", "-kc", "-flow", "-n10"}},
+		// A long flag that does not exist is not read as joined letters
+		// (-quiet is not -q -u iet; --kc is not -k -c).
+		{[]string{"-quiet", "--kc", "10"}, []string{"-quiet", "--kc", "10"}},
 	} {
 		if got := joinedFlags(fs, c.in); !slices.Equal(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
