@@ -165,7 +165,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 	st := w.Store()
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: httpRedact(args), Started: time.Now().UTC(), Seed: ecfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: httpRedact(args, secretVars(cfg)...), Started: time.Now().UTC(), Seed: ecfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: []string{w.Phases()[0].Name}, Clients: ecfg.Clients,
 			Count: ecfg.Count, Duration: result.Duration(ecfg.Duration), Rate: f.rate,
@@ -331,7 +331,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		var secrets []string
 		for _, kv := range f.sets {
 			if name, value, ok := strings.Cut(kv, "="); ok && httpload.SecretName(name) {
-				secrets = append(secrets, value)
+				secrets = append(secrets, httpload.SecretWords(value)...)
 			}
 		}
 		hide := func(err error) string { return httpload.Scrub(httpload.RedactText(err.Error()), secrets) }
@@ -437,11 +437,20 @@ func httpSeconds(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
+// secretVars are the flow's variables sent in secret headers, whatever
+// their names.
+func secretVars(cfg httpload.Config) []string {
+	if cfg.Flow == nil {
+		return nil
+	}
+	return cfg.Flow.HeaderVars(httpload.SecretName)
+}
+
 // httpRedact hides credentials in the command line kept in the result:
 // the values of -A and -C, of -H headers and --set variables named like
-// secrets (httpload.SecretName), and URL passwords and secret query
+// secrets (httpload.SecretName) or sent in secret headers (secretVars), and URL passwords and secret query
 // parameters. args are the arguments after joinedFlags.
-func httpRedact(args []string) []string {
+func httpRedact(args []string, secretVars ...string) []string {
 	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {
 		a := out[i]
@@ -474,7 +483,7 @@ func httpRedact(args []string) []string {
 		case "set":
 			// A variable named like a secret (password=...) keeps its name.
 			hide = func(kv string) string {
-				if name, _, ok := strings.Cut(kv, "="); ok && httpload.SecretName(name) {
+				if name, _, ok := strings.Cut(kv, "="); ok && (httpload.SecretName(name) || slices.Contains(secretVars, name)) {
 					return name + "=REDACTED"
 				}
 				return kv

@@ -513,6 +513,25 @@ func TestHTTPCredentialsStayOut(t *testing.T) {
 	if _, errs, code := httpCLI(t, "-f", uf); code != ExitUsage || strings.Contains(errs, "ENVPW987") || !strings.Contains(errs, "u.txt:1: ") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// A variable sent in a secret header is secret whatever its name; a
+	// user name alone may be a token; a bad generator for a secret does
+	// not quote the parts of it.
+	fa := filepath.Join(dir, "auth.yaml")
+	os.WriteFile(fa, []byte("steps:\n  - url: /a\n    headers:\n      Authorization: Bearer {{tk}}\n"), 0o644)
+	js := filepath.Join(dir, "auth.json")
+	out, errs, code := httpCLI(t, "--flow", fa, "-n", "2", "--set", "tk=BEARERTK9", "--json", js, strings.Replace(ts.URL, "http://", "http://USERTOK77@", 1))
+	data, _ := os.ReadFile(js)
+	if code != ExitFailed || len(data) == 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	for _, secret := range []string{"BEARERTK9", "USERTOK77"} {
+		if strings.Contains(string(data), secret) || strings.Contains(out, secret) || strings.Contains(errs, secret) {
+			t.Errorf("%s is recorded or printed", secret)
+		}
+	}
+	if _, errs, code := httpCLI(t, "--flow", fl, "-n", "1", "--set", "api_key={int: [GENSECRET1, 2]}", "--set", "key2=x", ts.URL); code != ExitUsage || strings.Contains(errs, "GENSECRET1") {
+		t.Errorf("a bad generator for a secret: exit %d: %s", code, errs)
+	}
 	// Flags given wrong do not repeat what may be a secret.
 	for _, args := range [][]string{{"-H", "Bearer TOKEN9", "http://h/"}, {"-XAuthorization: Bearer TOKEN9", "http://h/"}, {"-C", "TOKEN9", "http://h/"}} {
 		if _, errs, code := httpCLI(t, args...); code != ExitUsage || strings.Contains(errs, "TOKEN9") {

@@ -33,12 +33,15 @@ import (
 
 // Flow is a parsed, checked flow.
 type Flow struct {
-	Name  string
-	File  string
-	Base  string // the base URL relative step URLs were joined to
-	Vars  []Var  // drawn at the start of every iteration
-	Steps []Step
-	names []string // variable index -> name
+	Name string
+	File string
+	Base string // the base URL relative step URLs were joined to
+	// BaseLine is the line of the file's base:, 0 when the base came
+	// from outside the file (Options.Base) or there is none.
+	BaseLine int
+	Vars     []Var // drawn at the start of every iteration
+	Steps    []Step
+	names    []string // variable index -> name
 }
 
 // Step is one request of a flow.
@@ -395,8 +398,11 @@ func (p *parser) variable(name string) int {
 func (p *parser) compile(fy *fileYAML) *Flow {
 	p.index = map[string]int{}
 	f := &Flow{Name: fy.Name, File: p.file, Base: fy.Base}
+	if fy.Base != "" {
+		f.BaseLine = p.line("base")
+	}
 	if p.opt.Base != "" {
-		f.Base = p.opt.Base
+		f.Base, f.BaseLine = p.opt.Base, 0
 	}
 	if f.Name == "" {
 		f.Name = strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
@@ -850,4 +856,25 @@ func http1Canonical(s string) string {
 		upper = c == '-'
 	}
 	return string(b)
+}
+
+// HeaderVars returns the names of the variables that the values of
+// headers named as secret (by the function given: Authorization,
+// Cookie, ...) use, in any step: a token given with --set tk=... and
+// sent as "Authorization: Bearer {{tk}}" is as secret as the header.
+func (f *Flow) HeaderVars(secret func(header string) bool) []string {
+	var names []string
+	for _, s := range f.Steps {
+		for _, h := range s.Headers {
+			if !secret(h.Name) {
+				continue
+			}
+			for _, p := range h.Value.parts {
+				if p.v >= 0 && p.v < len(f.names) && !slices.Contains(names, f.names[p.v]) {
+					names = append(names, f.names[p.v])
+				}
+			}
+		}
+	}
+	return names
 }

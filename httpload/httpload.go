@@ -178,6 +178,13 @@ func New(cfg Config) (*Workload, error) {
 		}
 	}
 	if f := cfg.Flow; f != nil {
+		if f.BaseLine > 0 {
+			// The file's base, path and all, as a URL on the command line
+			// is checked (one given with the command was checked there).
+			if _, err := checkURLAs(f.Base, "", true); err != nil {
+				return nil, fmt.Errorf("%s:%d: base: %v", f.File, f.BaseLine, err)
+			}
+		}
 		for i := range f.Steps {
 			s := &f.Steps[i]
 			if _, err := checkURLAs(s.Origin, "", true); err != nil {

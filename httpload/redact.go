@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"kurabe/flow"
@@ -51,6 +52,9 @@ func RedactURL(u string) string {
 		user := u[start : start+at]
 		if c := strings.IndexByte(user, ':'); c >= 0 && c < len(user)-1 {
 			out = u[:start+c+1] + Redacted + u[start+at:]
+		} else if c < 0 && user != "" && user != Redacted {
+			// A user name alone may be a token (https://TOKEN@host/).
+			out = u[:start] + Redacted + u[start+at:]
 		}
 	}
 	q := strings.IndexByte(out, '?')
@@ -124,6 +128,20 @@ func scrub(s string, secrets []string) string {
 
 const minSecret = 4
 
+// SecretWords returns what to scrub for a secret value given as text that
+// may be a generator ({choice: [alice, bob]}): the value, and each of its
+// runs of letters and digits long enough to scrub, since a message about
+// a bad generator quotes a part of it, not the whole.
+func SecretWords(v string) []string {
+	out := []string{v}
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) >= minSecret && w != v && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // headerSecrets returns what to scrub for a header value: the value, and
 // its credentials after a scheme ("Bearer TOKEN", "Basic BASE64").
 func headerSecrets(dst []string, value string) []string {
@@ -140,30 +158,53 @@ func headerSecrets(dst []string, value string) []string {
 	return dst
 }
 
-// Quote quotes s for a message, clipped to 100 characters with an
-// ellipsis, so that a 4 MB line does not fill the screen.
-func Quote(s string) string { return `"` + clipText(s, 100) + `"` }
-
-// clipText returns s cut to at most n runes, with "…" when cut, and with
-// control characters and quotes escaped as %q would.
-func clipText(s string, n int) string {
-	cut := false
-	if utf8.RuneCountInString(s) > n {
-		i := 0
-		for k := range s {
-			if i == n {
-				s = s[:k]
-				break
-			}
-			i++
-		}
-		cut = true
-	}
-	q := strings.Trim(strconv.Quote(s), `"`)
+// Quote quotes s for a message as %q does, clipped to 100 characters
+// with an ellipsis, so that a 4 MB line does not fill the screen.
+func Quote(s string) string {
+	c, cut := clipRunes(s, 100)
+	q := strconv.Quote(c)
 	if cut {
-		q += "…"
+		q = q[:len(q)-1] + `…"`
 	}
 	return q
+}
+
+// clipText returns s, which may be another error's text, cut to at most
+// n runes with "…" when cut, and with control characters escaped as %q
+// would; quotes and backslashes stay as they are.
+func clipText(s string, n int) string {
+	c, cut := clipRunes(s, n)
+	if strings.IndexFunc(c, unicode.IsControl) >= 0 {
+		var b strings.Builder
+		for _, r := range c {
+			if unicode.IsControl(r) {
+				q := strconv.QuoteRune(r)
+				b.WriteString(q[1 : len(q)-1])
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		c = b.String()
+	}
+	if cut {
+		c += "…"
+	}
+	return c
+}
+
+// clipRunes cuts s to at most n runes and says whether it did.
+func clipRunes(s string, n int) (string, bool) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k], true
+		}
+		i++
+	}
+	return s, false
 }
 
 // flowSecretVars returns the names of f's variables named like secrets:

@@ -16,7 +16,8 @@ func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://h/x":                                "http://h/x",
 		"http://u:SECRET@h:80/x":                    "http://u:xxxxx@h:80/x",
-		"http://u@h/x":                              "http://u@h/x",
+		"http://u@h/x":                              "http://xxxxx@h/x",
+		"http://TOKEN123@h/x":                       "http://xxxxx@h/x",
 		"http://u:p@ss@h/x":                         "http://u:xxxxx@h/x",
 		"http://h/x?api_key=K1&limit=5":             "http://h/x?api_key=xxxxx&limit=5",
 		"http://h/x?limit=5&Token=abc#frag":         "http://h/x?limit=5&Token=xxxxx#frag",
@@ -52,6 +53,19 @@ func TestRedactURL(t *testing.T) {
 	}
 	if got := Quote(strings.Repeat("a", 4<<20)); len(got) != 100+2+len("…") {
 		t.Errorf("Quote of 4 MB: %d bytes", len(got))
+	}
+	// Quote escapes as %q does, its final quote included; another
+	// error's text keeps its quotes, with only control characters escaped.
+	for _, c := range []struct{ got, want string }{
+		{Quote(`x"`), `"x\""`},
+		{Quote("a\x00b"), `"a\x00b"`},
+		{clipText(`invalid port ":+80" after host`, 120), `invalid port ":+80" after host`},
+		{clipText("a\x00b\\c", 120), `a\x00b\c`},
+		{clipText("日本語のテキスト", 3), "日本語…"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
 	}
 }
 
@@ -213,5 +227,24 @@ func TestEscapedURLsReachTheServer(t *testing.T) {
 	cfg.Flow = f
 	if _, err := New(cfg); err == nil || !strings.HasPrefix(err.Error(), "p.yaml:2: step one: ") || !strings.Contains(err.Error(), "port 99999 is out of range") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A flow file's base is checked as a URL on the command line is, path
+// included, and the error names the file's line.
+func TestFlowBaseChecked(t *testing.T) {
+	f, err := flow.Parse("f.yaml", []byte("name: x\nbase: http://127.0.0.1:9/%zz\nsteps:\n  - url: /a\n"), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "f.yaml:2: base: ") || !strings.Contains(err.Error(), "starts no escape") {
+		t.Fatalf("got %v", err)
+	}
+	f, _ = flow.Parse("f.yaml", []byte("base: http://127.0.0.1:9/api\nsteps:\n  - url: a\n"), flow.Options{})
+	cfg.Flow = f
+	if _, err := New(cfg); err != nil {
+		t.Fatalf("a good base refused: %v", err)
 	}
 }
