@@ -24,15 +24,7 @@ func run(t testing.TB, cfg Config, ec engine.Config) result.Phase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ec.Seed == 0 {
-		ec.Seed = 1
-	}
-	ph, err := engine.RunPhase(context.Background(), ec, w.Store(), w, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ph.HTTP = w.Stats()
-	return ph
+	return runW(t, w, ec)
 }
 
 func urls(u ...string) Config {

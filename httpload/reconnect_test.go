@@ -37,7 +37,7 @@ func paths(t *testing.T, cfg Config, f func(t *testing.T, w *Workload)) {
 }
 
 // runW drives an existing workload with the engine.
-func runW(t *testing.T, w *Workload, ec engine.Config) result.Phase {
+func runW(t testing.TB, w *Workload, ec engine.Config) result.Phase {
 	t.Helper()
 	if ec.Seed == 0 {
 		ec.Seed = 1
