@@ -110,9 +110,9 @@ func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
 		{"load with a count", []string{"-w", "load", "-n", "5"}, "-n 5 does not fit -w load"},
 		{"load in chunks with a count", []string{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "4"}, "3 operations of 1,000 rows"},
 		{"load with a warm-up", []string{"-w", "load", "--warmup", "1s"}, "--warmup 1s does not fit -w load"},
-		// crud's phases follow from -n.
-		{"crud for a duration", []string{"-w", "crud", "-d", "1s", "-c", "2"}, "-d 1s does not fit -w crud"},
-		{"crud with a warm-up", []string{"-w", "crud", "--warmup", "1s"}, "--warmup 1s does not fit -w crud"},
+		// crud's delete and batch-delete follow from -n.
+		{"crud for a duration", []string{"-w", "crud", "-d", "1s", "-c", "2"}, "-d 1s does not fit -w crud with delete"},
+		{"crud with a warm-up", []string{"-w", "crud", "--warmup", "1s"}, "--warmup 1s does not fit -w crud with delete"},
 		{"crud deletes more than it inserts", []string{"-w", "crud", "--deletes", "5000", "-n", "100"}, "--deletes 5000: the phases before delete leave 100 rows"},
 		{"crud deletes leave batch-delete nothing", []string{"-w", "crud", "--deletes", "100", "-n", "100"}, "leave batch-delete none"},
 		// Duplicates would make two rows with the same label.
@@ -138,6 +138,8 @@ func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
 		{"-w", "crud", "--deletes", "99", "-n", "100"},
 		{"-w", "crud", "--ops", "insert,delete", "--deletes", "100", "-n", "100"}, // no batch-delete after it
 		{"-w", "crud", "--ops", "insert,read", "-n", "100"},
+		// Without delete and batch-delete, crud runs for a duration.
+		{"-w", "crud", "--ops", "insert,read,update", "-d", "1s", "--warmup", "500ms", "--store", "sqlite:", "-c", "2"},
 	} {
 		if _, err := plan(t, ok...); err != nil {
 			t.Errorf("%v: %v", ok, err)

@@ -99,9 +99,35 @@ type RunSettings struct {
 // driving phases (a load that ends when its data set does cannot run for a
 // duration). CheckRun is asked once the workload is built, before anything
 // runs, and says in its error which flag does not fit and what to give
-// instead, starting with the flag (-d ...: ...).
+// instead: a *SettingError naming it, Unfit when the workload does not
+// take the flag at all in this configuration.
 type RunChecker interface {
 	CheckRun(r RunSettings) error
+}
+
+// SettingError is bad input that one of the run's settings is to blame
+// for: an operation the workload does not have (Setting "ops"), a value
+// that does not fit (Setting "deletes"). Unfit marks a setting the
+// workload does not take at all as configured (a duration for a load, whose
+// phases end with its data set), rather than a wrong value: a scenario
+// applies a setting given on the command line only to the steps that take
+// it, and a scenario file's error points at the line of Setting.
+type SettingError struct {
+	Setting string // the flag's name, without dashes: "ops", "d", "n", "warmup"
+	Unfit   bool
+	Err     error
+}
+
+func (e *SettingError) Error() string { return e.Err.Error() }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Blame returns err as a SettingError of setting.
+func Blame(setting string, err error) error { return &SettingError{Setting: setting, Err: err} }
+
+// Unfit returns err as a SettingError of a setting the workload does not
+// take as configured.
+func Unfit(setting string, err error) error {
+	return &SettingError{Setting: setting, Unfit: true, Err: err}
 }
 
 // PhaseCounter is implemented by workloads whose phases need their own

@@ -107,7 +107,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 		case op == "mix":
 			ph.Weights = mix
 		default:
-			return nil, fmt.Errorf("bbs has no operation %q; choose from %s", op, strings.Join(all, ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("bbs has no operation %q; choose from %s", op, strings.Join(all, ", ")))
 		}
 		w.phases = append(w.phases, ph)
 	}

@@ -130,7 +130,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	for _, op := range ops {
 		i := slices.Index(kindNames, op)
 		if i < 0 {
-			return nil, fmt.Errorf("crud has no operation %q; choose from %s", op, strings.Join(kindNames, ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("crud has no operation %q; choose from %s", op, strings.Join(kindNames, ", ")))
 		}
 		ph := workload.Phase{Name: op, Weights: make([]int, len(kindNames))}
 		ph.Weights[i] = 1
@@ -213,18 +213,30 @@ func (w *crud) PhaseCount(phase int, n int64) int64 {
 	return n
 }
 
-// CheckRun refuses what does not fit phases whose sizes follow from -n:
-// a duration or a warm-up (which would insert or delete rows the counts
-// do not include, and run the deletes out of rows), and --deletes that
-// leave the deletes fewer rows than asked or batch-delete none
+// CheckRun refuses what does not fit the phases whose sizes follow from
+// -n: delete removes --deletes rows (half of -n by default) and
+// batch-delete the rest of what the inserts added, so with them a duration
+// or a warm-up (which would insert or delete rows the counts do not
+// include, and run the deletes out of rows) is refused; insert, read,
+// batch-read and update run for any duration. --deletes that leave delete
+// fewer rows than asked, or batch-delete none, are refused too
 // (workload.RunChecker).
 func (w *crud) CheckRun(r workload.RunSettings) error {
-	sizes := fmt.Sprintf("its phases' sizes follow from -n (N inserts, reads and updates, N/%d batch reads, --deletes one by one, the rest in batch deletes)", w.cfg.BatchRead)
-	switch {
-	case r.Duration > 0:
-		return fmt.Errorf("-d %v does not fit -w crud: %s; give -n instead", r.Duration, sizes)
-	case r.Warmup > 0:
-		return fmt.Errorf("--warmup %v does not fit -w crud: %s, and a warm-up would insert or delete rows they do not count; leave --warmup out", r.Warmup, sizes)
+	counted := ""
+	for _, k := range w.order {
+		if k == kDelete || k == kBatchDelete {
+			counted = kindNames[k]
+			break
+		}
+	}
+	if counted != "" {
+		why := "delete removes --deletes rows (default half of -n) and batch-delete the rest of the -n inserted, so their sizes follow from -n"
+		switch {
+		case r.Duration > 0:
+			return workload.Unfit("d", fmt.Errorf("-d %v does not fit -w crud with %s: %s; give -n, or drop delete and batch-delete from --ops", r.Duration, counted, why))
+		case r.Warmup > 0:
+			return workload.Unfit("warmup", fmt.Errorf("--warmup %v does not fit -w crud with %s: %s, and a warm-up would insert or delete rows they do not count; leave --warmup out, or drop delete and batch-delete from --ops", r.Warmup, counted, why))
+		}
 	}
 	m := w.cfg.Deletes
 	if m == 0 || r.Count == 0 {
@@ -237,10 +249,10 @@ func (w *crud) CheckRun(r workload.RunSettings) error {
 			rows += r.Count
 		case kDelete:
 			if m > rows {
-				return fmt.Errorf("--deletes %d: the phases before delete leave %d rows (-n %d); give --deletes of at most %d, or a larger -n", m, rows, r.Count, rows)
+				return workload.Blame("deletes", fmt.Errorf("--deletes %d: the phases before delete leave %d rows (-n %d); give --deletes of at most %d, or a larger -n", m, rows, r.Count, rows))
 			}
 			if m == rows && slices.Contains(w.order[i+1:], kBatchDelete) {
-				return fmt.Errorf("--deletes %d: delete would remove all %d rows (-n %d) and leave batch-delete none; give --deletes below %d, or drop batch-delete from --ops", m, rows, r.Count, rows)
+				return workload.Blame("deletes", fmt.Errorf("--deletes %d: delete would remove all %d rows (-n %d) and leave batch-delete none; give --deletes below %d, or drop batch-delete from --ops", m, rows, r.Count, rows))
 			}
 			rows -= m
 		case kBatchDelete:

@@ -2,17 +2,20 @@ package crud
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/dataset/records/recordstest"
 	"kurabe/engine"
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/workload"
 	"kurabe/workload/workloadtest"
 )
 
@@ -234,6 +237,34 @@ func TestBuildRejectsBadSettings(t *testing.T) {
 		}
 		if _, err := d.Build(ops); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v: got %v, want %q", tc.args, tc.ops, err, tc.want)
+		}
+	}
+}
+
+// Only delete and batch-delete size themselves from -n: with them a
+// duration or a warm-up is refused, naming the operation that needs -n;
+// the other operations run for any duration.
+func TestCheckRunRefusesDurationOnlyForDeletes(t *testing.T) {
+	for _, tc := range []struct {
+		ops  []string
+		r    workload.RunSettings
+		want string // "" when the run fits
+	}{
+		{[]string{"insert", "read", "update"}, workload.RunSettings{Duration: time.Second, Warmup: time.Second / 2}, ""},
+		{[]string{"insert", "batch-read"}, workload.RunSettings{Duration: time.Second}, ""},
+		{[]string{"read"}, workload.RunSettings{Count: 10, Warmup: time.Second}, ""},
+		// The default sequence ends in delete and batch-delete.
+		{nil, workload.RunSettings{Duration: time.Second}, "-d 1s does not fit -w crud with delete"},
+		{[]string{"insert", "batch-delete"}, workload.RunSettings{Duration: time.Second}, "with batch-delete"},
+		{[]string{"insert", "delete"}, workload.RunSettings{Count: 10, Warmup: time.Second}, "--warmup 1s does not fit -w crud with delete"},
+	} {
+		err := build(t, tc.ops).CheckRun(tc.r)
+		var se *workload.SettingError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v %+v: %v", tc.ops, tc.r, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &se) || !se.Unfit):
+			t.Errorf("%v %+v: got %v, want an unfit setting with %q", tc.ops, tc.r, err, tc.want)
 		}
 	}
 }

@@ -131,7 +131,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	for _, op := range ops {
 		i := slices.Index(kindNames, op)
 		if i < 0 {
-			return nil, fmt.Errorf("load has no operation %q; choose from %s", op, strings.Join(kindNames, ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("load has no operation %q; choose from %s", op, strings.Join(kindNames, ", ")))
 		}
 		ph := workload.Phase{Name: op, Weights: make([]int, len(kindNames))}
 		ph.Weights[i] = 1
@@ -190,11 +190,11 @@ func (w *loader) CheckRun(r workload.RunSettings) error {
 	size := fmt.Sprintf("a phase loads the data set once (%s rows, %s)", numfmt.Group(w.src.Rows()), w.chunking())
 	switch {
 	case r.Duration > 0:
-		return fmt.Errorf("-d %v does not fit -w load: %s and ends; size it with --dataset-rows and --load-chunk instead", r.Duration, size)
+		return workload.Unfit("d", fmt.Errorf("-d %v does not fit -w load: %s and ends; size it with --dataset-rows and --load-chunk instead", r.Duration, size))
 	case r.Warmup > 0:
-		return fmt.Errorf("--warmup %v does not fit -w load: %s, and a warm-up would load part of it unmeasured; leave --warmup out", r.Warmup, size)
+		return workload.Unfit("warmup", fmt.Errorf("--warmup %v does not fit -w load: %s, and a warm-up would load part of it unmeasured; leave --warmup out", r.Warmup, size))
 	case r.CountGiven && r.Count != w.chunks:
-		return fmt.Errorf("-n %d does not fit -w load: %s; size it with --dataset-rows and --load-chunk, and leave -n out", r.Count, size)
+		return workload.Unfit("n", fmt.Errorf("-n %d does not fit -w load: %s; size it with --dataset-rows and --load-chunk, and leave -n out", r.Count, size))
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	}
 	for _, op := range ops {
 		if op != "point" {
-			return nil, fmt.Errorf("point has no operation %q; its only operation is point", op)
+			return nil, workload.Blame("ops", fmt.Errorf("point has no operation %q; its only operation is point", op))
 		}
 	}
 	src, err := records.Open(c.Data)

@@ -116,7 +116,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 			i = slices.Index(all, "range "+strings.TrimSpace(op))
 		}
 		if i < 0 {
-			return nil, fmt.Errorf("range has no operation %q; its operations follow --records: %s", op, strings.Join(all, ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("range has no operation %q; its operations follow --records: %s", op, strings.Join(all, ", ")))
 		}
 		ph := workload.Phase{Name: all[i], Weights: make([]int, len(ns)), Sweep: "records", SweepValue: float64(ns[i])}
 		ph.Weights[i] = 1

@@ -176,7 +176,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	for _, op := range ops {
 		i := slices.Index(kindNames, op)
 		if i < 0 {
-			return nil, fmt.Errorf("%s has no operation %q; choose from %s", d.name, op, strings.Join(all, ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("%s has no operation %q; choose from %s", d.name, op, strings.Join(all, ", ")))
 		}
 		ph := workload.Phase{Name: op, Weights: make([]int, len(kindNames))}
 		ph.Weights[i] = 1

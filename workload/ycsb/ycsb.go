@@ -213,7 +213,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	for _, op := range ops {
 		l, ok := findLetter(op)
 		if !ok {
-			return nil, fmt.Errorf("ycsb has no workload %q; choose from %s (each a mix of operations)", op, strings.Join(letterNames(), ", "))
+			return nil, workload.Blame("ops", fmt.Errorf("ycsb has no workload %q; choose from %s (each a mix of operations)", op, strings.Join(letterNames(), ", ")))
 		}
 		ld := l.dist
 		if dist >= 0 {
