@@ -367,6 +367,68 @@ func TestInterruptWhileAStoreStarts(t *testing.T) {
 	}
 }
 
+// interruptedLoad is a fake: a real SQLite store on which Ctrl-C arrives
+// while the data set loads (its sessions' first insert), and whose Close
+// fails, which a real store does not on demand.
+type interruptedLoad struct {
+	store.Store
+	interrupt func()
+}
+
+func (s *interruptedLoad) Open(ctx context.Context) (store.Session, error) {
+	sess, err := s.Store.Open(ctx)
+	return &interruptingSession{Session: sess, interrupt: s.interrupt}, err
+}
+
+func (s *interruptedLoad) Close() error {
+	s.Store.Close()
+	return errors.New("fake: close failed")
+}
+
+type interruptingSession struct {
+	store.Session
+	interrupt func()
+}
+
+func (s *interruptingSession) Insert(ctx context.Context, t *store.Table, row store.Row) error {
+	s.interrupt()
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Ctrl-C while a started store loads its data set leaves it started: its
+// description and its failure to close are kept, and only the stores whose
+// turn never came say they did not start.
+func TestInterruptWhileAStoreLoads(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "loading",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			return &interruptedLoad{Store: st, interrupt: cancel}, err
+		},
+	})
+	js := filepath.Join(t.TempDir(), "r.json")
+	var out, errb strings.Builder
+	err := app.Run(ctx, []string{"run", "-q", "--store", "loading:", "--store", "sqlite:", "--prefill", "10", "-n", "10", "--json", js}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		t.Fatalf("got %v, want exit %d", err, ExitInterrupted)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Stores[0]; got.Info.Target == notStarted(store.Spec{}).Target || got.Info.Version == "" || got.Error != "closing: fake: close failed" {
+		t.Errorf("the store that loaded: info %+v, error %q", got.Info, got.Error)
+	}
+	if got := doc.Stores[1]; got.Info.Target != notStarted(store.Spec{}).Target {
+		t.Errorf("the store whose turn never came: %+v", got.Info)
+	}
+}
+
 // tpcb on a store whose sessions cannot hold a transaction fails before
 // loading its 100,000 accounts, and claims no load. Starts PostgreSQL.
 func TestTPCBWithoutTransactionsFailsBeforeLoading(t *testing.T) {

@@ -595,10 +595,13 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 			}
 			// Ctrl-C while the store started (a managed server's installer
-			// killed) is no failure of the store: what the killed programs
-			// said would only mislead.
+			// killed) or loaded its data set is no failure of the store:
+			// what the killed programs said would only mislead. The store
+			// started if its Setup succeeded: then its description and a
+			// failure to close it are recorded.
 			interrupted := err != nil && ctx.Err() != nil && len(phases) == 0
-			started := !interrupted || len(sr.Phases) > 0
+			var se *startError
+			started := !(interrupted && errors.As(err, &se)) || len(sr.Phases) > 0
 			if err != nil && !interrupted {
 				sr.Error = err.Error()
 			}
@@ -641,6 +644,13 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 	return outcome(doc)
 }
+
+// startError is a store's failure to start: its Setup (a managed server
+// starts there) or, run as a service, the service's.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // notStarted describes a store that an interrupt kept from starting.
 func notStarted(sp store.Spec) store.Info {
@@ -694,7 +704,7 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, env)
 		if err != nil {
-			return nil, nil, fmt.Errorf("client %d's database: %w", i+1, err)
+			return nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
 		}
 		stores[i] = st
 	}
@@ -719,7 +729,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	if cfg.PerClientStore != nil {
 		for j, wi := range instances {
 			if err := storeOf(j).Setup(ctx, wi.Tables()); err != nil {
-				return nil, nil, err
+				return nil, nil, &startError{err}
 			}
 		}
 	} else {
@@ -728,7 +738,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			tables = append(tables, wi.Tables()...)
 		}
 		if err := st.Setup(ctx, tables); err != nil {
-			return nil, nil, err
+			return nil, nil, &startError{err}
 		}
 	}
 	var prep *result.Prepared
@@ -790,10 +800,10 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI) ([]result.Phase, *store.Info, error) {
 	svc, err := service.New(st, service.Config{Version: Version, CGI: cgi})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &startError{err}
 	}
 	if err := svc.CreateTables(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, &startError{err}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
