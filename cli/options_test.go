@@ -245,6 +245,35 @@ func TestScenarioStepsCheckedBeforeAnyRuns(t *testing.T) {
 	}
 }
 
+// A workload's or the engine's refusal that names no flag in its first
+// word still points at the setting to blame, not at the mapping: an
+// operation at ops, a ramp at R, a common vary that a step's store does
+// not take at vary.
+func TestScenarioErrorsBlameTheSetting(t *testing.T) {
+	cases := []struct {
+		name, body string
+		extra      []string
+		want       string
+	}{
+		{"an operation the workload lacks", "title: t\nabout: a\nrun:\n  store: \"file:\"\n  n: 5\n  ops: write\n", []string{"-w", "point"}, ":6:8: point has no operation \"write\""},
+		{"an operation in a step", "run:\n  store: \"file:\"\n  n: 5\n  ops: write\nsteps:\n  - {c: 1}\n  - {workload: crud}\n", nil, ":4:8: step 2: crud has no operation \"write\""},
+		{"a ramp without a duration", "run:\n  store: \"file:\"\n  n: 5\n  R: \"10:100\"\n", nil, ":4:6: -R 10:100: a ramp needs a duration"},
+		{"think time with a rate", "run:\n  store: \"file:\"\n  d: 1s\n  R: 10\n  think: 1ms\n", nil, ":5:10: --think 1ms with -R 10"},
+		// A step's store replaces the common ones, and the common vary
+		// applies to it: file: has no journal_mode.
+		{"a common vary a step's store lacks", "run:\n  n: 5\n  vary: journal_mode=wal,delete\nsteps:\n  - {store: \"sqlite:\"}\n  - {store: \"file:\"}\n", nil, ":3:9: step 2: store file:?journal_mode=wal: file: unknown option \"journal_mode\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeScenario(t, c.body)
+			out, errs, code := runCLI(t, testApp(), append([]string{"run", p, "-q"}, c.extra...)...)
+			if code != ExitUsage || !strings.Contains(errs, p+c.want) || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q, want %q", code, out, errs, c.want)
+			}
+		})
+	}
+}
+
 func TestHelpTopics(t *testing.T) {
 	for topic, want := range map[string]string{
 		"run": "Usage: kurabe run", "report": "Usage: kurabe report", "compare": "Usage: kurabe compare",

@@ -162,7 +162,7 @@ func (rs *runSet) checkApplies(name string, set map[string]bool) error {
 			}
 			own = name + "'s options: " + strings.Join(names, ", ")
 		}
-		return badFlag(fl, "%s does not apply to -w %s, only to %s (%s); see kurabe help run", dashed(fl), name, strings.Join(whose, ", "), own)
+		return &ExitError{Code: ExitUsage, Err: &flagError{flag: fl, unfit: true, err: fmt.Errorf("%s does not apply to -w %s, only to %s (%s); see kurabe help run", dashed(fl), name, strings.Join(whose, ", "), own)}}
 	}
 	return nil
 }
@@ -176,10 +176,14 @@ func dashed(name string) string {
 }
 
 // flagError is bad input that one flag is to blame for, so that a scenario
-// file can point at the line that set it.
+// file can point at the line that set it. unfit marks a flag the step's
+// workload does not take (an option of another workload, a duration for a
+// load): given on the command line with a scenario, it applies to the
+// other steps.
 type flagError struct {
-	flag string
-	err  error
+	flag  string
+	unfit bool
+	err   error
 }
 
 func (e *flagError) Error() string { return e.err.Error() }
@@ -190,9 +194,14 @@ func badFlag(name, format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: &flagError{flag: name, err: fmt.Errorf(format, args...)}}
 }
 
-// blame is a usage error from a check that named no flag: the flag its
-// message starts with (-n 5: ..., --scale 0: ...) is taken to be the one.
+// blame is a usage error from a workload's check: the setting it names
+// (workload.SettingError), or else the flag its message starts with
+// (--scale 0: ...).
 func blame(err error) error {
+	var se *workload.SettingError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitUsage, Err: &flagError{flag: se.Setting, unfit: se.Unfit, err: err}}
+	}
 	msg := err.Error()
 	name := ""
 	if strings.HasPrefix(msg, "-") {
@@ -349,6 +358,13 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	if cfg.Rate, cfg.RampTo, err = parseRate(f.rate); err != nil {
 		return nil, badFlag("R", "%v", err)
+	}
+	// What the engine would refuse, said with the flags to blame.
+	switch {
+	case cfg.RampTo > 0 && cfg.Duration == 0:
+		return nil, badFlag("R", "-R %s: a ramp needs a duration to ramp over; add -d, e.g. -d 30s, or give one rate", f.rate)
+	case cfg.Rate > 0 && cfg.ThinkMax > 0:
+		return nil, badFlag("think", "--think %s with -R %s: think time is for the closed loop, and with a rate the timetable sets the pace; give one of them", f.think, f.rate)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}

@@ -284,7 +284,7 @@ func stepError(path string, i, n int, st step, err error) error {
 	var fe *flagError
 	if errors.As(err, &fe) {
 		for j, a := range st.args {
-			if name := argName(a); name == fe.flag || aliases[name] == fe.flag || aliases[fe.flag] == name {
+			if name := argName(a); name != "" && (name == fe.flag || aliases[name] == fe.flag) {
 				at = st.at[j]
 			}
 		}
