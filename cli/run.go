@@ -429,7 +429,10 @@ func throwaway(sp store.Spec) bool { return sp.Target == "" || sp.Target == "man
 // checkStores opens each store of the plan in a directory of its own
 // and closes it again: a driver checks its options when it opens a store,
 // and starts nothing (a managed server starts at the first Setup). A
-// scenario checks every step's stores this way before running any.
+// scenario checks every step's stores this way before running any. A
+// driver may create the directory of the store's path when it opens it
+// (SQLite does); the directories the check created are removed again, so
+// that a check leaves nothing behind, whether the scenario then runs or not.
 func (a *App) checkStores(ctx context.Context, p *runPlan) error {
 	dir, err := os.MkdirTemp("", "kurabe-check-")
 	if err != nil {
@@ -441,7 +444,17 @@ func (a *App) checkStores(ctx context.Context, p *runPlan) error {
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
+		var made []string
+		if !throwaway(sp) && !strings.HasPrefix(sp.Target, "//") {
+			made = missingDirs(filepath.Dir(sp.Target))
+		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		if err == nil {
+			st.Close()
+		}
+		for _, d := range made {
+			os.Remove(d) // only if empty: whatever else put files there keeps them
+		}
 		if err != nil {
 			flag := "store"
 			for _, ax := range p.axes {
@@ -451,9 +464,20 @@ func (a *App) checkStores(ctx context.Context, p *runPlan) error {
 			}
 			return badFlag(flag, "store %s: %v", sp, err)
 		}
-		st.Close()
 	}
 	return nil
+}
+
+// missingDirs returns dir and those of its parents that do not exist,
+// deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, os.ErrNotExist) || filepath.Dir(d) == d {
+			return out
+		}
+		out = append(out, d)
+	}
 }
 
 // execRun runs a checked plan.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -98,5 +99,21 @@ func TestShippedScenariosParse(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Checking a scenario's stores creates nothing: a store whose path is in
+// a directory that does not exist yet leaves none behind when a later
+// step's check fails.
+func TestScenarioCheckCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "new", "sub", "x.db")
+	p := writeScenario(t, "run:\n  n: 5\nsteps:\n  - {store: \"sqlite:"+db+"\"}\n  - {store: \"sqlite:?jurnal_mode=wal\"}\n")
+	_, errs, code := runCLI(t, testApp(), "run", p, "-q")
+	if code != ExitUsage || !strings.Contains(errs, "jurnal_mode") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the check left %s behind (%v)", filepath.Join(dir, "new"), err)
 	}
 }
