@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -223,34 +224,29 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	plans := make([]*runPlan, len(sc.Steps))
-	for i, st := range sc.Steps {
-		st = st.with(extra, nil, position{})
-		args := st.args
-		if len(sc.Steps) > 1 {
-			args = stepOutputs(args, i+1)
-		}
-		p, err := a.planRun(args, stderr)
-		if err == nil && p == nil {
-			return nil // -h
-		}
-		if err == nil {
-			err = a.checkStores(ctx, p)
-		}
-		if err != nil {
-			return stepError(path, i, len(sc.Steps), st, err)
-		}
-		plans[i] = p
+	steps, notes, err := a.planScenario(ctx, path, sc, extra, stderr)
+	if err != nil || steps == nil {
+		return err // nil steps: -h printed the usage
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "kurabe: %s\n", n)
 	}
 	if sc.Title != "" {
 		fmt.Fprintf(stdout, "# %s\n", sc.Title)
 	}
 	var failed error
-	for i, p := range plans {
-		if len(plans) > 1 {
-			fmt.Fprintf(stdout, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(plans), strings.Join(redactArgs(p.args), " "))
+	for i, args := range steps {
+		// Planned again: the check's plan, and the data set its workload
+		// decoded, were let go, so that only the running step's is held.
+		p, err := a.planRun(args, stderr)
+		if err != nil {
+			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
-		err := a.execRun(ctx, p, stdout, stderr)
+		if len(steps) > 1 {
+			fmt.Fprintf(stdout, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), strings.Join(redactArgs(p.args), " "))
+		}
+		err = a.execRun(ctx, p, stdout, stderr)
+		p = nil
 		var ee *ExitError
 		switch {
 		case err == nil:
@@ -267,6 +263,120 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		}
 	}
 	return failed
+}
+
+// planScenario checks every step, stores included, and returns each
+// step's arguments as it is to run, with notes on flags of the command
+// line that some steps leave out. It returns no steps and no error when -h
+// printed the usage.
+//
+// A flag given on the command line applies to the steps that take it: an
+// option of one workload to the steps running it, -n, -d or --warmup to the
+// steps whose workload fits them (a load step keeps its own size). It is
+// refused only when no step takes it. Each step's plan is let go once
+// checked: a workload may hold its decoded data set, and a scenario of
+// several steps would otherwise hold them all.
+func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra []string, stderr io.Writer) (steps [][]string, notes []string, err error) {
+	given := a.splitGiven(extra)
+	// left[j][i] is why step i leaves out given[j], if it does.
+	left := make([][]error, len(given))
+	for j := range left {
+		left[j] = make([]error, len(sc.Steps))
+	}
+	for i, st := range sc.Steps {
+		use := make([]int, len(given)) // the flags given that the step takes
+		for j := range use {
+			use[j] = j
+		}
+		for {
+			var args []string
+			for _, j := range use {
+				args = append(args, given[j].args...)
+			}
+			full := st.with(args, nil, position{})
+			args = full.args
+			if len(sc.Steps) > 1 {
+				args = stepOutputs(args, i+1)
+			}
+			p, err := a.planRun(args, stderr)
+			if err == nil && p == nil {
+				return nil, nil, nil // -h
+			}
+			var fe *flagError
+			if err != nil && errors.As(err, &fe) && fe.unfit {
+				if k := slices.IndexFunc(use, func(j int) bool { return given[j].sets(fe.flag) }); k >= 0 {
+					left[use[k]][i] = err
+					use = slices.Delete(use, k, k+1)
+					continue
+				}
+			}
+			if err == nil {
+				err = a.checkStores(ctx, p)
+			}
+			if err != nil {
+				return nil, nil, stepError(path, i, len(sc.Steps), full, err)
+			}
+			steps = append(steps, args)
+			break
+		}
+	}
+	for j, g := range given {
+		var skipped []int
+		for i, err := range left[j] {
+			if err != nil {
+				skipped = append(skipped, i)
+			}
+		}
+		switch {
+		case len(skipped) == 0:
+		case len(skipped) == len(sc.Steps) && len(sc.Steps) == 1:
+			return nil, nil, stepError(path, 0, 1, sc.Steps[0].with(extra, nil, position{}), left[j][0])
+		case len(skipped) == len(sc.Steps):
+			return nil, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s applies to no step of the scenario (step 1: %v)", path, strings.Join(g.args, " "), left[j][0])}
+		default:
+			for _, i := range skipped {
+				notes = append(notes, fmt.Sprintf("%s: step %d leaves out %s and keeps its own settings: %v", path, i+1, strings.Join(g.args, " "), left[j][i]))
+			}
+		}
+	}
+	return steps, notes, nil
+}
+
+// givenFlag is a flag given on the command line with a scenario, with its
+// value: the arguments that set it.
+type givenFlag struct {
+	name string // "" for an argument that is no flag
+	args []string
+}
+
+// sets reports whether the flag is name, or another name for it.
+func (g givenFlag) sets(name string) bool {
+	return g.name != "" && (g.name == name || aliases[g.name] == name)
+}
+
+// splitGiven splits the command line's arguments into flags with their
+// values, as run's flag set reads them.
+func (a *App) splitGiven(args []string) []givenFlag {
+	var f runFlags
+	fs := a.runFlagSet(&f, io.Discard).fs
+	var out []givenFlag
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		name := argName(arg)
+		if name == "" || arg == "--" {
+			out = append(out, givenFlag{args: []string{arg}})
+			continue
+		}
+		g := givenFlag{name: name, args: []string{arg}}
+		if fl := fs.Lookup(name); fl != nil && !strings.Contains(arg, "=") && i+1 < len(args) {
+			if bf, ok := fl.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
+				i++
+				g.args = append(g.args, args[i])
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // stepError places a step's bad input in the file: at the setting of the

@@ -1,14 +1,25 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/result"
+	"kurabe/store"
+	"kurabe/workload"
+	"kurabe/workload/bbs"
+	"kurabe/workloads"
 )
 
 func writeScenario(t *testing.T, body string) string {
@@ -76,13 +87,34 @@ steps:
 	}
 }
 
-func TestShippedScenariosParse(t *testing.T) {
-	files, _ := filepath.Glob("../scenarios/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no scenarios shipped")
+// Every shipped scenario plans, stores checked, as the file stands, with
+// -d 5s (which docs/scenarios.md shows), and with each override its about
+// text tells users to give for the study's full size. The overrides are
+// listed here, each must appear in the about text, and every flag the
+// about text names must be among them, so the text cannot promise an
+// override this test does not try.
+func TestShippedScenariosPlan(t *testing.T) {
+	probeFile := filepath.Join(t.TempDir(), "disk.json")
+	if err := os.WriteFile(probeFile, []byte(`{"write_mb_s": 100, "fsyncs_per_s": 500}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	// The overrides each about text names; FILE stands for a file the
+	// about says where to get.
+	overrides := map[string][]string{
+		"bbs-file-sqlite-mariadb.yaml": {"-n 10000"},
+		"cgi-vs-persistent.yaml":       {"-n 10000 -c 100"},
+		"page-size-matrix.yaml":        {"-n 100000"},
+		"postal-insert-select.yaml":    {"--dataset-rows 0", "-n 10000", "--dataset-rows 0 -n 10000", "--disk-probe FILE"},
+		"range-sweep.yaml":             {"-n 100", "--by offset"},
+	}
+	files, _ := filepath.Glob("../scenarios/*.yaml")
+	if len(files) != len(overrides) {
+		t.Fatalf("%d scenarios shipped, %d listed here; list the overrides each about text names", len(files), len(overrides))
+	}
+	flagInText := regexp.MustCompile(`(?:^|[\s(])(--?[a-zA-Z][a-z-]*)`)
 	for _, f := range files {
-		sc, err := testApp().loadScenario(f)
+		app := testApp()
+		sc, err := app.loadScenario(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -90,14 +122,158 @@ func TestShippedScenariosParse(t *testing.T) {
 		if sc.Title == "" || sc.About == "" {
 			t.Errorf("%s: needs a title and an about saying how to run it at full size", f)
 		}
-		// Every step passes run's checks, and the documented -d override
-		// replaces each step's n.
-		for _, extra := range [][]string{nil, {"-d", "5s"}} {
-			for i, st := range sc.Steps {
-				if _, err := testApp().planRun(st.with(extra, nil, position{}).args, io.Discard); err != nil && !(len(extra) > 0 && strings.Contains(err.Error(), "does not fit")) {
-					t.Errorf("%s step %d %v: %v", f, i+1, extra, err)
+		about := strings.Join(strings.Fields(sc.About), " ")
+		named := map[string]bool{}
+		for _, o := range overrides[filepath.Base(f)] {
+			if !strings.Contains(about, strings.TrimSuffix(o, " FILE")) {
+				t.Errorf("%s: the about text does not say %q", f, o)
+			}
+			for _, w := range strings.Fields(o) {
+				named[w] = true
+			}
+		}
+		for _, m := range flagInText.FindAllStringSubmatch(about, -1) {
+			if !named[m[1]] {
+				t.Errorf("%s: the about text names %s, which no override here tries", f, m[1])
+			}
+		}
+		tries := []string{"", "-d 5s"}
+		tries = append(tries, overrides[filepath.Base(f)]...)
+		for _, o := range tries {
+			extra := strings.Fields(strings.ReplaceAll(o, "FILE", probeFile))
+			var notes strings.Builder
+			steps, _, err := app.planScenario(context.Background(), f, sc, extra, &notes)
+			if err != nil || len(steps) != len(sc.Steps) {
+				t.Errorf("%s %s: %d steps, %v", f, o, len(steps), err)
+			}
+		}
+	}
+}
+
+// heavyDef is a fake workload: the board (bbs) with 64 MiB held by each
+// built workload, as a decoded data set is, and the live heap read once
+// each run starts its clients.
+type heavyDef struct{ peak *uint64 }
+
+const ballast = 64 << 20
+
+func (d heavyDef) Summary() string               { return "fake: bbs holding 64 MiB" }
+func (d heavyDef) Ops() (all, defaults []string) { return bbs.New().Ops() }
+func (d heavyDef) Flags(fs *flag.FlagSet)        {}
+func (d heavyDef) Build(ops []string) (workload.Workload, error) {
+	w, err := bbs.New().Build(ops)
+	return &heavy{Workload: w, held: make([]byte, ballast), peak: d.peak}, err
+}
+
+type heavy struct {
+	workload.Workload
+	held []byte
+	peak *uint64
+	read bool
+}
+
+func (w *heavy) NewClient(s store.Session, rng *rand.Rand) workload.Client {
+	if !w.read {
+		w.read = true
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		*w.peak = max(*w.peak, m.HeapAlloc)
+	}
+	return w.Workload.NewClient(s, rng)
+}
+
+// A running step holds its own workload only: the plans that checked the
+// other steps, and what their workloads decoded, are let go.
+func TestScenarioHoldsOneStepAtATime(t *testing.T) {
+	var peak uint64
+	app := testApp()
+	app.Workloads = append(slices.Clone(app.Workloads), workloads.Entry{Name: "heavy", New: func() workload.Definition { return heavyDef{&peak} }})
+	p := writeScenario(t, "run:\n  store: \"file:\"\n  workload: heavy\n  ops: write\n  n: 2\n  c: 1\nsteps:\n  - {}\n  - {}\n  - {}\n  - {}\n")
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if _, errs, code := runCLI(t, app, "run", p, "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if held := int64(peak) - int64(m.HeapAlloc); held > 2*ballast {
+		t.Fatalf("a running step held %d MiB more than before the scenario; one step's workload holds %d", held>>20, ballast>>20)
+	}
+}
+
+// A flag given on the command line with a scenario applies to the steps
+// that take it: a workload's option to the steps running that workload,
+// -n and -d to the steps whose workload fits them (a load keeps its own
+// size), each step left out said on stderr. A flag no step takes is
+// refused.
+func TestScenarioFlagsApplyWhereTheyFit(t *testing.T) {
+	body := "run:\n  store: \"sqlite:\"\nsteps:\n  - {workload: load, dataset: records, dataset-rows: 100}\n  - {workload: point, dataset: records, dataset-rows: 100, n: 50}\n  - {workload: bbs, d: 1s}\n"
+	type got struct {
+		count int64
+		dur   time.Duration
+		param string // point's hit, load's rows
+	}
+	cases := []struct {
+		extra []string
+		want  []got  // per step
+		left  string // a note on stderr
+	}{
+		{nil, []got{{1, 0, "100"}, {50, 0, "1"}, {0, time.Second, ""}}, ""},
+		// load's -n is its chunks: it keeps 1.
+		{[]string{"-n", "7"}, []got{{1, 0, "100"}, {7, 0, "1"}, {7, 0, ""}}, "step 1 leaves out -n 7 and keeps its own settings: -n 7 does not fit -w load"},
+		{[]string{"-d", "2s"}, []got{{1, 0, "100"}, {0, 2 * time.Second, "1"}, {0, 2 * time.Second, ""}}, "step 1 leaves out -d 2s"},
+		// --hit is point's, --dataset-rows load's and point's.
+		{[]string{"--hit=0.5", "--dataset-rows", "40"}, []got{{1, 0, "40"}, {50, 0, "0.5"}, {0, time.Second, ""}}, "step 3 leaves out --dataset-rows 40"},
+	}
+	p := writeScenario(t, body)
+	for _, c := range cases {
+		t.Run(strings.Join(c.extra, " "), func(t *testing.T) {
+			app := testApp()
+			sc, err := app.loadScenario(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps, notes, err := app.planScenario(context.Background(), p, sc, c.extra, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, args := range steps {
+				pl, err := app.planRun(args, io.Discard)
+				if err != nil {
+					t.Fatalf("step %d: %v", i+1, err)
+				}
+				g := got{pl.cfg.Count, pl.cfg.Duration, map[string]string{"load": pl.w.Params()["rows"], "point": pl.w.Params()["hit"]}[pl.f.workload]}
+				if g != c.want[i] {
+					t.Errorf("step %d: %+v, want %+v", i+1, g, c.want[i])
 				}
 			}
+			if all := strings.Join(notes, "\n"); !strings.Contains(all, c.left) || (c.left == "") != (all == "") {
+				t.Errorf("notes %q, want %q", all, c.left)
+			}
+		})
+	}
+	// No step takes --scale; a value refused is refused, not left out.
+	for extra, want := range map[string]string{
+		"--scale 2":    ": --scale 2 applies to no step of the scenario (step 1: --scale does not apply to -w load",
+		"--hit 2":      ": step 2: --hit 2: want a share from 0 to 1",
+		"-n 0":         ": step 1: -n 0: want 1 or more",
+		"--warmup 1s":  "", // bbs takes it
+		"--records 10": ": --records 10 applies to no step",
+	} {
+		if want == "" {
+			app := testApp()
+			sc, err := app.loadScenario(p)
+			if err == nil {
+				_, _, err = app.planScenario(context.Background(), p, sc, strings.Fields(extra), io.Discard)
+			}
+			if err != nil {
+				t.Errorf("%s: %v", extra, err)
+			}
+			continue
+		}
+		_, errs, code := runCLI(t, testApp(), append([]string{"run", p, "-q", "--store", "file:"}, strings.Fields(extra)...)...)
+		if code != ExitUsage || !strings.Contains(errs, p+want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", extra, code, errs, want)
 		}
 	}
 }
