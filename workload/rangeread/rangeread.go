@@ -126,7 +126,16 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fits(c, src.Rows(), phases); err != nil {
+	total := func() (int64, error) {
+		all := records.DefaultConfig()
+		all.File = c.File
+		src, err := records.Open(all)
+		if err != nil {
+			return 0, err
+		}
+		return src.Rows(), nil
+	}
+	if err := fits(c, src.Rows(), phases, total); err != nil {
 		return nil, err
 	}
 	w := &ranges{cfg: c, src: src, table: postal.Table(), phases: phases}
@@ -157,21 +166,34 @@ func (d *Definition) source() (*records.Source, error) {
 }
 
 // fits says what to change when a phase would read more rows than the
-// data set loads.
-func fits(c Config, rows int64, phases []workload.Phase) error {
+// data set loads. When --rows is what limits, total says how many records
+// the data set holds in all (it is decoded again, on this error path only),
+// so that raising --rows is advised only when the data set has the records.
+func fits(c Config, rows int64, phases []workload.Phase, total func() (int64, error)) error {
+	what := "the shipped postal data set"
+	if c.File != "" {
+		what = c.File
+	}
 	for _, ph := range phases {
 		n := int64(ph.SweepValue)
 		if n <= rows {
 			continue
 		}
-		if c.Rows > 0 && rows == int64(c.Rows) {
-			return fmt.Errorf("--records %s: %s reads %s consecutive records, more than the %s that --rows %d loads; raise --rows to %d or more, or lower --records", c.Records, ph.Name, numfmt.Group(n), numfmt.Group(rows), c.Rows, n)
+		over := fmt.Sprintf("--records %s: %s reads %s consecutive records, more than the %s", c.Records, ph.Name, numfmt.Group(n), numfmt.Group(rows))
+		if c.Rows == 0 || rows < int64(c.Rows) {
+			return fmt.Errorf("%s that %s holds; lower --records to %d or less", over, what, rows)
 		}
-		what := "the shipped postal data set"
-		if c.File != "" {
-			what = c.File
+		all, err := total()
+		switch {
+		case err != nil:
+			return err
+		case all >= n:
+			return fmt.Errorf("%s that --rows %d loads; raise --rows to %d or more, or lower --records", over, c.Rows, n)
+		case all == rows:
+			return fmt.Errorf("%s that --rows %d loads, and %s holds only %s; lower --records to %d or less", over, c.Rows, what, numfmt.Group(all), rows)
+		default:
+			return fmt.Errorf("%s that --rows %d loads, and %s holds only %s; lower --records to %d or less, or to %d or less with --rows 0 (all)", over, c.Rows, what, numfmt.Group(all), rows, all)
 		}
-		return fmt.Errorf("--records %s: %s reads %s consecutive records, more than the %s that %s holds; lower --records to %d or less", c.Records, ph.Name, numfmt.Group(n), numfmt.Group(rows), what, rows)
 	}
 	return nil
 }

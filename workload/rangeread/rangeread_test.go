@@ -134,6 +134,11 @@ func TestBuildChecksTheDataSetUpFront(t *testing.T) {
 	}{
 		{"sweep beyond the file", []string{"--records", "1000,5000", "--dataset-file", sample}, []string{"range 5000", "1,996", "lower --records to 1996"}, "--rows"},
 		{"sweep beyond --rows", []string{"--records", "2000", "--rows", "1000"}, []string{"range 2000", "--rows 1000", "raise --rows to 2000"}, ""},
+		// --rows is what limits, but the data set holds no more: raising
+		// it cannot help.
+		{"--rows as many as the file holds", []string{"--records", "5000", "--rows", "1996", "--dataset-file", sample}, []string{"range 5000", "holds only 1,996", "lower --records to 1996 or less"}, "raise --rows"},
+		{"--rows as many as the shipped set holds", []string{"--records", "200000", "--rows", "120720"}, []string{"range 200000", "holds only 120,720", "lower --records to 120720"}, "raise --rows"},
+		{"--rows below a file too small", []string{"--records", "2000", "--rows", "1000", "--dataset-file", sample}, []string{"range 2000", "holds only 1,996", "lower --records to 1000 or less, or to 1996 or less with --rows 0"}, "raise --rows"},
 		{"--rows beyond the file too", []string{"--records", "5000", "--rows", "3000", "--dataset-file", sample}, []string{"range 5000", "1,996", "lower --records"}, "raise --rows"},
 		{"a missing file", []string{"--dataset-file", "/nonexistent/ken_all.csv"}, []string{"/nonexistent/ken_all.csv"}, ""},
 		{"an empty file", []string{"--dataset-file", empty}, []string{empty, "holds no records"}, ""},
