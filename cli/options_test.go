@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,19 +78,62 @@ func TestOptionsOfOtherWorkloadsAreRefused(t *testing.T) {
 	}
 }
 
-// Every workload takes every flag its definition registers, and the
-// shared flag set reaches it: the applicability check reads the same
-// declaration the flags bind through.
+// Every flag a workload takes reaches it through run's flag set: a value
+// set there changes what the workload builds, as its Params show. Several
+// workloads share some flags (records.Config's), and a flag another
+// package registered first under the same name would take the value
+// instead of the workload, which would then run with its default.
 func TestEveryWorkloadTakesItsOwnFlags(t *testing.T) {
+	sample := "../dataset/postal/testdata/ken_all_sample.csv"
+	// A value other than the default for every flag a workload takes.
+	values := map[string]string{
+		"category": "other", "latest": "7", "mix": "write=30,read-all=70", "prefill": "10", "text-size": "16",
+		"batch-delete": "1000", "batch-read": "40", "deletes": "10", "record-size": "100", "records-seed": "3",
+		"batch": "50", "dataset": "records", "dataset-file": sample, "dataset-rows": "50", "load-chunk": "10",
+		"hit": "0.5", "by": "offset", "records": "1,2", "rows": "50", "scale": "2",
+		"distribution": "uniform", "field-size": "10", "fields": "3", "insert-order": "ordered", "recordcount": "100", "scan-max": "5", "ycsb": "B",
+	}
+	// Set before both builds: small data sets, and records where a flag
+	// only shows with them.
+	context := map[string]string{"dataset-rows": "100", "rows": "100", "records": "1"}
+	withRecords := map[string]bool{"record-size": true, "records-seed": true}
+	build := func(name string, set map[string]string) map[string]string {
+		t.Helper()
+		var f runFlags
+		rs := testApp().runFlagSet(&f, io.Discard)
+		for fl, v := range set {
+			if err := rs.fs.Set(fl, v); err != nil {
+				t.Fatalf("%s: --%s %s: %v", name, fl, v, err)
+			}
+		}
+		_, ops := rs.defs[name].Ops()
+		w, err := rs.defs[name].Build(ops)
+		if err != nil {
+			t.Fatalf("%s %v: %v", name, set, err)
+		}
+		return w.Params()
+	}
 	var f runFlags
 	rs := testApp().runFlagSet(&f, io.Discard)
 	for name, flags := range rs.takes {
 		for _, fl := range flags {
-			if rs.fs.Lookup(fl) == nil {
-				t.Errorf("%s registers --%s on its own, but run's flag set lacks it", name, fl)
-			}
 			if rs.generic[fl] {
 				t.Errorf("%s's --%s has the name of one of run's own flags", name, fl)
+				continue
+			}
+			v, ok := values[fl]
+			if !ok {
+				t.Errorf("%s takes --%s: give it a value here to check that the value reaches it", name, fl)
+				continue
+			}
+			base := maps.Clone(context)
+			if withRecords[fl] {
+				base["dataset"] = "records"
+			}
+			set := maps.Clone(base)
+			set[fl] = v
+			if before, after := build(name, base), build(name, set); maps.Equal(before, after) {
+				t.Errorf("%s takes --%s, but --%s %s does not reach it: its settings stay %v", name, fl, fl, v, before)
 			}
 		}
 	}
