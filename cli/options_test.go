@@ -166,6 +166,7 @@ func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
 		{"json is a directory", []string{"--json", dir}, "--json " + dir + ": is a directory"},
 		{"json in a missing directory", []string{"--json", filepath.Join(dir, "no", "x.json")}, "does not exist"},
 		{"html in /proc", []string{"--html", "/proc/x.html"}, "does not take new files"},
+		{"json and html the same file", []string{"--json", filepath.Join(dir, "r.json"), "--html", dir + "/./r.json"}, "name the same file"},
 		{"dir under a file", []string{"--dir", filepath.Join(writeFile(t, dir), "sub")}, "is not a directory"},
 	}
 	for _, c := range cases {
@@ -272,6 +273,7 @@ func TestScenarioStepsCheckedBeforeAnyRuns(t *testing.T) {
 		{"an option the step's workload does not take", "run:\n  store: \"file:\"\n  prefill: 10\nsteps:\n  - {n: 5}\n  - {workload: point}\n", ":3:12: step 2: --prefill does not apply to -w point"},
 		{"a workload's own check", "run:\n  store: \"sqlite:\"\n  workload: load\n  dataset-rows: 100\n  d: 1s\n", ":5:6: -d 1s does not fit -w load"},
 		{"json into a directory", "run:\n  store: \"file:\"\n  json: /tmp\n", ":3:9: --json /tmp: is a directory"},
+		{"json into a directory with steps", "run:\n  store: \"file:\"\n  n: 5\n  json: /tmp/\nsteps:\n  - {c: 1}\n  - {c: 2}\n", ":4:9: step 1: --json /tmp/: is a directory"},
 		{"duplicate key", "run:\n  n: 10\n  c: 2\n  n: 20\n", ":4:3: n is given twice"},
 		{"duplicate top key", "run:\n  n: 10\nrun:\n  n: 20\n", ":3:1: run is given twice"},
 	}

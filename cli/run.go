@@ -381,6 +381,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 	p.cfg = cfg
+	if f.jsonOut != "" && f.htmlOut != "" && samePath(f.jsonOut, f.htmlOut) {
+		return nil, badFlag("html", "--json %s and --html %s name the same file; give each its own", f.jsonOut, f.htmlOut)
+	}
 	for _, out := range []struct{ flag, path string }{{"json", f.jsonOut}, {"html", f.htmlOut}} {
 		if err := checkOutputFile(out.path); err != nil {
 			return nil, badFlag(out.flag, "--%s %s: %v", out.flag, out.path, err)
@@ -1065,6 +1068,19 @@ func parseThink(s string) (lo, hi time.Duration, err error) {
 		return 0, 0, fmt.Errorf("--think %q: want a duration such as 10ms, or a range such as 5ms-20ms", s)
 	}
 	return lo, hi, nil
+}
+
+// samePath says whether two output paths name one file: the same path
+// once cleaned and made absolute, or the same file where it exists.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ba, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == ba {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // checkOutputFile checks, before a run, that a result file can be written

@@ -451,6 +451,9 @@ func overridden(args, extra []string) []int {
 // becomes out-1.json, out-2.json, ...
 func stepOutputs(args []string, step int) []string {
 	numbered := func(v string) string {
+		if fi, err := os.Stat(v); strings.HasSuffix(v, "/") || err == nil && fi.IsDir() {
+			return v // a directory: left for the output check to refuse
+		}
 		dot := strings.LastIndex(v, ".")
 		if dot <= strings.LastIndex(v, "/") {
 			dot = len(v)

@@ -79,6 +79,17 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 	for !stop.Load() {
 		due, ok := s.at(s.next.Add(1) - 1)
 		if !ok {
+			// A timed phase lasts -d even when its last operation is due
+			// before the end (-R 0.5 -d 3s: two operations, three
+			// seconds), or the rate achieved would be over too short a
+			// time.
+			for end := s.warmup + s.dur; s.dur > 0 && !stop.Load(); {
+				left := end - time.Since(w.epoch)
+				if left <= 0 {
+					break
+				}
+				time.Sleep(min(left, 50*time.Millisecond))
+			}
 			break
 		}
 		now := time.Since(w.epoch)

@@ -51,9 +51,9 @@ func TestOpenLoopKeepsRate(t *testing.T) {
 	if o == nil || o.Scheduled != 1000 {
 		t.Fatalf("open loop %+v", o)
 	}
-	// Achieved is over the phase's elapsed time, which ends when the last
-	// operation (due at 1.998 s) has finished: above 500/s means the
-	// clients ran ahead of the timetable. Below it, the bound is loose: a
+	// Achieved is over the phase's elapsed time, which lasts -d (or, if
+	// later, until the last operation, due at 1.998 s, has finished):
+	// above 500/s means the clients ran ahead of the timetable. Below it, the bound is loose: a
 	// 1 % bound would leave 20 ms for the last wake-up and operation,
 	// which a loaded machine under the race detector does not always give.
 	if math.Abs(float64(res.Ops)-1000) > 10 || o.Achieved > 505 || o.Achieved < 400 {
@@ -145,5 +145,23 @@ func TestOpenLoopBehindJudgement(t *testing.T) {
 		if got := behind(c.scheduled, c.notStarted, c.late); got != c.want {
 			t.Errorf("behind(scheduled %d, not started %d, late %d) = %v, want %v", c.scheduled, c.notStarted, c.late, got, c.want)
 		}
+	}
+}
+
+func TestOpenLoopLastsItsDuration(t *testing.T) {
+	// -R 2 -d 1500ms: operations are due at 0, 0.5 and 1 s, and the
+	// phase still lasts 1.5 s, so the rate achieved is 2/s, not 3.
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 1, Duration: 1500 * time.Millisecond, Rate: 2, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 3 || res.Elapsed < 1.5 {
+		t.Fatalf("%d operations over %.3f s; want 3 over at least 1.5 s", res.Ops, res.Elapsed)
+	}
+	if o := res.OpenLoop; o.Achieved > 2.01 {
+		t.Fatalf("achieved %.2f/s of 2/s", o.Achieved)
 	}
 }
