@@ -402,6 +402,9 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		method = strings.ToUpper(f.method)
 	}
 	for _, u := range urls {
+		if u != "" && strings.Trim(u, "0123456789") == "" {
+			return bad("%s is not a URL: a number where a URL belongs follows a flag that takes no value; siege's -r N is -n N×clients here (kurabe's -r is ab's and takes none)", u)
+		}
 		if !strings.Contains(u, "://") {
 			u = "http://" + u
 		}
@@ -600,9 +603,35 @@ func flagErr(err error) string {
 		if len(name) > 40 {
 			name = name[:40] + "…"
 		}
-		return undefined + name
+		return undefined + name + siegeHint(name)
 	}
 	return msg
+}
+
+// siegeHints say what siege's long flags, and its -r N, are called here:
+// siege command lines are pasted as often as ab's.
+var siegeHints = map[string]string{
+	"reps":         "siege's --reps N is -n N×clients here",
+	"concurrent":   "siege's --concurrent is -c",
+	"time":         "siege's --time is -t (30, 30s, 5M)",
+	"delay":        "siege's --delay has no counterpart; kurabe sends without delay, or at a rate with -R",
+	"internet":     "siege's --internet is --random",
+	"file":         "siege's --file is -f",
+	"header":       "siege's --header is -H",
+	"benchmark":    "siege's --benchmark is always on",
+	"content-type": "siege's --content-type is -T",
+}
+
+// siegeHint is the hint for an undefined flag, with "; " before it, or "".
+func siegeHint(flagName string) string {
+	name := strings.TrimLeft(flagName, "-")
+	if h, ok := siegeHints[name]; ok {
+		return "; " + h
+	}
+	if r, ok := strings.CutPrefix(name, "r"); ok && r != "" && strings.Trim(r, "0123456789") == "" {
+		return "; siege's -r N is -n N×clients here (kurabe's -r is ab's and takes no value)"
+	}
+	return ""
 }
 
 // flagGiven reports whether the flag name was on the command line.

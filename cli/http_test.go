@@ -343,6 +343,11 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"--json", "/nonexistent/dir/r.json", "http://h/"}, "--json"},
 		{[]string{"--json", os.TempDir(), "http://h/"}, "is a directory"},
 		{[]string{"-R", "10:5", "-n", "5", "http://h/"}, "a ramp needs a duration"},
+		// siege command lines, pasted: what their flags are called here.
+		{[]string{"-c", "10", "-r", "5", "-b", "http://h/"}, "siege's -r N is -n N×clients here"},
+		{[]string{"-c10", "-r5", "http://h/"}, "-r5; siege's -r N is -n N×clients"},
+		{[]string{"--reps=5", "http://h/"}, "-reps; siege's --reps N is -n N×clients"},
+		{[]string{"--concurrent=10", "http://h/"}, "siege's --concurrent is -c"},
 		{[]string{"--set", "n=5", "http://h/"}, "use it with --flow"},
 		{[]string{"--flow", "f.yaml", "--set", "n", "http://h/"}, "want NAME=VALUE"},
 		{[]string{"--flow", "f.yaml", "--set", "1n=5", "http://h/"}, "not a variable name"},
