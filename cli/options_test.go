@@ -154,6 +154,8 @@ func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
 		{"load with a count", []string{"-w", "load", "-n", "5"}, "-n 5 does not fit -w load"},
 		{"load in chunks with a count", []string{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "4"}, "3 operations of 1,000 rows"},
 		{"load with a warm-up", []string{"-w", "load", "--warmup", "1s"}, "--warmup 1s does not fit -w load"},
+		{"load at a rate", []string{"-w", "load", "-R", "10"}, "-R 10 does not fit -w load"},
+		{"several ycsb letters", []string{"-w", "ycsb", "--ycsb", "A,B"}, "give them as phases: --ops A,B,F"},
 		// crud's delete and batch-delete follow from -n.
 		{"crud for a duration", []string{"-w", "crud", "-d", "1s", "-c", "2"}, "-d 1s does not fit -w crud with delete"},
 		{"crud with a warm-up", []string{"-w", "crud", "--warmup", "1s"}, "--warmup 1s does not fit -w crud with delete"},

@@ -348,16 +348,16 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	if f.warmup < 0 {
 		return nil, badFlag("warmup", "--warmup %v: want 0 or more", f.warmup)
 	}
-	if rc, ok := w.(workload.RunChecker); ok {
-		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup}); err != nil {
-			return nil, blame(err)
-		}
-	}
 	if cfg.ThinkMin, cfg.ThinkMax, err = parseThink(f.think); err != nil {
 		return nil, badFlag("think", "%v", err)
 	}
 	if cfg.Rate, cfg.RampTo, err = parseRate(f.rate); err != nil {
 		return nil, badFlag("R", "%v", err)
+	}
+	if rc, ok := w.(workload.RunChecker); ok {
+		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate}); err != nil {
+			return nil, blame(err)
+		}
 	}
 	// What the engine would refuse, said with the flags to blame.
 	switch {

@@ -93,6 +93,7 @@ type RunSettings struct {
 	CountGiven bool  // -n was given on the command line or in a scenario
 	Duration   time.Duration
 	Warmup     time.Duration
+	Rate       float64 // -R: operations per second, 0 for the closed loop
 }
 
 // RunChecker is implemented by workloads that do not fit every way of

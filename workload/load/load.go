@@ -193,6 +193,8 @@ func (w *loader) CheckRun(r workload.RunSettings) error {
 		return workload.Unfit("d", fmt.Errorf("-d %v does not fit -w load: %s and ends; size it with --dataset-rows and --load-chunk instead", r.Duration, size))
 	case r.Warmup > 0:
 		return workload.Unfit("warmup", fmt.Errorf("--warmup %v does not fit -w load: %s, and a warm-up would load part of it unmeasured; leave --warmup out", r.Warmup, size))
+	case r.Rate > 0:
+		return workload.Unfit("R", fmt.Errorf("-R %v does not fit -w load: %s, as fast as the store takes it; leave -R out", r.Rate, size))
 	case r.CountGiven && r.Count != w.chunks:
 		return workload.Unfit("n", fmt.Errorf("-n %d does not fit -w load: %s; size it with --dataset-rows and --load-chunk, and leave -n out", r.Count, size))
 	}

@@ -188,7 +188,7 @@ func (d *Definition) Flags(fs *flag.FlagSet) {
 func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	c := d.cfg
 	if _, ok := findLetter(c.Workload); !ok {
-		return nil, fmt.Errorf("--ycsb %q: want one of YCSB's core workloads %s", c.Workload, strings.Join(letterNames(), ", "))
+		return nil, fmt.Errorf("--ycsb %q: want one of YCSB's core workloads %s (to run several, give them as phases: --ops A,B,F)", c.Workload, strings.Join(letterNames(), ", "))
 	}
 	dist := -1
 	if c.Distribution != "" {
