@@ -11,7 +11,28 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
-	os.Exit(cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main(interruptible(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interruptible returns a context that the first Ctrl-C (or SIGTERM)
+// cancels, so that the run stops cleanly and writes its result; a second
+// one exits at once. The second is handled here rather than left to the
+// signal's default action, which a shell ignores for a job it started in
+// the background.
+func interruptible() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		cancel()
+		os.Stderr.WriteString("\nkurabe: stopping: the operations in flight finish and the result is written; press Ctrl-C again to stop at once\n")
+		s := <-sig
+		code := 130 // 128 + SIGINT, as a shell reports it
+		if s == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
+	return ctx
 }

@@ -420,9 +420,10 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 
 	// Operations run with a context that is never cancelled: an interrupt
 	// lets each in-flight operation finish, so every write is either
-	// acknowledged or not started.
-	opCtx := context.WithoutCancel(ctx)
+	// acknowledged or not started. A long operation may ask
+	// workload.Stopping between its steps.
 	var stop atomic.Bool
+	opCtx := workload.WithStop(context.WithoutCancel(ctx), &stop)
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kurabe/store"
@@ -186,4 +187,23 @@ func (n *NoteSet) Take() []string {
 	out := n.notes
 	n.notes = nil
 	return out
+}
+
+// An operation's context is never cancelled, so that an interrupt lets it
+// finish and every write is acknowledged or not started. An operation
+// that runs for long (a load of the whole data set in one) asks Stopping
+// between its steps instead, and ends early, with an error, when the run
+// is being interrupted.
+type stopKey struct{}
+
+// WithStop returns ctx carrying the flag the engine sets on an interrupt.
+func WithStop(ctx context.Context, stop *atomic.Bool) context.Context {
+	return context.WithValue(ctx, stopKey{}, stop)
+}
+
+// Stopping reports whether the run that ctx's operation belongs to is
+// being interrupted.
+func Stopping(ctx context.Context) bool {
+	s, _ := ctx.Value(stopKey{}).(*atomic.Bool)
+	return s != nil && s.Load()
 }

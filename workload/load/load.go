@@ -321,6 +321,12 @@ func (c *client) Do(ctx context.Context, kind int) (int64, error) {
 // Session.Insert otherwise.
 func (c *client) singles(ctx context.Context, from, to int64) error {
 	for i := from; i < to; i++ {
+		// One statement per row is the slow way (a sync per row in
+		// autocommit): an interrupt ends it between rows, not after the
+		// whole data set.
+		if (i-from)%256 == 255 && workload.Stopping(ctx) {
+			return &store.ClassError{Class: "interrupted", Err: fmt.Errorf("load: interrupted after %d of the operation's %d rows", i-from, to-from)}
+		}
 		c.w.src.Fill(c.row, i)
 		var err error
 		if c.sql != nil {

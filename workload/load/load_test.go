@@ -6,11 +6,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/dataset/records/recordstest"
 	"kurabe/engine"
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/store/storefault"
 	"kurabe/workload/workloadtest"
 )
 
@@ -226,5 +228,32 @@ mariadb autocommit: 5,009 rows/s against the disk's 5,200 fsync'd appends/s (kur
 	d.Run.Workload = "bbs"
 	if n := Notes(d, 5200); n != nil {
 		t.Errorf("bbs run: %q", n)
+	}
+}
+
+// An interrupt ends the one-statement-per-row way between rows rather
+// than after the whole data set: here every insert stalls 1 ms, so the
+// 120,720 rows would take two minutes or more.
+func TestInterruptEndsAutocommitBetweenRows(t *testing.T) {
+	st := &storefault.Stall{Store: recordstest.Open(t, "file:"), Every: 1, For: time.Millisecond}
+	w, d := build(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Prepare(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	res, err := engine.RunPhase(ctx, engine.Config{Clients: 1, Count: d.DefaultCount(), Seed: 9}, st, w, kAutocommit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Errors != 1 || len(res.ErrorClasses) != 1 || res.ErrorClasses[0].Class != "interrupted" {
+		t.Fatalf("interrupted %v, errors %d %+v", res.Interrupted, res.Errors, res.ErrorClasses)
 	}
 }
