@@ -54,7 +54,8 @@ func datasetList(w io.Writer) {
          Used by: load, point, range (and kurabe serve's postal APIs).
 records  fixed-size rows of random base64url text (default %d bytes, as in
          the page-size study), any count (--dataset-rows 10M), generated from
-         --records-seed, streamed. Used by: load, point, crud (--dataset records).
+         --records-seed, streamed. Used by: load and point (--dataset records), and
+         crud, which always uses it.
 posts    message-board posts (id, category, text, created). Used by: bbs, which
          can pre-fill the board before measuring (--prefill N).
 `, numfmt.Group(postalRecords), records.DefaultSize)

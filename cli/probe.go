@@ -27,7 +27,7 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.BoolVar(&cfg.Cached, "cached", false, "sequential I/O through the page cache (synced, the cache dropped before reading) even where O_DIRECT works")
 	fs.StringVar(&jsonOut, "json", "", "also write the result as JSON to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe probe [--dir D] [--duration 3s] [--json FILE]\n\nMeasures the disk under a directory: sequential write and read in MB/s\n(O_DIRECT where the filesystem allows it) and fsync'd 4 KB appends per\nsecond, the ceiling of a store that syncs every commit. The probe's files\nare removed afterwards.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe probe [--dir D] [--duration 3s] [--max-mib N] [--cached] [--json FILE]\n\nMeasures the disk under a directory: sequential write and read in MB/s\n(O_DIRECT where the filesystem allows it) and fsync'd 4 KB appends per\nsecond, the ceiling of a store that syncs every commit. The probe's files\nare removed afterwards.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

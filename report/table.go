@@ -284,7 +284,11 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		for _, c := range latCols {
 			r = append(r, dur(c.get(x.p.Latency)))
 		}
-		r = append(r, strconv.FormatInt(x.p.Errors, 10), lostCell(x.p), strconv.FormatFloat(x.p.FinishRatio, 'f', 2, 64))
+		ratio := "-" // not measured: a replay's clients follow the log, not a share of -n
+		if x.p.FinishRatio > 0 {
+			ratio = strconv.FormatFloat(x.p.FinishRatio, 'f', 2, 64)
+		}
+		r = append(r, strconv.FormatInt(x.p.Errors, 10), lostCell(x.p), ratio)
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {

@@ -27,5 +27,5 @@ var Builtin = []Entry{
 	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k"},
 	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM"},
 	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, protocol=extended|simple, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB"},
-	{"sqlite", sqlite.Open, "SQLite database file; options page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal"},
+	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal"},
 }
