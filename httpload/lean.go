@@ -256,9 +256,9 @@ func (lc *leanConn) close() {
 // byte of a response arrives. Such a request was not answered and, the
 // connection being closed, not processed either, so it is sent again, once,
 // on a new connection (as curl does), and counted as a reconnect rather
-// than a failure. Its latency runs from t0, the
-// failed attempt and the new connection included: that is how long the
-// request took. A request on a new connection is never sent again.
+// than a failure. Its latency runs from the request's start, the failed
+// attempt and the new connection included: that is how long the request
+// took. A request on a new connection is never sent again.
 //
 // Some servers and proxies (HAProxy, Google's front end) say so first: a
 // "408 Request Timeout" with Connection: close, sent on the idle
