@@ -26,7 +26,7 @@ func interruptible() context.Context {
 	go func() {
 		<-sig
 		cancel()
-		os.Stderr.WriteString("\nkurabe: stopping: the operations in flight finish and the result is written; press Ctrl-C again to stop at once\n")
+		os.Stderr.WriteString("\nkurabe: stopping; press Ctrl-C again to stop at once\n")
 		s := <-sig
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {

@@ -168,15 +168,16 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 		flag, storeHint = "--mysql-general-log", "mariadb:managed"
 	}
 	fmt.Fprintf(stderr, "kurabe capture: saved %s (%s); replay it with: kurabe replay %s %s --store %s\n", *logOut, summary, flag, *logOut, storeHint)
+	if ctx.Err() != nil {
+		// The command was stopped with kurabe: not a failure of its own.
+		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the log of what ran was saved")}
+	}
 	if runErr != nil {
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
 			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s exited with status %d; the log of what it did was saved anyway", command[0], ee.ExitCode())}
 		}
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %v; the log was saved anyway", command[0], runErr)}
-	}
-	if ctx.Err() != nil {
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the log of what ran was saved")}
 	}
 	return nil
 }

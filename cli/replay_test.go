@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/replay"
 	"kurabe/result"
@@ -432,5 +433,31 @@ func TestReplayAndCaptureHelp(t *testing.T) {
 		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) || !strings.Contains(out, "-store") {
 			t.Errorf("-h: status %d, %v\n%s", code, err, out)
 		}
+	}
+}
+
+// A capture stopped with Ctrl-C while its command runs is an interrupt
+// (exit 130), not a failure of the command, which kurabe itself stopped.
+func TestCaptureInterrupted(t *testing.T) {
+	needPrograms(t, "postgresql", "psql")
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for range 600 { // a managed server starts within a minute
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	var out, errb bytes.Buffer
+	err := testApp().capture(ctx, []string{"--store", "postgres:managed", "--log", filepath.Join(dir, "c.log"), "--", "sh", "-c", "touch " + started + "; sleep 60"}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		storetest.RequireServer(t, err)
+		t.Fatalf("got %v (%s), want an interrupt", err, errb.String())
 	}
 }

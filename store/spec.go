@@ -35,14 +35,34 @@ func ParseSpec(s string) (Spec, error) {
 	return Spec{Driver: strings.ToLower(driver), Target: target, Options: opts, Raw: s}, nil
 }
 
-// String returns the spec with any password in a URL target replaced by
-// "xxxxx", safe to print and record.
+// String returns the spec with any password in a URL target, and the
+// value of any option named like one (password=, a likely mistake for
+// the URL's user:password), replaced by "xxxxx", safe to print and record.
 func (s Spec) String() string {
 	out := s.Driver + ":" + RedactTarget(s.Target)
 	if len(s.Options) > 0 {
-		out += "?" + s.Options.Encode()
+		opts := s.Options
+		for k := range s.Options {
+			if secretOption(k) {
+				opts = url.Values{}
+				for k, v := range s.Options {
+					if secretOption(k) {
+						v = []string{"xxxxx"}
+					}
+					opts[k] = v
+				}
+				break
+			}
+		}
+		out += "?" + opts.Encode()
 	}
 	return out
+}
+
+// secretOption says whether an option's name says its value is a secret.
+func secretOption(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "pass") || strings.Contains(n, "secret") || strings.Contains(n, "token") || strings.Contains(n, "pwd")
 }
 
 // RedactTarget hides the password of a URL-shaped target.

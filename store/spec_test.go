@@ -48,6 +48,13 @@ func TestSpecStringHidesPassword(t *testing.T) {
 	if s := sp.String(); strings.Contains(s, "s3cret") || !strings.Contains(s, "kurabe:xxxxx@127.0.0.1:5432/app") {
 		t.Fatalf("String() = %q", s)
 	}
+	// A password given as an option, a likely mistake, is hidden too.
+	for _, raw := range []string{"postgres://bob@127.0.0.1:1/db?password=pgSECRET", "sqlite:/tmp/x.db?PASSWORD=pgSECRET&journal_mode=wal", "mysql://u@h:1?pwd=pgSECRET"} {
+		sp, _ := ParseSpec(raw)
+		if s := sp.String(); strings.Contains(s, "pgSECRET") || !strings.Contains(s, "xxxxx") {
+			t.Errorf("String() = %q", s)
+		}
+	}
 }
 
 func TestOptionsReportsUnknown(t *testing.T) {
