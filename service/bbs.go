@@ -129,7 +129,12 @@ func (s *Service) readPost(w http.ResponseWriter, r *http.Request) (category, te
 			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 				return bodyErr(err)
 			}
-			return nil, nil, `bad JSON: ` + err.Error() + `; want {"category":"...","text":"..."}`, http.StatusBadRequest
+			why := err.Error()
+			if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+				// Go's message names Go's types; say it in the request's terms.
+				why = te.Field + " must be a string, not a JSON " + te.Value
+			}
+			return nil, nil, `bad JSON: ` + why + `; want {"category":"...","text":"..."}`, http.StatusBadRequest
 		}
 		cat, txt = in.Category, in.Text
 	default:
