@@ -51,7 +51,14 @@ func flagsFailed(fs *flag.FlagSet, err error, w io.Writer, see string) error {
 		fs.Usage()
 		return nil
 	}
-	return usageErr("bad flags: %v; see %s", err, see)
+	// A flag that may be given bare (--via-http) is a boolean to the flag
+	// package, which calls any bad value a bad boolean even when the
+	// flag's own message says what it takes.
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		msg = "invalid value " + rest
+	}
+	return usageErr("bad flags: %s; see %s", msg, see)
 }
 
 // App is kurabe with its tables of stores and workloads; tests build one

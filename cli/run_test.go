@@ -172,6 +172,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"rate with think", []string{"run", "-R", "5", "--think", "1ms"}, "think time"},
 		{"bad repeat", []string{"run", "--repeat", "0"}, "--repeat"},
 		{"bad mux", []string{"run", "--mux", "fibers"}, "bad flags"},
+		{"bad via-http", []string{"run", "--via-http=foo"}, `bad flags: invalid value "foo" for -via-http: "foo": want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
