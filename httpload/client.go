@@ -387,7 +387,7 @@ func (c *client) keep(ti, key int, class, msg string) error {
 // like secrets and of the step's secret headers as rendered. It runs once
 // per error class and client, when the message is made.
 func (c *client) scrub(ti int, msg string) string {
-	msg = scrub(RedactText(msg), c.w.secrets)
+	msg = Scrub(RedactText(msg), c.w.secrets)
 	if c.st == nil {
 		return msg
 	}
@@ -405,7 +405,7 @@ func (c *client) scrub(ti int, msg string) string {
 			}
 		}
 	}
-	return scrub(msg, vals)
+	return Scrub(msg, vals)
 }
 
 // what names the request for messages.

@@ -560,12 +560,12 @@ func (p *respParser) header(b []byte) (int, error) {
 	// HTTP/1.x NNN reason
 	if len(status) < 12 || string(status[:7]) != "HTTP/1." || status[8] != ' ' ||
 		(len(status) > 12 && status[12] != ' ') {
-		return 0, fmt.Errorf("malformed response: status line %q", clip(status))
+		return 0, fmt.Errorf("malformed response: status line %s", Quote(string(status)))
 	}
 	code := 0
 	for _, c := range status[9:12] {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("malformed response: status line %q", clip(status))
+			return 0, fmt.Errorf("malformed response: status line %s", Quote(string(status)))
 		}
 		code = code*10 + int(c-'0')
 	}
@@ -590,14 +590,14 @@ func (p *respParser) header(b []byte) (int, error) {
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
-			return 0, fmt.Errorf("malformed response: header line %q", clip(line))
+			return 0, fmt.Errorf("malformed response: header line %s", Quote(string(line)))
 		}
 		name, value := line[:colon], trimSpace(line[colon+1:])
 		switch len(name) {
 		case 14:
 			if asciiEqualFold(name, "content-length") {
 				if length = parseLength(value); length < 0 {
-					return 0, fmt.Errorf("malformed response: Content-Length %q", clip(value))
+					return 0, fmt.Errorf("malformed response: Content-Length %s", Quote(string(value)))
 				}
 			}
 		case 17:
@@ -678,7 +678,7 @@ func chunkSize(line []byte) (int64, error) {
 	}
 	line = trimSpace(line)
 	if len(line) == 0 || len(line) > 15 {
-		return 0, fmt.Errorf("malformed response: chunk size %q", clip(line))
+		return 0, fmt.Errorf("malformed response: chunk size %s", Quote(string(line)))
 	}
 	var n int64
 	for _, c := range line {
@@ -690,7 +690,7 @@ func chunkSize(line []byte) (int64, error) {
 		case c >= 'A' && c <= 'F':
 			n = n<<4 | int64(c-'A'+10)
 		default:
-			return 0, fmt.Errorf("malformed response: chunk size %q", clip(line))
+			return 0, fmt.Errorf("malformed response: chunk size %s", Quote(string(line)))
 		}
 	}
 	return n, nil
@@ -726,11 +726,4 @@ func hasToken(v []byte, tok string) bool {
 		}
 	}
 	return false
-}
-
-func clip(b []byte) string {
-	if len(b) > 64 {
-		return string(b[:64]) + "..."
-	}
-	return string(b)
 }

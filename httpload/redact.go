@@ -103,14 +103,10 @@ func RedactText(s string) string {
 }
 
 // Scrub replaces each of secrets (and its percent-encoded form) in s by
-// xxxxx; see scrub.
-func Scrub(s string, secrets []string) string { return scrub(s, secrets) }
-
-// scrub replaces each of secrets (and its percent-encoded form) in s by
 // xxxxx. Values shorter than minSecret are left: replacing every "1" of a
 // message would hide nothing and garble the rest (such short values are
 // still hidden where they are a query parameter named like a secret).
-func scrub(s string, secrets []string) string {
+func Scrub(s string, secrets []string) string {
 	for _, v := range secrets {
 		if len(v) < minSecret || v == Redacted {
 			continue
