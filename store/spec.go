@@ -59,10 +59,18 @@ func (s Spec) String() string {
 	return out
 }
 
-// secretOption says whether an option's name says its value is a secret.
+// secretOption says whether an option's name says its value is a secret:
+// password and its short forms, or a name ending in one. Narrower than
+// kurabe http's rule for headers, since server settings such as
+// password_encryption or idle_session_timeout are options too and are
+// varied and read back in the open.
 func secretOption(name string) bool {
 	n := strings.ToLower(name)
-	return strings.Contains(n, "pass") || strings.Contains(n, "secret") || strings.Contains(n, "token") || strings.Contains(n, "pwd")
+	switch n {
+	case "password", "passwd", "pwd", "pass", "secret", "token":
+		return true
+	}
+	return strings.HasSuffix(n, "_password") || strings.HasSuffix(n, "_secret")
 }
 
 // RedactTarget hides the password of a URL-shaped target.

@@ -55,6 +55,11 @@ func TestSpecStringHidesPassword(t *testing.T) {
 			t.Errorf("String() = %q", s)
 		}
 	}
+	// A server setting whose name only mentions a password is not one.
+	sp, _ = ParseSpec("postgres:managed?password_encryption=md5")
+	if s := sp.String(); !strings.Contains(s, "password_encryption=md5") {
+		t.Errorf("String() = %q", s)
+	}
 }
 
 func TestOptionsReportsUnknown(t *testing.T) {
