@@ -451,8 +451,9 @@ func secretVars(cfg httpload.Config) []string {
 
 // httpRedact hides credentials in the command line kept in the result:
 // the values of -A and -C, of -H headers and --set variables named like
-// secrets (httpload.SecretName) or sent in secret headers (secretVars), and URL passwords and secret query
-// parameters. args are the arguments after joinedFlags.
+// secrets (httpload.SecretName) or sent in secret headers (secretVars),
+// and URL passwords and secret query parameters. args are the arguments
+// after joinedFlags.
 func httpRedact(args []string, secretVars ...string) []string {
 	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {

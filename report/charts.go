@@ -351,10 +351,10 @@ func hasRepeats(d *result.Document) bool {
 }
 
 // throughputChart draws grouped bars: one group per operation (and client
-// level), one bar per store, with the value on each bar (a slow store's bar may be too short to
-// read against a fast one's on a linear scale). With repeats a bar is the
-// median and a whisker spans the lowest to the highest repeat. A --vary run
-// gets matrixCharts instead.
+// level), one bar per store, with the value on each bar (a slow store's
+// bar may be too short to read against a fast one's on a linear scale).
+// With repeats a bar is the median and a whisker spans the lowest to the
+// highest repeat. A --vary run gets matrixCharts instead.
 func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	if len(d.Run.Vary) > 0 {
 		return nil
@@ -405,9 +405,9 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	return []*chart{ch}
 }
 
-// matrixCharts draws, for a --vary run, one chart per operation (and client
-// level): one group
-// of bars per combination of settings, one bar per store.
+// matrixCharts draws, for a --vary run, one chart per operation (and
+// client level): one group of bars per combination of settings, one bar
+// per store.
 func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 	if len(d.Run.Vary) == 0 {
 		return nil
@@ -504,8 +504,8 @@ func baseStore(s result.Store) string {
 // p99.99, evenly spaced in "nines" (x = -log10(1-q)).
 func nines(q float64) float64 { return -math.Log10(1 - q) }
 
-// latencyCharts draws, per operation (and client level), each store's latency percentiles
-// from p50 to p99.99 on a log scale, from the histogram in the document
+// latencyCharts draws, per operation (and client level), each store's
+// latency percentiles from p50 to p99.99 on a log scale, from the histogram in the document
 // (all repeats merged). A curve stops where the sample runs out: with n
 // operations, quantiles above 1 - 1/n are all the maximum.
 func latencyCharts(st *chartStyle, d *result.Document) []*chart {
@@ -558,8 +558,8 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	return out
 }
 
-// timelineCharts draws, per operation (and client level), each store's ops/s and p99 latency
-// second by second (first repeat), with the warm-up shaded: warm-up,
+// timelineCharts draws, per operation (and client level), each store's
+// ops/s and p99 latency second by second (first repeat), with the warm-up shaded: warm-up,
 // stalls and slow starts show here and nowhere else.
 func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
