@@ -139,8 +139,12 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		if a.driver(sp.Driver) == nil {
+		drv := a.driver(sp.Driver)
+		if drv == nil {
 			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		}
+		if err := replay.CheckDialect(sp.String(), drv.Dialect, dialect); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
 		if !f.yes && !throwaway(sp) {
 			return usageErr("store %s is not a throwaway one: the log's statements would run on it as they are, writes and DROPs included, outside kurabe's own tables; give --yes if that is what you want, or replay on %s:managed", sp, sp.Driver)
@@ -261,10 +265,12 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if jsonErr != nil {
 		return jsonErr
 	}
-	var failed []string
+	var failed, nothing []string
 	for _, s := range doc.Stores {
 		if s.Error != "" {
 			failed = append(failed, s.Label)
+		} else if allFailed(s.Phases) {
+			nothing = append(nothing, s.Label)
 		}
 	}
 	switch {
@@ -272,8 +278,21 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
 	case len(failed) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
+	case len(nothing) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every statement failed on %s, so the figures time errors, not the log's work; see the errors under the table (does the store hold the log's tables?)", strings.Join(nothing, ", "))}
 	}
 	return nil
+}
+
+// allFailed says whether every statement a store's replay ran failed
+// (Ops counts those that did not).
+func allFailed(phases []result.Phase) bool {
+	for _, p := range phases {
+		if p.Op == "replay" {
+			return p.Errors > 0 && p.Ops == 0
+		}
+	}
+	return false
 }
 
 // readLog parses a log into memory, with the prefix a PostgreSQL log was

@@ -81,15 +81,20 @@ func TestReplayBadInput(t *testing.T) {
 	}
 }
 
-// TestReplayNeedsSQL: a store without SQL, or of another dialect, is one
-// line, after which nothing has run.
+// TestReplayNeedsSQL: a store without SQL, or of another dialect, is bad
+// input, said in one line before any store starts (a managed MariaDB
+// would take seconds to start, and its directory would be left).
 func TestReplayNeedsSQL(t *testing.T) {
 	pg := filepath.Join(t.TempDir(), "pg.log")
 	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
-	for store, want := range map[string]string{"file:": "runs no SQL", "sqlite:": "does not translate"} {
-		_, _, code, err := call(t, replayCmd, "--pg-log", pg, "--store", store, "-q")
-		if code != ExitFailed || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: status %d, %v; want %d and one line with %q", store, code, err, ExitFailed, want)
+	for store, want := range map[string]string{"file:": "runs no SQL", "sqlite:": "does not translate", "mariadb:managed": "does not translate"} {
+		dir := t.TempDir()
+		_, _, code, err := call(t, replayCmd, "--pg-log", pg, "--store", store, "--dir", dir, "-q")
+		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: status %d, %v; want %d and one line with %q", store, code, err, ExitUsage, want)
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%s: the store was started before the refusal: %s holds %d entries", store, dir, len(left))
 		}
 	}
 }
@@ -421,6 +426,43 @@ func TestReplayLagOnPostgres(t *testing.T) {
 	t.Logf("scheduled %.3f s, took %.3f s, lag max %.0f µs, %d late: %s", r.Scheduled, r.Wall, r.Lag.Max, r.Late, r.Note)
 	if !r.Behind || r.Wall < 1.9 || r.Lag.Max < 1_000_000 || !strings.Contains(out, "BEHIND: the store could not keep the log's pace") {
 		t.Errorf("a slow store: behind %v after %.3f s of %.3f s scheduled, lag max %.0f µs; printed:\n%s", r.Behind, r.Wall, r.Scheduled, r.Lag.Max, out)
+	}
+}
+
+// TestReplayAllFailed: a replay in which every statement failed (a log
+// replayed on a server without its tables) exits 1 and says why, since
+// its figures time only errors; one in which some failed is a normal
+// replay, with the failures under the table.
+func TestReplayAllFailed(t *testing.T) {
+	dir := t.TempDir()
+	line := "2026-11-22 07:22:14.%03d UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: %s\n"
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		code  int
+	}{
+		{"all", []string{"select * from kurabe_no_such_table", "insert into kurabe_no_such_table values (1)"}, ExitFailed},
+		{"some", []string{"select * from kurabe_no_such_table", "select 1"}, ExitOK},
+	} {
+		var b strings.Builder
+		for i, s := range tc.stmts {
+			fmt.Fprintf(&b, line, i, s)
+		}
+		logPath := filepath.Join(dir, tc.name+".log")
+		os.WriteFile(logPath, []byte(b.String()), 0o644)
+		out, errs, code, err := call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "-q")
+		if err != nil && !strings.Contains(err.Error(), "every statement failed") {
+			storetest.RequireServer(t, err)
+		}
+		if code != tc.code {
+			t.Fatalf("%s failed: status %d (%v), want %d\n%s%s", tc.name, code, err, tc.code, out, errs)
+		}
+		if !strings.Contains(out, "kurabe_no_such_table") || !strings.Contains(out, "1 error of class pg:42P01") {
+			t.Errorf("%s failed: the failures are not under the table:\n%s", tc.name, out)
+		}
+		if tc.code == ExitFailed && (err == nil || !strings.Contains(err.Error(), "every statement failed on postgres")) {
+			t.Errorf("%s failed: %v; want the reason", tc.name, err)
+		}
 	}
 }
 

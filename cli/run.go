@@ -408,8 +408,12 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		if err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
-		if a.driver(sp.Driver) == nil {
+		drv := a.driver(sp.Driver)
+		if drv == nil {
 			return nil, badFlag("store", "store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		}
+		if _, sqlOnly := w.(workload.SQLOnly); sqlOnly && drv.Dialect == "" {
+			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
 		}
 		for _, mode := range f.viaHTTP {
 			if mode == "cgi" && throwaway(sp) && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https" {
@@ -919,10 +923,16 @@ func parseLevels(s string) ([]int, error) {
 // outcome turns what the run found into an exit status.
 func outcome(d *result.Document) error {
 	lost, extra := d.Lost()
-	var failed []string
+	var failed, nothing []string
 	for _, s := range d.Stores {
 		if s.Error != "" {
 			failed = append(failed, s.Label)
+			continue
+		}
+		for _, p := range s.Phases {
+			if p.Ops == 0 && p.Errors > 0 && !slices.Contains(nothing, s.Label+" "+p.Op) {
+				nothing = append(nothing, s.Label+" "+p.Op)
+			}
 		}
 	}
 	switch {
@@ -932,6 +942,8 @@ func outcome(d *result.Document) error {
 		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
 	case len(failed) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
+	case len(nothing) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every operation of %s failed, so its figures time errors; see the notes under the table", strings.Join(nothing, ", "))}
 	}
 	return nil
 }
@@ -943,6 +955,17 @@ func (a *App) driver(name string) *stores.Entry {
 		}
 	}
 	return nil
+}
+
+// sqlDrivers names the drivers whose sessions take SQL.
+func (a *App) sqlDrivers() []string {
+	var out []string
+	for _, e := range a.Stores {
+		if e.Dialect != "" {
+			out = append(out, e.Driver)
+		}
+	}
+	return out
 }
 
 func (a *App) driverNames() []string {

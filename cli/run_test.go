@@ -62,6 +62,30 @@ func droppingApp() *App {
 	return app
 }
 
+// TestRunEveryOperationFailed: a phase whose operations all failed makes
+// the run exit 1 and name it, whatever the other phases did: its figures
+// time errors.
+func TestRunEveryOperationFailed(t *testing.T) {
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
+		Driver: "refusing",
+		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+			st, err := sqlite.Open(ctx, sp, env)
+			if err != nil {
+				return nil, err
+			}
+			return &storefault.RefuseReads{Store: st}, nil
+		},
+	})
+	out, errs, code := runCLI(t, app, "run", "--store", "refusing:", "--store", "sqlite:", "--ops", "write,read-latest", "-n", "50", "-c", "2")
+	if code != ExitFailed || !strings.Contains(errs, "every operation of refusing read-latest failed") || strings.Contains(errs, "sqlite read-latest") {
+		t.Fatalf("exit %d, want %d naming refusing's read-latest alone; stderr %s", code, ExitFailed, errs)
+	}
+	if !strings.Contains(out, "permission denied") {
+		t.Errorf("the errors are not under the table:\n%s", out)
+	}
+}
+
 func TestRunComparesFileAndSQLite(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
@@ -174,6 +198,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad mux", []string{"run", "--mux", "fibers"}, "bad flags"},
 		{"bad via-http", []string{"run", "--via-http=foo"}, `bad flags: invalid value "foo" for -via-http: "foo": want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
+		{"tpcb on file", []string{"run", "-w", "tpcb", "--store", "file:", "--store", "sqlite:"}, "the store file: runs none"},
+		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
 		{"unwritable dir", []string{"run", "--dir", filepath.Join(ro, "sub")}, "writable"},

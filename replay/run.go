@@ -213,12 +213,21 @@ func check(ctx context.Context, st store.Store, lg *Log) error {
 		return err
 	}
 	defer s.Close()
-	ss, ok := s.(store.SQLSession)
-	if !ok {
-		return fmt.Errorf("store %s runs no SQL (it has no SQL sessions); replay a log on a postgres, mysql/mariadb or sqlite store", st.Info(ctx).Driver)
+	d := ""
+	if ss, ok := s.(store.SQLSession); ok {
+		d = ss.Dialect()
 	}
-	if d := ss.Dialect(); d != lg.Dialect {
-		return fmt.Errorf("the log is %s's and the store speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(lg.Dialect), dialectName(d), dialectName(lg.Dialect), lg.Dialect)
+	return CheckDialect(st.Info(ctx).Driver, d, lg.Dialect)
+}
+
+// CheckDialect says whether the store named, whose sessions take SQL of
+// dialect (empty: none), can replay a log of the log's dialect.
+func CheckDialect(name, dialect, logDialect string) error {
+	if dialect == "" {
+		return fmt.Errorf("the store %s runs no SQL; replay a log on a postgres, mysql/mariadb or sqlite store", name)
+	}
+	if dialect != logDialect {
+		return fmt.Errorf("the log is %s's and the store %s speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(logDialect), name, dialectName(dialect), dialectName(logDialect), logDialect)
 	}
 	return nil
 }

@@ -127,6 +127,7 @@ var words = map[string][2]string{
 	"note.failed":       {"%s: FAILED: %s", "%s: 失敗: %s"},
 	"note.loaded":       {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
 	"note.session":      {"%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %d クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
+	"note.error":        {"%s %s: %d error of class %s: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件: %[5]s"},
 	"note.errors":       {"%s %s: %d errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件、最初のエラー: %[5]s"},
 	"note.unverified":   {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
 	"note.lost":         {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},

@@ -362,7 +362,11 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, l.f("note.session", s.Label, op, c.Count, c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
-				out = append(out, l.f("note.errors", s.Label, op, c.Count, c.Class, c.First))
+				if c.Count == 1 {
+					out = append(out, l.f("note.error", s.Label, op, c.Count, c.Class, c.First))
+				} else {
+					out = append(out, l.f("note.errors", s.Label, op, c.Count, c.Class, c.First))
+				}
 			}
 			for _, v := range p.Verify {
 				switch {

@@ -107,6 +107,13 @@ type RunChecker interface {
 	CheckRun(r RunSettings) error
 }
 
+// SQLOnly is implemented by workloads that run only on stores whose
+// sessions take SQL (store.SQLSession), so that the command line refuses
+// another store before any starts.
+type SQLOnly interface {
+	SQLOnly()
+}
+
 // SettingError is bad input that one of the run's settings is to blame
 // for: an operation the workload does not have (Setting "ops"), a value
 // that does not fit (Setting "deletes"). Unfit marks a setting the

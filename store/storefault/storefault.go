@@ -111,3 +111,26 @@ func (s *capSession) Close() error {
 	s.c.open.Add(-1)
 	return s.Session.Close()
 }
+
+// RefuseReads wraps a real store whose every read fails, as a server that
+// answers each query with an error (a missing grant, a dropped table):
+// a phase whose operations all failed must not pass for a measurement.
+type RefuseReads struct {
+	store.Store
+}
+
+func (r *RefuseReads) Open(ctx context.Context) (store.Session, error) {
+	s, err := r.Store.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return refuseSession{s}, nil
+}
+
+type refuseSession struct{ store.Session }
+
+var errRefused = errors.New("storefault: permission denied for table (injected)")
+
+func (refuseSession) Scan(context.Context, *store.Table, store.Query, func(store.Row) error) (int, error) {
+	return 0, errRefused
+}

@@ -198,6 +198,9 @@ type bench struct {
 
 func (w *bench) Name() string { return w.name }
 
+// SQLOnly: the transaction is SQL (workload.SQLOnly).
+func (w *bench) SQLOnly() {}
+
 // SharedTables: pgbench's clients share its four tables by design (the
 // contention on branches and tellers is part of the benchmark).
 func (w *bench) SharedTables() string {
