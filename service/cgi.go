@@ -2,6 +2,7 @@ package service
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -51,9 +52,27 @@ func (s *Service) cgiHost() (http.Handler, error) {
 	}
 	h := &cgi.Handler{Path: c.Path, Root: "/", Dir: c.Dir, Args: c.Args, Env: c.Env, Logger: s.cfg.Log, Stderr: c.Stderr}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > s.cfg.MaxBody {
+		tooLarge := func() {
 			s.fail(w, http.StatusRequestEntityTooLarge, "", "request body larger than "+strconv.FormatInt(s.cfg.MaxBody, 10)+" bytes")
+		}
+		if r.ContentLength > s.cfg.MaxBody {
+			tooLarge()
 			return
+		}
+		if r.ContentLength < 0 {
+			// A body of unknown length (chunked): CGI passes its length
+			// to the child in CONTENT_LENGTH, so it is read here first,
+			// as a web server in front of CGI scripts does.
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				tooLarge()
+				return
+			}
+			if err != nil {
+				s.fail(w, http.StatusBadRequest, "", "cannot read the request body: "+err.Error())
+				return
+			}
+			r.Body, r.ContentLength, r.TransferEncoding = io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
 		}
 		h.ServeHTTP(w, r)
 	}), nil

@@ -549,6 +549,40 @@ func TestCGIStartsOneProcessPerRequest(t *testing.T) {
 	}
 }
 
+// TestCGIChunkedBody: a post whose body comes chunked (no Content-Length,
+// as curl -T - or a streaming client sends it) reaches the CGI child whole,
+// and one over the limit is answered 413 in JSON, as in persistent mode.
+func TestCGIChunkedBody(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cgi.db")
+	st := openSQLite(t, db)
+	exe, _ := os.Executable()
+	cfg := service.Config{MaxBody: 1 << 10, CGI: &service.CGI{Path: exe, Env: []string{"KURABE_SERVICE_TEST_CHILD=sqlite:" + db + "?synchronous=off"}}}
+	base, _ := serve(t, st, cfg)
+	post := func(body string) (int, string) {
+		t.Helper()
+		// A reader of unknown length makes the client send it chunked.
+		req, _ := http.NewRequest("POST", base+"/posts", io.MultiReader(strings.NewReader(body)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post(`{"category":"cgi","text":"chunked"}`); code != 201 {
+		t.Fatalf("chunked post: %d %s", code, body)
+	}
+	if ps := posts(t, do(t, "GET", base+"/posts?limit=1", "", "")); len(ps) != 1 || ps[0].Text != "chunked" {
+		t.Fatalf("the chunked post was not stored: %+v", ps)
+	}
+	code, body := post(`{"category":"cgi","text":"` + strings.Repeat("x", 2<<10) + `"}`)
+	if code != 413 || !strings.Contains(body, `"error"`) || !strings.Contains(body, "larger than 1024 bytes") {
+		t.Fatalf("chunked post over the limit: %d %s", code, body)
+	}
+}
+
 // A child that cannot open its store answers 500 with the reason.
 func TestCGIChildWithoutStore(t *testing.T) {
 	exe, _ := os.Executable()
