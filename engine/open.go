@@ -155,9 +155,9 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 	if behind(o.Scheduled, o.NotStarted, o.Late) {
 		o.Behind = true
 		if res.ProcessCPU >= 0.9*float64(runtime.NumCPU()) {
-			o.Note = "kurabe could not keep the rate: its own process used nearly every core"
+			o.Note = result.BehindClient
 		} else {
-			o.Note = "the store could not keep up with the rate: operations started late or not at all"
+			o.Note = result.BehindStore
 		}
 	}
 	return o

@@ -356,7 +356,11 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 		if o.Behind {
 			// The engine speaks of stores; here the store is the server.
-			fmt.Fprintf(b, "  BEHIND: %s\n", strings.Replace(o.Note, "the store ", "the server ", 1))
+			note := l.t(o.Note)
+			if o.Note == result.BehindStore {
+				note = l.t("http.behind.server")
+			}
+			fmt.Fprintf(b, "  BEHIND: %s\n", note)
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"kurabe/result"
 )
 
 // Languages of reports. Only words change with the language: numbers are
@@ -124,29 +126,33 @@ var words = map[string][2]string{
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
-	"note.failed":       {"%s: FAILED: %s", "%s: 失敗: %s"},
-	"note.loaded":       {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
-	"note.session":      {"%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %d クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
-	"note.error":        {"%s %s: %d error of class %s: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件: %[5]s"},
-	"note.errors":       {"%s %s: %d errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件、最初のエラー: %[5]s"},
-	"note.unverified":   {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
-	"note.lost":         {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
-	"note.extra":        {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
-	"note.interrupted":  {"%s %s*: interrupted", "%s %s*: 中断されました"},
-	"note.openloop":     {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
-	"note.behind":       {"; BEHIND: %s", "。BEHIND: %s"},
-	"note.notstarted":   {"; %d due before the end never started", "。%d 件は終了までに開始されず"},
-	"note.kinds":        {"%s %s by kind: %s", "%s %s の操作別: %s"},
-	"note.kind":         {"%s %s (p50 %s, p99 %s)", "%s %s (p50 %s、p99 %s)"},
-	"note.per-op":       {"%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it", "%s %s: 操作ごとに新しい接続: 接続を含めて %s ops/s、除くと %s ops/s。接続に平均 %s、接続を除いた操作に平均 %s"},
-	"note.read-nothing": {"%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", "%s %s: 何も読めませんでした: テーブルが空でした (kurabe は実行の最初にテーブルを空にします)。書き込む操作を先に置いてください (例: --ops write,%s)"},
-	"note.fit":          {"%s: mean latency = %s %s %s per %s (R² %.3f, %d points)", "%s: 平均レイテンシ = %s %s %s/%s (R² %.3f、%d 点)"},
-	"note.cross":        {"%s and %s cross at %s %s: %s is faster below, %s above", "%s と %s の直線は %s %s で交差します。それより少ないと %s が速く、多いと %s が速くなります"},
-	"note.cross.none":   {"%s and %s: the lines do not cross between %s and %s %s, the range both measured; %s is faster throughout", "%s と %s: 両方が測定した範囲 (%s〜%s %s) では直線は交差しません。範囲全体で %s が速い"},
-	"note.cross.poor":   {"%s and %s: no crossing stated: %s's line fits its points poorly (R² %.3f, below %.1f)", "%s と %s: 交差位置は示しません。%s の直線は点への当てはまりが悪いためです (R² %.3f、%.1f 未満)"},
-	"note.via":          {"%s %s through %s: %s ops/s against %s direct (%s); mean latency %s against %s: %s", "%s %s (%s 経由): %s ops/s、直接では %s ops/s (%s)。平均レイテンシ %s、直接では %s: %s"},
-	"note.via.adds":     {"the %s layer adds %s per operation", "%s 層が操作あたり %s 加えます"},
-	"note.via.less":     {"%s less through the %s layer, which queues requests before the store (fewer writers contend inside it)", "%[2]s 層を通すと %[1]s 短くなります。層がストアの手前で要求を待たせるためです (ストアの中で競合する書き込みが減ります)"},
+	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
+	"note.loaded":      {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
+	"note.session":     {"%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %d クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
+	"note.error":       {"%s %s: %d error of class %s: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件: %[5]s"},
+	"note.errors":      {"%s %s: %d errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件、最初のエラー: %[5]s"},
+	"note.unverified":  {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
+	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
+	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
+	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
+	// The engine's reasons for BEHIND (result.BehindClient, BehindStore).
+	result.BehindClient:  {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
+	result.BehindStore:   {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
+	"http.behind.server": {"the server could not keep up with the rate: operations started late or not at all", "サーバーがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
+	"note.notstarted":    {"; %d due before the end never started", "。%d 件は終了までに開始されず"},
+	"note.kinds":         {"%s %s by kind: %s", "%s %s の操作別: %s"},
+	"note.kind":          {"%s %s (p50 %s, p99 %s)", "%s %s (p50 %s、p99 %s)"},
+	"note.per-op":        {"%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it", "%s %s: 操作ごとに新しい接続: 接続を含めて %s ops/s、除くと %s ops/s。接続に平均 %s、接続を除いた操作に平均 %s"},
+	"note.read-nothing":  {"%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", "%s %s: 何も読めませんでした: テーブルが空でした (kurabe は実行の最初にテーブルを空にします)。書き込む操作を先に置いてください (例: --ops write,%s)"},
+	"note.fit":           {"%s: mean latency = %s %s %s per %s (R² %.3f, %d points)", "%s: 平均レイテンシ = %s %s %s/%s (R² %.3f、%d 点)"},
+	"note.cross":         {"%s and %s cross at %s %s: %s is faster below, %s above", "%s と %s の直線は %s %s で交差します。それより少ないと %s が速く、多いと %s が速くなります"},
+	"note.cross.none":    {"%s and %s: the lines do not cross between %s and %s %s, the range both measured; %s is faster throughout", "%s と %s: 両方が測定した範囲 (%s〜%s %s) では直線は交差しません。範囲全体で %s が速い"},
+	"note.cross.poor":    {"%s and %s: no crossing stated: %s's line fits its points poorly (R² %.3f, below %.1f)", "%s と %s: 交差位置は示しません。%s の直線は点への当てはまりが悪いためです (R² %.3f、%.1f 未満)"},
+	"note.via":           {"%s %s through %s: %s ops/s against %s direct (%s); mean latency %s against %s: %s", "%s %s (%s 経由): %s ops/s、直接では %s ops/s (%s)。平均レイテンシ %s、直接では %s: %s"},
+	"note.via.adds":      {"the %s layer adds %s per operation", "%s 層が操作あたり %s 加えます"},
+	"note.via.less":      {"%s less through the %s layer, which queues requests before the store (fewer writers contend inside it)", "%[2]s 層を通すと %[1]s 短くなります。層がストアの手前で要求を待たせるためです (ストアの中で競合する書き込みが減ります)"},
 
 	// kurabe http's own lines and tables (ab's and siege's fields stay
 	// in English, as those tools print them).

@@ -107,7 +107,7 @@ func bbsNotesDoc() *result.Document {
 	open := notesPhase("read-latest", 2, 900)
 	open.Elapsed = 2
 	open.OpenLoop = &result.OpenLoop{Rate: 500, Scheduled: 1000, Achieved: 412.5, Late: 37, LateAfterUs: 10000,
-		Lag: result.Latency{P99: 48000}, Service: result.Latency{P50: 800, P99: 4100}, Behind: true, Note: "every client was busy"}
+		Lag: result.Latency{P99: 48000}, Service: result.Latency{P50: 800, P99: 4100}, Behind: true, Note: result.BehindStore}
 	extra := notesPhase("write", 2, 310)
 	extra.Verify = []result.Verify{{Table: "posts", Acked: 20, Before: 5, After: 26, Extra: 1}}
 	empty := notesPhase("read-latest", 2, 120)

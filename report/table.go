@@ -388,7 +388,7 @@ func notes(d *result.Document, l tr) []string {
 					line += l.f("note.notstarted", o.NotStarted)
 				}
 				if o.Behind {
-					line += l.f("note.behind", o.Note)
+					line += l.f("note.behind", l.t(o.Note)) // the engine's notes are keys
 				}
 				out = append(out, line)
 			}

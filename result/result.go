@@ -170,8 +170,14 @@ type OpenLoop struct {
 	Service Latency `json:"service_time"`
 	Lag     Latency `json:"lag"`
 	Behind  bool    `json:"behind"`         // the rate was not kept
-	Note    string  `json:"note,omitempty"` // why, when it can tell
+	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient or BehindStore
 }
+
+// Why an open loop fell behind (OpenLoop.Note). Reports translate them.
+const (
+	BehindClient = "kurabe could not keep the rate: its own process used nearly every core"
+	BehindStore  = "the store could not keep up with the rate: operations started late or not at all"
+)
 
 // Kind is the share of one kind of operation in a phase (several in a mix).
 type Kind struct {
