@@ -13,8 +13,6 @@ import (
 
 	"kurabe/result"
 	"kurabe/store"
-	"kurabe/store/sqlite"
-	"kurabe/stores"
 )
 
 // plan checks run's arguments as kurabe run does before anything runs.
@@ -376,14 +374,7 @@ func (s *failingSession) Insert(ctx context.Context, t *store.Table, row store.R
 
 // A load that failed part way is not reported as loaded.
 func TestFailedLoadIsNotReportedLoaded(t *testing.T) {
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "failing",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			return &failingInserts{Store: st, after: 1500}, err
-		},
-	})
+	app := faultApp("failing", func(st store.Store) store.Store { return &failingInserts{Store: st, after: 1500} })
 	js := filepath.Join(t.TempDir(), "r.json")
 	out, errs, code := runCLI(t, app, "run", "-q", "--store", "failing:", "--prefill", "5000", "-n", "10", "--json", js)
 	if code != ExitFailed {
@@ -420,14 +411,7 @@ func (s *interruptedStart) Setup(ctx context.Context, tables []*store.Table) err
 func TestInterruptWhileAStoreStarts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "starting",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			return &interruptedStart{Store: st, interrupt: cancel}, err
-		},
-	})
+	app := faultApp("starting", func(st store.Store) store.Store { return &interruptedStart{Store: st, interrupt: cancel} })
 	var out, errb strings.Builder
 	err := app.Run(ctx, []string{"run", "-q", "--store", "starting:", "--store", "sqlite:", "-n", "10"}, &out, &errb)
 	var ee *ExitError
@@ -479,14 +463,7 @@ func (s *interruptingSession) Insert(ctx context.Context, t *store.Table, row st
 func TestInterruptWhileAStoreLoads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "loading",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			return &interruptedLoad{Store: st, interrupt: cancel}, err
-		},
-	})
+	app := faultApp("loading", func(st store.Store) store.Store { return &interruptedLoad{Store: st, interrupt: cancel} })
 	js := filepath.Join(t.TempDir(), "r.json")
 	var out, errb strings.Builder
 	err := app.Run(ctx, []string{"run", "-q", "--store", "loading:", "--store", "sqlite:", "--prefill", "10", "-n", "10", "--json", js}, &out, &errb)

@@ -45,38 +45,34 @@ func runCLI(t *testing.T, app *App, args ...string) (stdout, stderr string, code
 	return out.String(), errb.String(), code
 }
 
-// droppingApp is the built-in app with one more store, "dropping": a
-// fault-injecting SQLite that acknowledges and drops 1 write in 100.
-func droppingApp() *App {
+// faultApp is the built-in app with one more store, driver: a real SQLite
+// database wrapped by wrap, a fault-injecting fake.
+func faultApp(driver string, wrap func(store.Store) store.Store) *App {
 	app := testApp()
 	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "dropping",
+		Driver: driver,
 		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
 			st, err := sqlite.Open(ctx, sp, env)
 			if err != nil {
 				return nil, err
 			}
-			return &storefault.DropWrites{Store: st, Every: 100}, nil
+			return wrap(st), nil
 		},
 	})
 	return app
+}
+
+// droppingApp is the built-in app with one more store, "dropping": a
+// fault-injecting SQLite that acknowledges and drops 1 write in 100.
+func droppingApp() *App {
+	return faultApp("dropping", func(st store.Store) store.Store { return &storefault.DropWrites{Store: st, Every: 100} })
 }
 
 // TestRunEveryOperationFailed: a phase whose operations all failed makes
 // the run exit 1 and name it, whatever the other phases did: its figures
 // time errors.
 func TestRunEveryOperationFailed(t *testing.T) {
-	app := testApp()
-	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{
-		Driver: "refusing",
-		Open: func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
-			st, err := sqlite.Open(ctx, sp, env)
-			if err != nil {
-				return nil, err
-			}
-			return &storefault.RefuseReads{Store: st}, nil
-		},
-	})
+	app := faultApp("refusing", func(st store.Store) store.Store { return &storefault.RefuseReads{Store: st} })
 	out, errs, code := runCLI(t, app, "run", "--store", "refusing:", "--store", "sqlite:", "--ops", "write,read-latest", "-n", "50", "-c", "2")
 	if code != ExitFailed || !strings.Contains(errs, "every operation of refusing read-latest failed") || strings.Contains(errs, "sqlite read-latest") {
 		t.Fatalf("exit %d, want %d naming refusing's read-latest alone; stderr %s", code, ExitFailed, errs)
