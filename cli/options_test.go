@@ -74,6 +74,16 @@ func TestOptionsOfOtherWorkloadsAreRefused(t *testing.T) {
 			}
 		})
 	}
+	// Without --store, an SQL workload runs on the default stores that
+	// take SQL, not on the append-only file.
+	for w, want := range map[string]int{"tpcb": 1, "select-only": 1, "bbs": 2} {
+		p, err := plan(t, "-w", w)
+		if err != nil {
+			t.Errorf("-w %s without --store: %v", w, err)
+		} else if len(p.specs) != want {
+			t.Errorf("-w %s without --store: stores %v; want %d", w, p.specs, want)
+		}
+	}
 }
 
 // Every flag a workload takes reaches it through run's flag set: a value

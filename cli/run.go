@@ -31,7 +31,8 @@ import (
 	"kurabe/workload"
 )
 
-// defaultStores is what kurabe run compares when given no --store.
+// defaultStores is what kurabe run compares when given no --store (those
+// of them that the workload can run on).
 var defaultStores = []string{"file:", "sqlite:"}
 
 type runFlags struct {
@@ -400,8 +401,14 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 	}
 	specArgs := f.stores
+	_, sqlOnly := w.(workload.SQLOnly)
 	if len(specArgs) == 0 {
-		specArgs = defaultStores
+		// The defaults the workload can run on.
+		for _, s := range defaultStores {
+			if drv := a.driver(strings.TrimSuffix(s, ":")); !sqlOnly || drv != nil && drv.Dialect != "" {
+				specArgs = append(specArgs, s)
+			}
+		}
 	}
 	for _, s := range specArgs {
 		sp, err := store.ParseSpec(s)
@@ -412,7 +419,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		if drv == nil {
 			return nil, badFlag("store", "store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 		}
-		if _, sqlOnly := w.(workload.SQLOnly); sqlOnly && drv.Dialect == "" {
+		if sqlOnly && drv.Dialect == "" {
 			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
 		}
 		for _, mode := range f.viaHTTP {
