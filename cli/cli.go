@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"kurabe/store"
 	"os"
 	"slices"
 	"strings"
@@ -97,7 +98,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = ee.Code
 	}
 	if !errors.Is(err, errHelpShown) {
-		fmt.Fprintln(stderr, "kurabe: "+err.Error())
+		// A message may quote what was typed, and a store's URL typed
+		// where a file was wanted keeps its password.
+		fmt.Fprintln(stderr, "kurabe: "+store.HideSecrets(err.Error()))
 	}
 	return code
 }

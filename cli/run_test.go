@@ -624,3 +624,19 @@ func TestMuxChoosesHowClientsWait(t *testing.T) {
 		})
 	}
 }
+
+// A store's URL typed without --store is quoted back without its
+// password (Main prints every error through store.HideSecrets).
+func TestMisplacedStoreURLHidesPassword(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "postgres://app:Zq9SecretPw77@127.0.0.1:1/appdb"},
+		{"dataset", "import", "mysql://app:Zq9SecretPw77@127.0.0.1:1/x"},
+		{"dataset", "import", "postgres://app:Zq9SecretPw77@127.0.0.1:1/appdb?password=Zq9SecretPw77"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, &out, &errb)
+		if code != ExitUsage || strings.Contains(out.String()+errb.String(), "Zq9SecretPw77") || !strings.Contains(errb.String(), "app:xxxxx@") {
+			t.Errorf("%v: exit %d, printed %s%s", args, code, out.String(), errb.String())
+		}
+	}
+}

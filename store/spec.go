@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -117,4 +118,30 @@ func (o *Options) Check() error {
 		}
 	}
 	return nil
+}
+
+// urlPassword finds the password of a URL written in text
+// (scheme://user:password@), and secretParam an option named as a secret.
+var (
+	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:'"]*):[^\s/@'"]*@`)
+	secretParam = regexp.MustCompile(`([?&]([A-Za-z0-9_]+)=)([^&\s'"]*)`)
+)
+
+// HideSecrets hides in a message every password of a URL and every value
+// of an option named as a secret (as Spec.String does for one spec), for
+// text that may quote a store spec given in the wrong place.
+func HideSecrets(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(s, "=") {
+		return s
+	}
+	s = urlPassword.ReplaceAllString(s, "$1:xxxxx@")
+	return secretParam.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretParam.FindStringSubmatch(m)
+		if !secretOption(sub[2]) {
+			return m
+		}
+		// Punctuation that ends a "spec: message" is not the value's.
+		v := sub[3]
+		return sub[1] + "xxxxx" + v[len(strings.TrimRight(v, ":,;.)]")):]
+	})
 }

@@ -88,3 +88,19 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestHideSecrets(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`unexpected argument "postgres://app:Zq9@127.0.0.1:5/db"`, `unexpected argument "postgres://app:xxxxx@127.0.0.1:5/db"`},
+		{"open mysql://u:p%40ss@h/x?password=abc&engine=InnoDB&pwd=z: no such file", "open mysql://u:xxxxx@h/x?password=xxxxx&engine=InnoDB&pwd=xxxxx: no such file"},
+		{"mariadb:managed?innodb_page_size=8k&password_encryption=md5", "mariadb:managed?innodb_page_size=8k&password_encryption=md5"},
+		{"sqlite:?ssl_password=q", "sqlite:?ssl_password=xxxxx"},
+		{"postgres://user@h/db and http://a/b", "postgres://user@h/db and http://a/b"},
+		{"-n 0: want 1 or more", "-n 0: want 1 or more"},
+	}
+	for _, c := range cases {
+		if got := HideSecrets(c.in); got != c.want {
+			t.Errorf("HideSecrets(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
