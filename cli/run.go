@@ -930,7 +930,7 @@ func parseLevels(s string) ([]int, error) {
 // outcome turns what the run found into an exit status.
 func outcome(d *result.Document) error {
 	lost, extra := d.Lost()
-	var failed, nothing []string
+	var failed, nothing, unverified []string
 	for _, s := range d.Stores {
 		if s.Error != "" {
 			failed = append(failed, s.Label)
@@ -939,6 +939,11 @@ func outcome(d *result.Document) error {
 		for _, p := range s.Phases {
 			if p.Ops == 0 && p.Errors > 0 && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
+			}
+			for _, v := range p.Verify {
+				if v.Error != "" && !slices.Contains(unverified, s.Label+" "+p.Op) {
+					unverified = append(unverified, s.Label+" "+p.Op)
+				}
 			}
 		}
 	}
@@ -951,6 +956,8 @@ func outcome(d *result.Document) error {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
 	case len(nothing) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every operation of %s failed, so its figures time errors; see the notes under the table", strings.Join(nothing, ", "))}
+	case len(unverified) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", strings.Join(unverified, ", "))}
 	}
 	return nil
 }

@@ -640,3 +640,37 @@ func TestMisplacedStoreURLHidesPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcome: the exit status a result document gives, for what a run
+// can find: a write lost, writes that could not be verified, a phase
+// whose every operation failed, some failures, an interruption.
+func TestOutcome(t *testing.T) {
+	phase := func(ops, errs int64, v ...result.Verify) result.Phase {
+		return result.Phase{Op: "write", Ops: ops, Errors: errs, Verify: v}
+	}
+	cases := []struct {
+		name  string
+		doc   result.Document
+		code  int
+		words string
+	}{
+		{"clean", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 0, result.Verify{Table: "posts", Acked: 10, After: 10})}}}}, ExitOK, ""},
+		{"some failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 3)}}}}, ExitOK, ""},
+		{"lost", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 0, result.Verify{Table: "posts", Acked: 10, After: 9, Lost: 1})}}}}, ExitFailed, "1 writes lost"},
+		{"unverified", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 0, result.Verify{Table: "posts", Acked: 10, Error: "Too many connections"})}}}}, ExitFailed, "could not be verified"},
+		{"all failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitFailed, "every operation of a write failed"},
+		{"interrupted", result.Document{Interrupted: true, Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitInterrupted, "interrupted"},
+		{"store failed", result.Document{Stores: []result.Store{{Label: "a", Error: "boom"}}}, ExitFailed, "store a failed"},
+	}
+	for _, c := range cases {
+		err := outcome(&c.doc)
+		code := ExitOK
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		if code != c.code || (c.words != "" && !strings.Contains(err.Error(), c.words)) {
+			t.Errorf("%s: %v (exit %d), want exit %d with %q", c.name, err, code, c.code, c.words)
+		}
+	}
+}
