@@ -100,7 +100,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageErr("cannot run %s: %v", command[0], err)
 	}
 
-	dir, kept := *dirFlag, *keep || *dirFlag != ""
+	dir, kept := absDir(*dirFlag), *keep || *dirFlag != ""
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)

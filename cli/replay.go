@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +172,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
 	}
 
-	dir, kept := f.dir, f.keep || f.dir != ""
+	dir, kept := absDir(f.dir), f.keep || f.dir != ""
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
@@ -211,7 +210,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 			break
 		}
 		sr := result.Store{Label: labels[i], Spec: sp.String()}
-		sdir := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+		sdir := storeDir(dir, i, sp)
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}

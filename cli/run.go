@@ -391,6 +391,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 	}
 	if f.dir != "" {
+		f.dir = absDir(f.dir)
 		if err := checkDirPath(f.dir); err != nil {
 			return nil, badFlag("dir", "--dir %s: %v", f.dir, err)
 		}
@@ -542,7 +543,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	labels := labelStores(specs)
 	dirs := []string{dir}
 	for i, sp := range specs {
-		sdir := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+		sdir := storeDir(dir, i, sp)
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
@@ -1118,6 +1119,32 @@ func samePath(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// storeDir names the directory of the i-th store in dir: N-DRIVER, or,
+// when a --dir given again already holds one of that name (an earlier
+// run's data, which a server's initdb would refuse), N-DRIVER-2 and so on,
+// so that every run starts fresh and the earlier data stays.
+func storeDir(dir string, i int, sp store.Spec) string {
+	base := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+	for k, d := 2, base; ; k++ {
+		if ents, err := os.ReadDir(d); err != nil || len(ents) == 0 {
+			return d
+		}
+		d = fmt.Sprintf("%s-%d", base, k)
+	}
+}
+
+// absDir makes a --dir absolute: a server kurabe starts there runs in a
+// directory of its own, where a relative path would name another place.
+func absDir(d string) string {
+	if d == "" {
+		return d
+	}
+	if a, err := filepath.Abs(d); err == nil {
+		return a
+	}
+	return d
 }
 
 // checkOutputFile checks, before a run, that a result file can be written

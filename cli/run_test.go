@@ -674,3 +674,32 @@ func TestOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestDirRelativeAndReused: a relative --dir is made absolute (a server
+// kurabe starts runs elsewhere and would read it against its own
+// directory), and a --dir given again gets a fresh directory per store
+// beside the earlier run's, which stays.
+func TestDirRelativeAndReused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var targets []string
+	for run := range 2 {
+		js := fmt.Sprintf("r%d.json", run)
+		if _, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:", "--dir", "rel", "--ops", "write", "-n", "5", "--json", js); code != ExitOK {
+			t.Fatalf("run %d: exit %d: %s", run, code, errs)
+		}
+		doc, err := result.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !filepath.IsAbs(doc.Run.Dir) || filepath.Base(doc.Run.Dir) != "rel" {
+			t.Errorf("run %d: dir %q, want the absolute path of rel", run, doc.Run.Dir)
+		}
+		targets = append(targets, doc.Stores[0].Info.Target)
+	}
+	if !strings.Contains(targets[0], "1-sqlite"+string(filepath.Separator)) || !strings.Contains(targets[1], "1-sqlite-2"+string(filepath.Separator)) {
+		t.Errorf("stores in %q then %q; want 1-sqlite then 1-sqlite-2", targets[0], targets[1])
+	}
+	if _, err := os.Stat(targets[0]); err != nil {
+		t.Errorf("the first run's data is gone: %v", err)
+	}
+}

@@ -132,7 +132,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 
 	// A store without a path, and a server kurabe starts, lives in a data
 	// directory, temporary unless --dir or --keep.
-	dir, kept := f.dir, f.keep || f.dir != ""
+	dir, kept := absDir(f.dir), f.keep || f.dir != ""
 	if throwaway(sp) || f.dir != "" {
 		if dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
