@@ -999,7 +999,13 @@ func parseVary(flags []string) ([]result.Axis, error) {
 		name = strings.TrimSpace(name)
 		var values []string
 		for _, v := range strings.Split(vals, ",") {
-			if v = strings.TrimSpace(v); v != "" {
+			v = strings.TrimSpace(v)
+			switch {
+			case v == "" && vals != "":
+				return nil, fmt.Errorf("--vary %q: a value is empty; give each value between the commas", f)
+			case slices.Contains(values, v):
+				return nil, fmt.Errorf("--vary %q: %s is given twice, and both variants would have the same row; give each value once (--repeat runs variants again)", f, v)
+			case v != "":
 				values = append(values, v)
 			}
 		}

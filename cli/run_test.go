@@ -194,6 +194,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad mux", []string{"run", "--mux", "fibers"}, "bad flags"},
 		{"bad via-http", []string{"run", "--via-http=foo"}, `bad flags: invalid value "foo" for -via-http: "foo": want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
+		{"vary value twice", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,8192,8192"}, "8192 is given twice"},
+		{"vary empty value", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,,8192"}, "a value is empty"},
 		{"tpcb on file", []string{"run", "-w", "tpcb", "--store", "file:", "--store", "sqlite:"}, "the store file: runs none"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
