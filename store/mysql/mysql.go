@@ -701,17 +701,11 @@ func (s *Store) Info(ctx context.Context) store.Info {
 }
 
 func (s *Store) optionMap() map[string]string {
-	b := func(v bool) string {
-		if v {
-			return "1"
-		}
-		return "0"
-	}
 	o := map[string]string{
 		"engine":          s.opts.engine,
 		"row_format":      s.opts.rowFormat,
-		"page_compressed": b(s.opts.pageCompressed),
-		"encrypted":       b(s.opts.encrypted),
+		"page_compressed": boolText(s.opts.pageCompressed),
+		"encrypted":       boolText(s.opts.encrypted),
 		"connect":         s.opts.connect,
 		"database":        s.opts.database,
 		"driver":          s.opts.driver,
@@ -783,6 +777,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 		// asked for, so a variant matrix shows what really applied.
 		upper := strings.ToUpper(create)
 		info.Options["engine"] = engine
+		info.Options["row_format"] = format
 		info.Options["page_compressed"] = boolText(strings.Contains(upper, "PAGE_COMPRESSED`='1'") || strings.Contains(upper, "PAGE_COMPRESSED=1"))
 		info.Options["encrypted"] = boolText(strings.Contains(upper, "ENCRYPTED`='YES'") || strings.Contains(upper, "ENCRYPTED=YES"))
 	}
