@@ -216,9 +216,20 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		if err := o.Check(); err != nil {
 			return nil, err
 		}
-		cfg, pass, err := parseURL(spec.Driver, spec.Target)
+		cfg, pass, db, err := parseURL(spec.Driver, spec.Target)
 		if err != nil {
 			return nil, err
+		}
+		if db != "" {
+			// The URL's database is where kurabe keeps its tables, as
+			// ?database= says; giving both, they must agree.
+			if given := spec.Options.Get("database"); given != "" && given != db {
+				return nil, fmt.Errorf("%s: the address names database %s and the option database=%s; give one", spec.Driver, db, given)
+			}
+			if !identRE.MatchString(db) {
+				return nil, &store.OptionError{Driver: spec.Driver, Name: "database", Value: db, Want: "a name of letters, digits and _, at most 64, in the address's path"}
+			}
+			s.opts.database = db
 		}
 		s.base, s.secret = cfg, pass
 		s.target = "mysql:" + store.RedactTarget(spec.Target)
@@ -236,22 +247,21 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, spec.Driver)
 }
 
-// parseURL turns //user[:password]@host[:port]/db into the driver's
+// parseURL turns //user[:password]@host[:port][/db] into the driver's
 // configuration (the parsed form of its DSN user:pass@tcp(host:port)/,
 // built directly so that the password never sits in a DSN string an error
-// could quote). The database in the URL is not used: kurabe's tables live
-// in the database named by the option database.
-func parseURL(driver, target string) (*mysql.Config, string, error) {
-	want := "want " + driver + "://user[:password]@host[:port]/db, with special characters in the password %-encoded"
+// could quote), the password, and the database of the path, if any.
+func parseURL(driver, target string) (*mysql.Config, string, string, error) {
+	want := "want " + driver + "://user[:password]@host[:port][/db], with special characters in the password %-encoded"
 	u, err := url.Parse("mysql:" + target)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: cannot read address %s: %s", driver, store.RedactTarget(target), want)
+		return nil, "", "", fmt.Errorf("%s: cannot read address %s: %s", driver, store.RedactTarget(target), want)
 	}
 	if u.User == nil || u.User.Username() == "" {
-		return nil, "", fmt.Errorf("%s: address %s names no user; %s", driver, store.RedactTarget(target), want)
+		return nil, "", "", fmt.Errorf("%s: address %s names no user; %s", driver, store.RedactTarget(target), want)
 	}
 	if u.Hostname() == "" {
-		return nil, "", fmt.Errorf("%s: address %s names no host; %s", driver, store.RedactTarget(target), want)
+		return nil, "", "", fmt.Errorf("%s: address %s names no host; %s", driver, store.RedactTarget(target), want)
 	}
 	port := u.Port()
 	if port == "" {
@@ -261,7 +271,7 @@ func parseURL(driver, target string) (*mysql.Config, string, error) {
 	if !ok {
 		pass = os.Getenv("MYSQL_PWD")
 	}
-	return newConfig(u.User.Username(), pass, "tcp", net.JoinHostPort(u.Hostname(), port)), pass, nil
+	return newConfig(u.User.Username(), pass, "tcp", net.JoinHostPort(u.Hostname(), port)), pass, strings.Trim(u.Path, "/"), nil
 }
 
 func newConfig(user, pass, network, addr string) *mysql.Config {

@@ -111,7 +111,7 @@ func TestServer(t *testing.T) {
 	addr := managedAddr(t, managed)
 	pw := "Pw-" + randomHex(t)
 	mustExec(t, root, "CREATE USER 'tester'@'127.0.0.1' IDENTIFIED BY '"+pw+"'", "GRANT ALL ON *.* TO 'tester'@'127.0.0.1'")
-	dsn := "mysql://tester:" + pw + "@" + addr + "/ignored"
+	dsn := "mysql://tester:" + pw + "@" + addr + "/"
 	databases := 0
 	// open opens a store in a database of its own, so no run sees another's
 	// tables.
@@ -556,7 +556,7 @@ func TestServer(t *testing.T) {
 
 		// MYSQL_PWD stands in for a password the address leaves out.
 		t.Setenv("MYSQL_PWD", pw)
-		env, err := openSpec(t, "mysql://tester@"+addr+"/x?database=kt_cred", store.Env{})
+		env, err := openSpec(t, "mysql://tester@"+addr+"/?database=kt_cred", store.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -691,7 +691,10 @@ func TestOpenValidates(t *testing.T) {
 		{"mysql://u@127.0.0.1:1/x?connect=sometimes", "per-op"},
 		{"mysql://u@127.0.0.1:1/x?pool_size=3", "connect=pool only"},
 		{"mysql://u@127.0.0.1:1/x?connect=pool&pool_size=0", "1 or more"},
-		{"mysql://u@127.0.0.1:1/x?database=a-b", "letters, digits"},
+		{"mysql://u@127.0.0.1:1/?database=a-b", "letters, digits"},
+		{"mysql://u@127.0.0.1:1/a-b", "in the address's path"},
+		{"mysql://u@127.0.0.1:1/x?database=y", "names database x and the option database=y"},
+		{"mysql://u@127.0.0.1:1/x?database=x", ""},
 		{"mysql://u@127.0.0.1:1/x?driver=sql", ""},
 		{"mysql://u@127.0.0.1:1/x?driver=pgx", "wire"},
 		{"mysql://u@127.0.0.1:1/x?connect=pool&driver=wire", "connect=session only"},
@@ -707,6 +710,25 @@ func TestOpenValidates(t *testing.T) {
 			t.Errorf("%s: %v", c.spec, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: error %v, want one saying %q", c.spec, err, c.want)
+		}
+	}
+}
+
+// The database in an address's path is where kurabe keeps its tables,
+// as ?database= says; without either it is kurabe.
+func TestAddressDatabase(t *testing.T) {
+	for spec, want := range map[string]string{
+		"mariadb://u@127.0.0.1:1/appdb":           "appdb",
+		"mariadb://u@127.0.0.1:1/?database=appdb": "appdb",
+		"mariadb://u@127.0.0.1:1":                 "kurabe",
+		"mariadb://u@127.0.0.1:1/":                "kurabe",
+	} {
+		st, err := openSpec(t, spec, store.Env{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if got := st.(*Store).opts.database; got != want {
+			t.Errorf("%s: tables in database %q, want %q", spec, got, want)
 		}
 	}
 }

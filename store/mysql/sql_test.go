@@ -506,7 +506,7 @@ func BenchmarkSQL(b *testing.B) {
 	root := rootDB(b, managed)
 	mustExec(b, root, "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY 'bench'", "GRANT ALL ON *.* TO 'bench'@'127.0.0.1'")
 	for _, connect := range []string{"session", "pool", "per-op"} {
-		st, err := openSpec(b, "mysql://bench:bench@"+addr+"/x?connect="+connect, store.Env{})
+		st, err := openSpec(b, "mysql://bench:bench@"+addr+"/?connect="+connect, store.Env{})
 		if err != nil {
 			b.Fatal(err)
 		}
