@@ -16,7 +16,8 @@ func main() {
 
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
-// one exits at once. The second is handled here rather than left to the
+// one exits at once, after killing the servers kurabe started and removing
+// its temporary directories (cli.Abandon). The second is handled here rather than left to the
 // signal's default action, which a shell ignores for a job it started in
 // the background.
 func interruptible() context.Context {
@@ -32,6 +33,7 @@ func interruptible() context.Context {
 		if s == syscall.SIGTERM {
 			code = 143
 		}
+		cli.Abandon(os.Stderr)
 		os.Exit(code)
 	}()
 	return ctx

@@ -110,7 +110,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	os.Chmod(dir, 0o755) // the server runs as another user when kurabe is root
 	if !kept {
-		defer os.RemoveAll(dir)
+		defer removeLater(dir)()
 	}
 	// The server's own directory is short, so that its socket's path fits.
 	sdir := filepath.Join(dir, "s")
@@ -123,7 +123,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageErr("cannot create a temporary directory: %v", err)
 	}
-	defer os.RemoveAll(cdir)
+	defer removeLater(cdir)()
 
 	var c *captured
 	if kind == "postgres" {

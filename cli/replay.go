@@ -183,7 +183,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		os.Chmod(dir, 0o755) // managed servers run as another user when kurabe is root
 	}
 	if !kept {
-		defer os.RemoveAll(dir)
+		defer removeLater(dir)()
 	}
 
 	params := map[string]string{"log": logPath, "format": format, "speed": f.speed}

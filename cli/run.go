@@ -453,7 +453,7 @@ func (a *App) checkStores(ctx context.Context, p *runPlan) error {
 	if err != nil {
 		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory", err)
 	}
-	defer os.RemoveAll(dir)
+	defer removeLater(dir)()
 	for i, sp := range p.specs {
 		sdir := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
@@ -518,7 +518,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		return usageErr("--dir %s: %v; choose a writable directory", dir, err)
 	}
 	if !kept {
-		defer os.RemoveAll(dir)
+		defer removeLater(dir)()
 	}
 
 	// Open every store before running any, so a bad option fails at once.

@@ -18,8 +18,10 @@ import (
 
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/store/server"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
+	"kurabe/store/storetest"
 	"kurabe/stores"
 	"kurabe/workload/bbs"
 	"kurabe/workloads"
@@ -703,5 +705,82 @@ func TestDirRelativeAndReused(t *testing.T) {
 	}
 	if _, err := os.Stat(targets[0]); err != nil {
 		t.Errorf("the first run's data is gone: %v", err)
+	}
+}
+
+// TestSecondInterruptCleansUp: a second Ctrl-C ends kurabe at once, and
+// still kills the managed server it started (in a process group of its
+// own, which the terminal's Ctrl-C does not reach) and removes its
+// temporary data directory, as the orderly stop would have.
+func TestSecondInterruptCleansUp(t *testing.T) {
+	bin := kurabeBinary(t)
+	// A TMPDIR the server can enter: it runs as postgres when the test is
+	// root, and t.TempDir's parent is private.
+	tmp, err := os.MkdirTemp("", "kurabe-abandon-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	os.Chmod(tmp, 0o755)
+	cmd := exec.Command(bin, "run", "--store", "postgres:managed", "--ops", "write", "-d", "60s", "-c", "2", "-q")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// The server's pid, once it runs.
+	pid := 0
+	for deadline := time.Now().Add(60 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			if strings.Contains(out.String(), "apt-get install") {
+				storetest.RequireServer(t, fmt.Errorf("%w: %s", server.ErrMissing, out.String()))
+			}
+			t.Fatalf("kurabe ended before its server ran: %v\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no server within 60s\n%s", out.String())
+		}
+		files, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*", "1-postgres", "*", "postmaster.pid"))
+		if len(files) == 1 {
+			if b, err := os.ReadFile(files[0]); err == nil {
+				fmt.Sscan(string(b), &pid)
+			}
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the server up, the phase running
+	// Two signals sent at once would arrive as one: the second goes once
+	// the first is seen.
+	cmd.Process.Signal(syscall.SIGINT)
+	for !strings.Contains(out.String(), "press Ctrl-C again") {
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kurabe did not stop within 20s of two SIGINTs")
+	}
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			t.Fatalf("the server (pid %d) outlived kurabe\n%s", pid, out.String())
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*")); len(left) > 0 {
+		t.Errorf("left behind: %v\n%s", left, out.String())
+	}
+	if !strings.Contains(out.String(), "removed "+tmp) {
+		t.Errorf("does not say what it removed:\n%s", out.String())
 	}
 }

@@ -150,7 +150,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
 		}
 		if !kept {
-			defer os.RemoveAll(dir)
+			defer removeLater(dir)()
 		}
 	}
 	st, err := drv.Open(ctx, sp, store.Env{Dir: dir})
@@ -169,7 +169,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 			if err != nil {
 				return usageErr("cannot create a directory for the tokens: %v; set TMPDIR to a writable directory or give --dir", err)
 			}
-			defer os.RemoveAll(td)
+			defer removeLater(td)()
 			pcfg.TokenDir = td
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -128,13 +129,65 @@ func command(ctx context.Context, u *User, prog string, args []string) *exec.Cmd
 	return cmd
 }
 
+// live holds the process groups of the programs kurabe started and has
+// not yet waited for: each runs in a group of its own (Setpgid), so that a
+// Ctrl-C at the terminal reaches kurabe alone, which stops them in order;
+// KillAll ends them when kurabe must exit at once.
+var live sync.Map // pgid -> struct{}
+
+// start starts cmd and records its process group.
+func start(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	live.Store(cmd.Process.Pid, struct{}{})
+	return nil
+}
+
+// wait waits for cmd and forgets its process group.
+func wait(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	live.Delete(cmd.Process.Pid)
+	return err
+}
+
+// KillAll kills the process groups of every program kurabe started and
+// has not waited for (servers, and initdb or mariadb-install-db still at
+// work), and waits up to timeout for them to be gone, so that their
+// directories can be removed. It returns how many groups it killed.
+func KillAll(timeout time.Duration) int {
+	var groups []int
+	live.Range(func(k, _ any) bool {
+		groups = append(groups, k.(int))
+		syscall.Kill(-k.(int), syscall.SIGKILL)
+		return true
+	})
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		gone := true
+		for _, g := range groups {
+			if _, ok := live.Load(g); ok {
+				gone = false // its waiter has not reaped it yet
+			}
+		}
+		if gone {
+			break
+		}
+	}
+	return len(groups)
+}
+
 // Run runs a one-off program (initdb, mariadb-install-db) as u and returns
 // its output in the error when it fails.
 func Run(ctx context.Context, u *User, prog string, args ...string) error {
 	cmd := command(ctx, u, prog, args)
-	out, err := cmd.CombinedOutput()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := start(cmd)
+	if err == nil {
+		err = wait(cmd)
+	}
 	if err != nil {
-		return fmt.Errorf("%s failed: %v\n%s", filepath.Base(prog), err, tail(out, 15))
+		return fmt.Errorf("%s failed: %v\n%s", filepath.Base(prog), err, tail(out.Bytes(), 15))
 	}
 	return nil
 }
@@ -156,12 +209,12 @@ func Start(u *User, logPath, prog string, args ...string) (*Process, error) {
 	defer log.Close()
 	cmd := command(context.Background(), u, prog, args)
 	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v", filepath.Base(prog), err)
 	}
 	p := &Process{cmd: cmd, Log: logPath, done: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		p.err = wait(cmd)
 		close(p.done)
 	}()
 	return p, nil
