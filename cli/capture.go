@@ -113,7 +113,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 		defer removeLater(dir)()
 	}
 	// The server's own directory is short, so that its socket's path fits.
-	sdir := filepath.Join(dir, "s")
+	sdir := freshDir(dir, "s")
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
 		return usageErr("cannot create %s: %v", sdir, err)
 	}

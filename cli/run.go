@@ -602,7 +602,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				continue
 			}
 			if rep > 0 {
-				sdir := filepath.Join(dir, fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver))
+				sdir := freshDir(dir, fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver))
 				if err := os.MkdirAll(sdir, 0o755); err != nil {
 					sr.Error = err.Error()
 					continue
@@ -626,7 +626,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, filepath.Join(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1)), w, prog)
+				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1)), w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog)
 			}
@@ -1127,12 +1127,17 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// storeDir names the directory of the i-th store in dir: N-DRIVER, or,
-// when a --dir given again already holds one of that name (an earlier
-// run's data, which a server's initdb would refuse), N-DRIVER-2 and so on,
-// so that every run starts fresh and the earlier data stays.
+// storeDir names the directory of the i-th store in dir: N-DRIVER.
 func storeDir(dir string, i int, sp store.Spec) string {
-	base := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+	return freshDir(dir, fmt.Sprintf("%d-%s", i+1, sp.Driver))
+}
+
+// freshDir returns dir/name, or, when a --dir given again already holds
+// one of that name (an earlier run's data, which a server's initdb would
+// refuse), dir/name-2 and so on, so that every run starts fresh and the
+// earlier data stays.
+func freshDir(dir, name string) string {
+	base := filepath.Join(dir, name)
 	for k, d := 2, base; ; k++ {
 		if ents, err := os.ReadDir(d); err != nil || len(ents) == 0 {
 			return d

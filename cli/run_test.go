@@ -688,7 +688,7 @@ func TestDirRelativeAndReused(t *testing.T) {
 	var targets []string
 	for run := range 2 {
 		js := fmt.Sprintf("r%d.json", run)
-		if _, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:", "--dir", "rel", "--ops", "write", "-n", "5", "--json", js); code != ExitOK {
+		if _, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:", "--dir", "rel", "--ops", "write", "-n", "5", "--repeat", "2", "--json", js); code != ExitOK {
 			t.Fatalf("run %d: exit %d: %s", run, code, errs)
 		}
 		doc, err := result.ReadFile(js)
@@ -700,11 +700,21 @@ func TestDirRelativeAndReused(t *testing.T) {
 		}
 		targets = append(targets, doc.Stores[0].Info.Target)
 	}
-	if !strings.Contains(targets[0], "1-sqlite"+string(filepath.Separator)) || !strings.Contains(targets[1], "1-sqlite-2"+string(filepath.Separator)) {
-		t.Errorf("stores in %q then %q; want 1-sqlite then 1-sqlite-2", targets[0], targets[1])
+	// The result names the last repeat's store.
+	if !strings.Contains(targets[0], "r2-1-sqlite"+string(filepath.Separator)) || !strings.Contains(targets[1], "r2-1-sqlite-2"+string(filepath.Separator)) {
+		t.Errorf("stores in %q then %q; want r2-1-sqlite then r2-1-sqlite-2", targets[0], targets[1])
 	}
 	if _, err := os.Stat(targets[0]); err != nil {
 		t.Errorf("the first run's data is gone: %v", err)
+	}
+	// Every repeat of each run had a directory of its own.
+	var got []string
+	ents, _ := os.ReadDir("rel")
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if want := []string{"1-sqlite", "1-sqlite-2", "r2-1-sqlite", "r2-1-sqlite-2"}; !slices.Equal(got, want) {
+		t.Errorf("rel holds %v, want %v", got, want)
 	}
 }
 
