@@ -133,6 +133,9 @@ func (s *Service) readPost(w http.ResponseWriter, r *http.Request) (category, te
 			if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 				// Go's message names Go's types; say it in the request's terms.
 				why = te.Field + " must be a string, not a JSON " + te.Value
+				if te.Field == "" {
+					why = "the body must be a JSON object, not a JSON " + te.Value
+				}
 			}
 			return nil, nil, `bad JSON: ` + why + `; want {"category":"...","text":"..."}`, http.StatusBadRequest
 		}

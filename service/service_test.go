@@ -247,7 +247,7 @@ func TestBadInput(t *testing.T) {
 		{"bad escape", "POST", "/posts", formType, "category=a&text=%zz", 400, "bad form"},
 		{"text not UTF-8", "POST", "/posts", formType, "category=a&text=%ff", 400, "UTF-8"},
 		{"bad JSON", "POST", "/posts", "application/json", `{"category":`, 400, "bad JSON"},
-		{"JSON not an object", "POST", "/posts", "application/json", `["a"]`, 400, "bad JSON"},
+		{"JSON not an object", "POST", "/posts", "application/json", `["a"]`, 400, "bad JSON: the body must be a JSON object, not a JSON array"},
 		{"JSON of the wrong type", "POST", "/posts", "application/json", `{"category":1,"text":"x"}`, 400, "bad JSON: category must be a string, not a JSON number"},
 		{"other type", "POST", "/posts", "text/plain", "hello", 400, "not accepted"},
 		{"too big", "POST", "/posts", formType, "category=a&text=" + strings.Repeat("x", 2000), 413, "larger than 1000"},
