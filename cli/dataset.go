@@ -21,6 +21,10 @@ import (
 // into a store's postal table).
 func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "list" {
+		if len(args) > 1 && helpWord(args[1]) {
+			fmt.Fprint(stdout, datasetUsage)
+			return nil
+		}
 		if len(args) > 1 {
 			return usageErr("kurabe dataset list takes no arguments")
 		}
@@ -30,7 +34,8 @@ func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writ
 	switch args[0] {
 	case "import":
 		return a.datasetImport(ctx, args[1:], stdout, stderr)
-	case "-h", "--help", "-help", "help":
+	}
+	if helpWord(args[0]) {
 		fmt.Fprint(stdout, datasetUsage)
 		return nil
 	}
@@ -40,12 +45,16 @@ func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writ
 const datasetUsage = `Usage:
   kurabe dataset [list]            the data sets workloads can use
   kurabe dataset import FILE [--store SPEC] [--rows N] [--skip-bad]
+                        [--max-errors N]
                                    check Japan Post's KEN_ALL.CSV (CP932 or
                                    UTF-8, plain or .gz), join its split rows,
                                    and load it into a store's postal table
 
 A checked file is used by the workloads with --dataset-file FILE.
 `
+
+// helpWord says whether an argument asks for help.
+func helpWord(s string) bool { return s == "-h" || s == "--help" || s == "-help" || s == "help" }
 
 func datasetList(w io.Writer) {
 	fmt.Fprintf(w, `postal   Japan Post's postal codes: %s records (from 120,998 rows of KEN_ALL.CSV,

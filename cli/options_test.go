@@ -345,6 +345,12 @@ func TestHelpTopics(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Usage: kurabe dataset import") {
 		t.Errorf("help dataset import: exit %d, %.60q", code, out)
 	}
+	for _, args := range [][]string{{"help", "dataset", "list"}, {"dataset", "list", "-h"}} {
+		out, errs, code := runCLI(t, testApp(), args...)
+		if code != 0 || !strings.Contains(out, "kurabe dataset [list]") || !strings.Contains(out, "--max-errors") {
+			t.Errorf("%v: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
+		}
+	}
 	out, errs, code := runCLI(t, testApp(), "help", "bogus")
 	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `no help on "bogus"`) {
 		t.Errorf("help bogus: exit %d, stdout %q, stderr %q", code, out, errs)
