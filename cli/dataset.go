@@ -129,7 +129,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if drv == nil {
 			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 		}
-		if throwaway(sp) {
+		if sp.Throwaway() {
 			return usageErr("--store %s: an import into a store kurabe would throw away at exit is lost; give a path or an address, e.g. %s", sp, importExample(sp.Driver))
 		}
 		if st, err = drv.Open(ctx, sp, store.Env{}); err != nil {

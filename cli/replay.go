@@ -145,7 +145,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if err := replay.CheckDialect(sp.String(), drv.Dialect, dialect); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		if !f.yes && !throwaway(sp) {
+		if !f.yes && !sp.Throwaway() {
 			return usageErr("store %s is not a throwaway one: the log's statements would run on it as they are, writes and DROPs included, outside kurabe's own tables; give --yes if that is what you want, or replay on %s:managed", sp, sp.Driver)
 		}
 		specs = append(specs, sp)

@@ -424,7 +424,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
 		}
 		for _, mode := range f.viaHTTP {
-			if mode == "cgi" && throwaway(sp) && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https" {
+			if mode == "cgi" && startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
 			}
 		}
@@ -437,9 +437,11 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	return p, nil
 }
 
-// throwaway reports whether a spec names a store kurabe makes for the run
-// and removes: no path, or a server kurabe starts itself (managed).
-func throwaway(sp store.Spec) bool { return sp.Target == "" || sp.Target == "managed" }
+// startsServer says whether a store is a server kurabe starts itself for
+// the run, which the processes of CGI requests cannot share.
+func startsServer(sp store.Spec) bool {
+	return sp.Throwaway() && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https"
+}
 
 // checkStores opens each store of the plan in a directory of its own
 // and closes it again: a driver checks its options when it opens a store,
@@ -460,7 +462,7 @@ func (a *App) checkStores(ctx context.Context, p *runPlan) error {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
 		var made []string
-		if !throwaway(sp) && !strings.HasPrefix(sp.Target, "//") {
+		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			made = missingDirs(filepath.Dir(sp.Target))
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
@@ -552,7 +554,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
-		if !throwaway(sp) && !strings.HasPrefix(sp.Target, "//") {
+		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
 		for _, mode := range f.viaHTTP {

@@ -119,7 +119,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if drv == nil {
 		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 	}
-	if f.cgi && throwaway(sp) && sp.Driver != "file" && sp.Driver != "sqlite" {
+	if f.cgi && startsServer(sp) {
 		return usageErr("--cgi with store %s: each request's process would start a server of its own, and they cannot share one kurabe starts; give a running server's address, e.g. %s://user@127.0.0.1/db, or drop --cgi", sp, sp.Driver)
 	}
 	if err := checkListen(f.listen, f.public); err != nil {
@@ -133,7 +133,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	// A store without a path, and a server kurabe starts, lives in a data
 	// directory, temporary unless --dir or --keep.
 	dir, kept := absDir(f.dir), f.keep || f.dir != ""
-	if throwaway(sp) || f.dir != "" {
+	if sp.Throwaway() || f.dir != "" {
 		if dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usageErr("--dir %s: %v; choose a writable directory", dir, err)

@@ -127,7 +127,7 @@ func dataDir(d *result.Document, l tr) string {
 	used := r.Isolate // SQLite clients' own databases live there
 	for _, s := range d.Stores {
 		sp, err := store.ParseSpec(s.Spec)
-		used = used || s.Spec == "" || err != nil || sp.Target == "" || sp.Target == "managed" ||
+		used = used || s.Spec == "" || err != nil || sp.Throwaway() ||
 			strings.HasPrefix(s.Info.Target, strings.TrimSuffix(r.Dir, "/")+"/")
 	}
 	if !used {

@@ -39,6 +39,10 @@ func ParseSpec(s string) (Spec, error) {
 // String returns the spec with any password in a URL target, and the
 // value of any option named like one (password=, a likely mistake for
 // the URL's user:password), replaced by "xxxxx", safe to print and record.
+// Throwaway reports whether the spec names a store kurabe makes for the
+// run and removes: no path, or a server kurabe starts itself (managed).
+func (s Spec) Throwaway() bool { return s.Target == "" || s.Target == "managed" }
+
 func (s Spec) String() string {
 	out := s.Driver + ":" + RedactTarget(s.Target)
 	if len(s.Options) > 0 {
