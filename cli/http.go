@@ -263,7 +263,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return bad("-H: want \"Name: value\", e.g. -H \"Accept: application/json\"; the one given has no name before a colon (not shown, in case it holds a secret)")
+			return bad("-H: want \"Name: value\", e.g. -H \"Accept: application/json\"; the one given has no colon, no name before it, or a space in the name (not shown, in case it holds a secret)")
 		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: name, Value: strings.TrimSpace(value)})
 	}

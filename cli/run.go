@@ -232,6 +232,7 @@ type runPlan struct {
 	specs    []store.Spec
 	variants [][]result.Setting
 	axes     []result.Axis
+	probe    *probe.Result // read from --disk-probe
 }
 
 func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -397,7 +398,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 	}
 	if f.probe != "" {
-		if _, err := probe.ReadFile(f.probe); err != nil {
+		if p.probe, err = probe.ReadFile(f.probe); err != nil {
 			return nil, badFlag("disk-probe", "--disk-probe: %v", err)
 		}
 	}
@@ -583,11 +584,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		},
 		Env: result.CollectEnv(dirs...),
 	}
-	if f.probe != "" {
-		if doc.Env.Probe, err = probe.ReadFile(f.probe); err != nil {
-			return usageErr("--disk-probe: %v", err)
-		}
-	}
+	doc.Env.Probe = p.probe
 
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
 	// Stores run one after another, each closed (a managed server

@@ -143,9 +143,6 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		} else {
 			os.Chmod(dir, 0o755) // managed servers run as an unprivileged user when kurabe is root
 		}
-		if dir, err = filepath.Abs(dir); err != nil {
-			return usageErr("--dir: %v", err)
-		}
 		if err := checkWritableDir(dir); err != nil {
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
 		}

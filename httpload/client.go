@@ -282,8 +282,7 @@ func (c *client) failed(ti int, bodyOut int64, err error) error {
 	s.bodyOut += bodyOut
 	s.failed++
 	ts.failed++
-	var de *dialError
-	refused := errors.As(err, &de)
+	_, refused := errors.AsType[*dialError](err) // a generic As: nothing escapes
 	err = c.transportErr(ti, err)
 	if refused {
 		c.backoff = min(max(2*c.backoff, time.Millisecond), maxBackoff)

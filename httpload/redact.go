@@ -21,7 +21,9 @@ import (
 // they are made, which is once per error class and client, never per
 // request.
 
-// Redacted replaces a secret in what kurabe records and prints.
+// Redacted replaces a secret in URLs and messages, as store specs hide
+// passwords. (The recorded command line and parameters say REDACTED
+// instead, where a value is dropped whole; docs/http.md.)
 const Redacted = "xxxxx"
 
 // secretName matches names of headers, flow variables and query

@@ -184,7 +184,6 @@ func dur(us float64) string {
 	return num(us/1e6) + "s"
 }
 
-// num formats with about three significant digits and thousands separators.
 // scheduledRate is the rate the timetable asked for; results written
 // before it was recorded give the timetable's operations over the elapsed
 // time instead.
@@ -195,6 +194,7 @@ func scheduledRate(o *result.OpenLoop, elapsed float64) float64 {
 	return float64(o.Scheduled) / max(elapsed, 1e-9)
 }
 
+// num formats with about three significant digits and thousands separators.
 func num(v float64) string {
 	switch {
 	case v == 0:
