@@ -36,28 +36,22 @@ func ParseSpec(s string) (Spec, error) {
 	return Spec{Driver: strings.ToLower(driver), Target: target, Options: opts, Raw: s}, nil
 }
 
-// String returns the spec with any password in a URL target, and the
-// value of any option named like one (password=, a likely mistake for
-// the URL's user:password), replaced by "xxxxx", safe to print and record.
 // Throwaway reports whether the spec names a store kurabe makes for the
 // run and removes: no path, or a server kurabe starts itself (managed).
 func (s Spec) Throwaway() bool { return s.Target == "" || s.Target == "managed" }
 
+// String returns the spec with any password in a URL target, and the
+// value of any option named like one (password=, a likely mistake for
+// the URL's user:password), replaced by "xxxxx", safe to print and record.
 func (s Spec) String() string {
 	out := s.Driver + ":" + RedactTarget(s.Target)
 	if len(s.Options) > 0 {
-		opts := s.Options
-		for k := range s.Options {
+		opts := url.Values{}
+		for k, v := range s.Options {
 			if secretOption(k) {
-				opts = url.Values{}
-				for k, v := range s.Options {
-					if secretOption(k) {
-						v = []string{"xxxxx"}
-					}
-					opts[k] = v
-				}
-				break
+				v = []string{"xxxxx"}
 			}
+			opts[k] = v
 		}
 		out += "?" + opts.Encode()
 	}

@@ -480,8 +480,8 @@ func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, l
 	}
 	if bl, ok := st.(store.BulkLoader); ok {
 		got, err := bl.BulkLoad(ctx, t, next)
-		// A bulk path that refuses before taking a row (SQLite with
-		// connect=per-op) leaves the batches to do the work.
+		// A bulk path that refuses before taking a row leaves the
+		// batches to do the work.
 		if err == nil || n > 0 {
 			if err == nil {
 				err = r.Err()

@@ -149,18 +149,23 @@ func TestPostalSourceMatchesTheReader(t *testing.T) {
 }
 
 func TestLoadGivesTheSameTableOnEveryStore(t *testing.T) {
-	// The same seed loads the same rows into SQLite (bulk path) and the
-	// file store (batches): equal counts and fingerprints.
+	// The same seed loads the same rows into SQLite (bulk path), SQLite
+	// with connect=per-op (whose bulk path refuses: batches) and the file
+	// store (batches): equal counts and fingerprints.
 	c := DefaultConfig()
 	c.Dataset, c.Rows, c.Size = "records", 3000, 100
 	ctx := context.Background()
+	perOp, _ := store.ParseSpec("sqlite:?connect=per-op")
 	var fps []store.Fingerprint
-	for _, open := range []store.Opener{sqlite.Open, file.Open} {
+	for _, o := range []struct {
+		open store.Opener
+		spec store.Spec
+	}{{sqlite.Open, store.Spec{}}, {sqlite.Open, perOp}, {file.Open, store.Spec{}}} {
 		src, err := Open(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := open(ctx, store.Spec{}, store.Env{Dir: t.TempDir()})
+		st, err := o.open(ctx, o.spec, store.Env{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,8 +185,8 @@ func TestLoadGivesTheSameTableOnEveryStore(t *testing.T) {
 		}
 		fps = append(fps, fp)
 	}
-	if fps[0] != fps[1] {
-		t.Errorf("sqlite %+v, file %+v", fps[0], fps[1])
+	if fps[0] != fps[1] || fps[0] != fps[2] {
+		t.Errorf("sqlite %+v, sqlite per-op %+v, file %+v", fps[0], fps[1], fps[2])
 	}
 }
 

@@ -120,17 +120,15 @@ func (s *session) Commit(ctx context.Context) error { return classify(s.c.Exec("
 func (s *session) Rollback(ctx context.Context) error { return classify(s.c.Exec("ROLLBACK")) }
 
 // BulkLoad is SQLite's fastest way in: the prepared insert, every row in
-// one transaction.
+// one transaction, on a connection of its own (with connect=per-op too,
+// where the one bulk load is the one operation that connects).
 func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
-	sess, err := s.Open(ctx)
+	c, err := s.conn(false)
 	if err != nil {
 		return 0, err
 	}
-	defer sess.Close()
-	ss, ok := sess.(*session)
-	if !ok {
-		return 0, fmt.Errorf("sqlite: bulk load needs connect=session")
-	}
+	ss := &session{c: c}
+	defer ss.Close()
 	p, err := ss.prepared(t)
 	if err != nil {
 		return 0, err
