@@ -142,7 +142,12 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 	o.Lag = result.Summarize(&lag)
 	o.Scheduled = min(s.next.Load(), s.warmOps+s.count) - s.warmOps
 	if cfg.Count == 0 {
-		o.Scheduled = s.measuredUntil(cfg.Duration)
+		// An interrupted phase is judged on the part that ran.
+		end := s.warmup + cfg.Duration
+		if res.Interrupted {
+			end = s.warmup + time.Duration(res.Elapsed*1e9)
+		}
+		o.Scheduled = s.measuredUntil(end)
 	}
 	o.ScheduledRate = cfg.Rate
 	if cfg.RampTo > 0 {
@@ -178,19 +183,21 @@ func behind(scheduled, notStarted, late int64) bool {
 }
 
 // measuredUntil counts the operations the timetable holds in the measured
-// part of a time-bound phase.
-func (s *schedule) measuredUntil(d time.Duration) int64 {
+// part of a time-bound phase that are due before end (from the phase's
+// start, warm-up included).
+func (s *schedule) measuredUntil(end time.Duration) int64 {
+	due := func(seq int64) bool {
+		t, ok := s.at(seq)
+		return ok && t < end
+	}
 	// The timetable is monotonic: search for the first operation past the end.
 	lo, hi := s.warmOps, s.warmOps+1
-	for {
-		if _, ok := s.at(hi); !ok {
-			break
-		}
+	for due(hi) {
 		hi *= 2
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if _, ok := s.at(mid); ok {
+		if due(mid) {
 			lo = mid + 1
 		} else {
 			hi = mid

@@ -165,3 +165,21 @@ func TestOpenLoopLastsItsDuration(t *testing.T) {
 		t.Fatalf("achieved %.2f/s of 2/s", o.Achieved)
 	}
 }
+
+// An interrupted time-bound open loop is judged on the part that ran: the
+// operations due after the interruption were not the store's to start.
+func TestOpenLoopInterruptedIsNotBehind(t *testing.T) {
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	res, err := RunPhase(ctx, Config{Clients: 2, Duration: 3 * time.Second, Rate: 200, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.OpenLoop
+	if !res.Interrupted || o == nil || o.Behind || o.NotStarted > 2 || o.Scheduled > 100 {
+		t.Fatalf("interrupted after %.2f s: %d ops, open loop %+v", res.Elapsed, res.Ops, o)
+	}
+}
