@@ -149,10 +149,7 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 		}
 		o.Scheduled = s.measuredUntil(end)
 	}
-	o.ScheduledRate = cfg.Rate
-	if cfg.RampTo > 0 {
-		o.ScheduledRate = (cfg.Rate + cfg.RampTo) / 2
-	}
+	o.ScheduledRate = o.MeanRate()
 	if res.Elapsed > 0 {
 		o.Achieved = float64(res.Ops+res.Errors) / res.Elapsed
 	}

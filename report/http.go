@@ -344,7 +344,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 		b.WriteString(l.f("http.flow", p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
 	}
 	if o := p.OpenLoop; o != nil {
-		b.WriteString(l.f("http.openloop", o.Scheduled, httpF2(scheduledRate(o, r.elapsed)), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
+		b.WriteString(l.f("http.openloop", o.Scheduled, httpF2(o.MeanRate()), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
 		if o.NotStarted > 0 {
 			b.WriteString(l.f("http.notstarted", o.NotStarted) + "\n")
 		}

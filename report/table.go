@@ -184,15 +184,6 @@ func dur(us float64) string {
 	return num(us/1e6) + "s"
 }
 
-// scheduledRate is the rate the timetable asked for; results written
-// before it was recorded give the timetable's operations over the elapsed
-// time instead.
-func scheduledRate(o *result.OpenLoop, elapsed float64) float64 {
-	if o.ScheduledRate > 0 {
-		return o.ScheduledRate
-	}
-	return float64(o.Scheduled) / max(elapsed, 1e-9)
-}
 
 // num formats with about three significant digits and thousands separators.
 func num(v float64) string {
@@ -382,7 +373,7 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, l.f("note.interrupted", s.Label, op))
 			}
 			if o := p.OpenLoop; o != nil {
-				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(scheduledRate(o, p.Elapsed)),
+				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(o.MeanRate()),
 					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.NotStarted > 0 {
 					line += l.f("note.notstarted", o.NotStarted)

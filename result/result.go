@@ -179,6 +179,16 @@ const (
 	BehindStore  = "the store could not keep up with the rate: operations started late or not at all"
 )
 
+// MeanRate is the timetable's mean rate over the measured part: Rate, or
+// the middle of a ramp (what ScheduledRate records; results written
+// before it give it thus too).
+func (o *OpenLoop) MeanRate() float64 {
+	if o.RampTo > 0 {
+		return (o.Rate + o.RampTo) / 2
+	}
+	return o.Rate
+}
+
 // Kind is the share of one kind of operation in a phase (several in a mix).
 type Kind struct {
 	Name         string       `json:"name"`
