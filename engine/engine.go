@@ -190,13 +190,15 @@ type kindStats struct {
 	classes []result.ErrorClass
 }
 
-// idle says whether the client ran no operation at all, warm-up included.
+// idle says whether the client ran no operation at all, warm-up included:
+// none succeeded (acks counts warm-up ones too) and none failed (errs
+// does).
 func (w *worker) idle() bool {
-	if w.warmOps > 0 {
+	if w.errs.Load() > 0 {
 		return false
 	}
 	for _, k := range w.kinds {
-		if k.acks > 0 || k.errors > 0 {
+		if k.acks > 0 {
 			return false
 		}
 	}

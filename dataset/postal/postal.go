@@ -129,7 +129,8 @@ func NewReader(r io.Reader, file string) *Reader {
 }
 
 // Encoding names the encoding detected from the input's first 64 KiB:
-// "CP932" or "UTF-8". Every row is checked against it.
+// "CP932" or "UTF-8" ("UTF-16" for a file the reader then refuses). Every
+// row is checked against it.
 func (r *Reader) Encoding() string { return r.enc }
 
 // File names the input, as errors do.

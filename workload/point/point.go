@@ -25,7 +25,6 @@
 package point
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -86,9 +85,6 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	src, err := records.Open(c.Data)
 	if err != nil {
 		return nil, err
-	}
-	if src.Rows() < 1 {
-		return nil, fmt.Errorf("%s holds no records: point needs at least one row to look up", cmp.Or(c.Data.File, "the data set"))
 	}
 	w := &points{cfg: c, src: src, table: src.Table()}
 	hit := int(math.Round(c.Hit * weightScale))
