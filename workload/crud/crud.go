@@ -184,33 +184,52 @@ func (w *crud) Params() map[string]string {
 // least one, which fails as empty when nothing is left). Row counts follow
 // the phases in the order given.
 func (w *crud) PhaseCount(phase int, n int64) int64 {
+	if phase < 0 || phase >= len(w.order) {
+		return n
+	}
+	rows := w.rowsBefore(n)[phase]
+	var count int64
+	switch w.order[phase] {
+	case kInsert, kRead, kUpdate:
+		count = n
+	case kBatchRead:
+		count = ceilDiv(n, int64(w.cfg.BatchRead))
+	case kDelete:
+		count = min(w.deletes(n), rows)
+	case kBatchDelete:
+		count = ceilDiv(rows, int64(w.cfg.BatchDelete))
+	}
+	return max(count, 1)
+}
+
+// deletes is how many rows delete removes in a run of n: --deletes, or
+// half of n.
+func (w *crud) deletes(n int64) int64 {
+	if w.cfg.Deletes == 0 {
+		return n / 2
+	}
+	return w.cfg.Deletes
+}
+
+// rowsBefore returns, per phase in the order given, the rows the table
+// holds when the phase starts in a run of n: insert adds n, delete
+// removes what deletes says (at most what is there), batch-delete the
+// rest.
+func (w *crud) rowsBefore(n int64) []int64 {
+	out := make([]int64, len(w.order))
 	var rows int64
 	for i, k := range w.order {
-		var count int64
+		out[i] = rows
 		switch k {
 		case kInsert:
-			count = n
 			rows += n
-		case kRead, kUpdate:
-			count = n
-		case kBatchRead:
-			count = ceilDiv(n, int64(w.cfg.BatchRead))
 		case kDelete:
-			m := w.cfg.Deletes
-			if m == 0 {
-				m = n / 2
-			}
-			count = min(m, rows)
-			rows -= count
+			rows -= min(w.deletes(n), rows)
 		case kBatchDelete:
-			count = ceilDiv(rows, int64(w.cfg.BatchDelete))
 			rows = 0
 		}
-		if i == phase {
-			return max(count, 1)
-		}
 	}
-	return n
+	return out
 }
 
 // CheckRun refuses what does not fit the phases whose sizes follow from
@@ -222,14 +241,8 @@ func (w *crud) PhaseCount(phase int, n int64) int64 {
 // fewer rows than asked, or batch-delete none, are refused too
 // (workload.RunChecker).
 func (w *crud) CheckRun(r workload.RunSettings) error {
-	counted := ""
-	for _, k := range w.order {
-		if k == kDelete || k == kBatchDelete {
-			counted = kindNames[k]
-			break
-		}
-	}
-	if counted != "" {
+	if i := slices.IndexFunc(w.order, func(k int) bool { return k == kDelete || k == kBatchDelete }); i >= 0 {
+		counted := kindNames[w.order[i]]
 		why := "delete removes --deletes rows (default half of -n) and batch-delete the rest of the -n inserted, so their sizes follow from -n"
 		switch {
 		case r.Duration > 0:
@@ -242,21 +255,17 @@ func (w *crud) CheckRun(r workload.RunSettings) error {
 	if m == 0 || r.Count == 0 {
 		return nil
 	}
-	var rows int64
+	before := w.rowsBefore(r.Count)
 	for i, k := range w.order {
-		switch k {
-		case kInsert:
-			rows += r.Count
-		case kDelete:
-			if m > rows {
-				return workload.Blame("deletes", fmt.Errorf("--deletes %d: the phases before delete leave %d rows (-n %d); give --deletes of at most %d, or a larger -n", m, rows, r.Count, rows))
-			}
-			if m == rows && slices.Contains(w.order[i+1:], kBatchDelete) {
-				return workload.Blame("deletes", fmt.Errorf("--deletes %d: delete would remove all %d rows (-n %d) and leave batch-delete none; give --deletes below %d, or drop batch-delete from --ops", m, rows, r.Count, rows))
-			}
-			rows -= m
-		case kBatchDelete:
-			rows = 0
+		if k != kDelete {
+			continue
+		}
+		rows := before[i]
+		if m > rows {
+			return workload.Blame("deletes", fmt.Errorf("--deletes %d: the phases before delete leave %d rows (-n %d); give --deletes of at most %d, or a larger -n", m, rows, r.Count, rows))
+		}
+		if m == rows && slices.Contains(w.order[i+1:], kBatchDelete) {
+			return workload.Blame("deletes", fmt.Errorf("--deletes %d: delete would remove all %d rows (-n %d) and leave batch-delete none; give --deletes below %d, or drop batch-delete from --ops", m, rows, r.Count, rows))
 		}
 	}
 	return nil
