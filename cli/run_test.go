@@ -324,16 +324,7 @@ func TestInterruptWritesResult(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("kurabe did not stop within 20s of SIGINT")
-	}
+	waitInterrupted(t, cmd, done, &out)
 	doc, err := result.ReadFile(js)
 	if err != nil {
 		t.Fatalf("no valid result after SIGINT: %v", err)
@@ -347,6 +338,22 @@ func TestInterruptWritesResult(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "INTERRUPTED") {
 		t.Fatalf("table does not say interrupted:\n%s", out.String())
+	}
+}
+
+// waitInterrupted waits for the kurabe process cmd (whose Wait reports on
+// done) to exit with the interrupted status, within 20 s.
+func waitInterrupted(t *testing.T, cmd *exec.Cmd, done <-chan error, out *lockedBuffer) {
+	t.Helper()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("kurabe did not stop within 20s of SIGINT\n%s", out.String())
 	}
 }
 
@@ -771,16 +778,7 @@ func TestSecondInterruptCleansUp(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("kurabe did not stop within 20s of two SIGINTs")
-	}
+	waitInterrupted(t, cmd, done, &out)
 	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			syscall.Kill(-pid, syscall.SIGKILL)

@@ -184,7 +184,6 @@ func dur(us float64) string {
 	return num(us/1e6) + "s"
 }
 
-
 // num formats with about three significant digits and thousands separators.
 func num(v float64) string {
 	switch {
