@@ -5,13 +5,21 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"kurabe/cli"
 )
 
+// exiting is held by whichever ends the process: main when the command
+// returns, or the second signal's clean-up, which the other then waits
+// for rather than exiting in the middle of it.
+var exiting sync.Mutex
+
 func main() {
-	os.Exit(cli.Main(interruptible(), os.Args[1:], os.Stdout, os.Stderr))
+	code := cli.Main(interruptible(), os.Args[1:], os.Stdout, os.Stderr)
+	exiting.Lock()
+	os.Exit(code)
 }
 
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
@@ -33,6 +41,7 @@ func interruptible() context.Context {
 		if s == syscall.SIGTERM {
 			code = 143
 		}
+		exiting.Lock()
 		cli.Abandon(os.Stderr)
 		os.Exit(code)
 	}()

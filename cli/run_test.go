@@ -763,14 +763,16 @@ func TestSecondInterruptCleansUp(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("no server within 60s\n%s", out.String())
 		}
+		// postmaster.pid's last line says ready once the server accepts
+		// connections.
 		files, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*", "1-postgres", "*", "postmaster.pid"))
 		if len(files) == 1 {
-			if b, err := os.ReadFile(files[0]); err == nil {
+			if b, err := os.ReadFile(files[0]); err == nil && strings.Contains(string(b), "ready") {
 				fmt.Sscan(string(b), &pid)
 			}
 		}
 	}
-	time.Sleep(500 * time.Millisecond) // the server up, the phase running
+	time.Sleep(500 * time.Millisecond) // the phase running
 	// Two signals sent at once would arrive as one: the second goes once
 	// the first is seen.
 	cmd.Process.Signal(syscall.SIGINT)
