@@ -198,6 +198,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
 		{"vary value twice", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,8192,8192"}, "8192 is given twice"},
 		{"vary empty value", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,,8192"}, "a value is empty"},
+		{"misspelt option of a managed server", []string{"run", "--store", "postgres:managed?conect=pool"}, "did you mean connect?"},
+		{"misspelt option of a managed MariaDB", []string{"run", "--store", "mariadb:managed?engin=MyISAM"}, "did you mean engine?"},
 		{"tpcb on file", []string{"run", "-w", "tpcb", "--store", "file:", "--store", "sqlite:"}, "the store file: runs none"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},

@@ -143,3 +143,38 @@ func HideSecrets(s string) string {
 		return sub[1] + "xxxxx" + v[len(strings.TrimRight(v, ":,;.)]")):]
 	})
 }
+
+// NearOption returns the one of options that name is a likely misspelling
+// of (one or two letters off), or "". A managed server takes every other
+// option as a server setting, so a misspelt kurabe option would reach the
+// server and fail it with the server's own message.
+func NearOption(name string, options []string) string {
+	n := strings.ToLower(name)
+	for _, o := range options {
+		if n != o && editDistance(n, o) <= 2 && len(n) > 3 {
+			return o
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

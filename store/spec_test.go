@@ -104,3 +104,15 @@ func TestHideSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestNearOption(t *testing.T) {
+	opts := []string{"connect", "engine", "row_format", "pool_size", "database"}
+	for name, want := range map[string]string{
+		"conect": "connect", "engin": "engine", "rowformat": "row_format", "databse": "database",
+		"connect": "", "shared_buffers": "", "innodb_page_size": "", "port": "", "fsync": "",
+	} {
+		if got := NearOption(name, opts); got != want {
+			t.Errorf("NearOption(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		if slices.Contains(reserved, strings.ReplaceAll(strings.ToLower(k), "-", "_")) {
 			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server; leave it out (or run the server yourself and give its address)", spec.Driver, k)
 		}
+		if near := store.NearOption(k, storeOptions); near != "" {
+			return nil, fmt.Errorf("%s: option %s: did you mean %s? (kurabe's options are %s; any other option of a managed server is a server setting)", spec.Driver, k, near, strings.Join(storeOptions, ", "))
+		}
 		m.settings = append(m.settings, setting{k, spec.Options.Get(k)})
 	}
 

@@ -42,6 +42,8 @@ func newManaged(spec store.Spec, env store.Env) (*managed, error) {
 			continue
 		case slices.Contains(reserved, strings.ToLower(name)):
 			return nil, fmt.Errorf("postgres: %s is set by kurabe for a managed server (it must know where to connect); remove it from the spec", name)
+		case store.NearOption(name, storeOptions) != "":
+			return nil, fmt.Errorf("postgres: option %s: did you mean %s? (kurabe's options are %s; any other option of a managed server is a server setting)", name, store.NearOption(name, storeOptions), strings.Join(storeOptions, ", "))
 		case !settingName.MatchString(name):
 			return nil, &store.OptionError{Driver: "postgres", Name: name, Value: v[0], Want: "a PostgreSQL setting name such as shared_buffers (letters, digits and underscores)"}
 		}
