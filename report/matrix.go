@@ -103,7 +103,11 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				}
 				r = append(r, got)
 			}
-			r = append(r, strconv.FormatInt(errs, 10), lost)
+			errCell := strconv.FormatInt(errs, 10)
+			if !ran {
+				errCell, lost = "-", "-" // nothing ran to count or verify
+			}
+			r = append(r, errCell, lost)
 			rows = append(rows, r)
 		}
 	}

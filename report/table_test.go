@@ -128,6 +128,25 @@ func TestMatrixMarksSettingsThatDidNotApply(t *testing.T) {
 	}
 }
 
+// A variant whose store failed before any phase ran shows FAILED and no
+// error or lost count: nothing ran to count or verify.
+func TestMatrixFailedVariantCountsNothing(t *testing.T) {
+	d := &result.Document{Run: result.RunConfig{Ops: []string{"write"}, Vary: []result.Axis{{Name: "row_format", Values: []string{"DYNAMIC", "PAGE"}}}},
+		Stores: []result.Store{
+			{Label: "a", Variant: []result.Setting{{Name: "row_format", Value: "DYNAMIC"}}, Info: store.Info{Driver: "mariadb"},
+				Phases: []result.Phase{{Op: "write", OpsPerSec: 100, Verify: []result.Verify{{Table: "posts", Acked: 5, After: 5}}}}},
+			{Label: "b", Variant: []result.Setting{{Name: "row_format", Value: "PAGE"}}, Info: store.Info{Driver: "mariadb"}, Error: "cannot create table"},
+		}}
+	header, rows, _ := table(d, English)
+	last := len(header) - 1
+	if rows[0][last-1] != "0" || rows[0][last] != "0" {
+		t.Errorf("the variant that ran: errors %q, lost %q", rows[0][last-1], rows[0][last])
+	}
+	if !slices.Contains(rows[1], "FAILED") || rows[1][last-1] != "-" || rows[1][last] != "-" {
+		t.Errorf("the failed variant: %q", rows[1])
+	}
+}
+
 // TestMatrixKeepsRepeatsAndLevels: a --vary run with -c 1,4 and --repeat 2
 // shows a column per client level and a row per variant and repeat, each
 // cell its own phase's figure (it showed the last level and repeat only),
