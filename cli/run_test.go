@@ -727,11 +727,19 @@ func TestDirRelativeAndReused(t *testing.T) {
 	}
 }
 
-// TestSecondInterruptCleansUp: a second Ctrl-C ends kurabe at once, and
-// still kills the managed server it started (in a process group of its
-// own, which the terminal's Ctrl-C does not reach) and removes its
-// temporary data directory, as the orderly stop would have.
-func TestSecondInterruptCleansUp(t *testing.T) {
+// managedRun is a kurabe process running a long phase on a managed
+// PostgreSQL, with its temporary directories in tmp.
+type managedRun struct {
+	cmd  *exec.Cmd
+	done chan error // cmd.Wait's result
+	out  lockedBuffer
+	tmp  string
+	pid  int // the server's
+}
+
+// startManagedRun starts kurabe on postgres:managed and returns once its
+// server accepts connections and the phase has begun.
+func startManagedRun(t *testing.T) *managedRun {
 	bin := kurabeBinary(t)
 	// A TMPDIR the server can enter: it runs as postgres when the test is
 	// root, and t.TempDir's parent is private.
@@ -741,58 +749,85 @@ func TestSecondInterruptCleansUp(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	os.Chmod(tmp, 0o755)
-	cmd := exec.Command(bin, "run", "--store", "postgres:managed", "--ops", "write", "-d", "60s", "-c", "2", "-q")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	r := &managedRun{tmp: tmp, done: make(chan error, 1)}
+	r.cmd = exec.Command(bin, "run", "--store", "postgres:managed", "--ops", "write", "-d", "60s", "-c", "2", "-q")
+	r.cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// The server's pid, once it runs.
-	pid := 0
-	for deadline := time.Now().Add(60 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
+	go func() { r.done <- r.cmd.Wait() }()
+	for deadline := time.Now().Add(60 * time.Second); r.pid == 0; time.Sleep(20 * time.Millisecond) {
 		select {
-		case err := <-done:
-			if strings.Contains(out.String(), "apt-get install") {
-				storetest.RequireServer(t, fmt.Errorf("%w: %s", server.ErrMissing, out.String()))
+		case err := <-r.done:
+			if strings.Contains(r.out.String(), "apt-get install") {
+				storetest.RequireServer(t, fmt.Errorf("%w: %s", server.ErrMissing, r.out.String()))
 			}
-			t.Fatalf("kurabe ended before its server ran: %v\n%s", err, out.String())
+			t.Fatalf("kurabe ended before its server ran: %v\n%s", err, r.out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no server within 60s\n%s", out.String())
+			r.cmd.Process.Kill()
+			t.Fatalf("no server within 60s\n%s", r.out.String())
 		}
 		// postmaster.pid's last line says ready once the server accepts
 		// connections.
 		files, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*", "1-postgres", "*", "postmaster.pid"))
 		if len(files) == 1 {
 			if b, err := os.ReadFile(files[0]); err == nil && strings.Contains(string(b), "ready") {
-				fmt.Sscan(string(b), &pid)
+				fmt.Sscan(string(b), &r.pid)
 			}
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // the phase running
-	// Two signals sent at once would arrive as one: the second goes once
-	// the first is seen.
-	cmd.Process.Signal(syscall.SIGINT)
-	for !strings.Contains(out.String(), "press Ctrl-C again") {
-		time.Sleep(time.Millisecond)
+	return r
+}
+
+// serverGone fails the test unless the run's server has exited within 5 s
+// (a zombie has: whether init reaps it is init's affair).
+func (r *managedRun) serverGone(t *testing.T) {
+	t.Helper()
+	alive := func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.pid))
+		return err == nil && !strings.Contains(string(b), ") Z ")
 	}
-	cmd.Process.Signal(syscall.SIGINT)
-	waitInterrupted(t, cmd, done, &out)
-	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); alive(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-			t.Fatalf("the server (pid %d) outlived kurabe\n%s", pid, out.String())
+			syscall.Kill(-r.pid, syscall.SIGKILL)
+			t.Fatalf("the server (pid %d) outlived kurabe\n%s", r.pid, r.out.String())
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*")); len(left) > 0 {
-		t.Errorf("left behind: %v\n%s", left, out.String())
+}
+
+// TestSecondInterruptCleansUp: a second Ctrl-C ends kurabe at once, and
+// still kills the managed server it started (in a process group of its
+// own, which the terminal's Ctrl-C does not reach) and removes its
+// temporary data directory, as the orderly stop would have.
+func TestSecondInterruptCleansUp(t *testing.T) {
+	r := startManagedRun(t)
+	// Two signals sent at once would arrive as one: the second goes once
+	// the first is seen.
+	r.cmd.Process.Signal(syscall.SIGINT)
+	for !strings.Contains(r.out.String(), "press Ctrl-C again") {
+		time.Sleep(time.Millisecond)
 	}
-	if !strings.Contains(out.String(), "removed "+tmp) {
-		t.Errorf("does not say what it removed:\n%s", out.String())
+	r.cmd.Process.Signal(syscall.SIGINT)
+	waitInterrupted(t, r.cmd, r.done, &r.out)
+	r.serverGone(t)
+	if left, _ := filepath.Glob(filepath.Join(r.tmp, "kurabe-*")); len(left) > 0 {
+		t.Errorf("left behind: %v\n%s", left, r.out.String())
 	}
+	if !strings.Contains(r.out.String(), "removed "+r.tmp) {
+		t.Errorf("does not say what it removed:\n%s", r.out.String())
+	}
+}
+
+// TestKilledKurabeTakesItsServer: kurabe killed outright (kill -9, the OOM
+// killer) cannot stop its managed server, which would go on listening on
+// loopback with no password; the kernel ends it (a parent-death signal).
+func TestKilledKurabeTakesItsServer(t *testing.T) {
+	r := startManagedRun(t)
+	r.cmd.Process.Kill()
+	<-r.done
+	r.serverGone(t)
 }

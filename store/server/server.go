@@ -121,7 +121,13 @@ func FreePort() (int, error) {
 func command(ctx context.Context, u *User, prog string, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group keeps the terminal's Ctrl-C to kurabe, which
+	// stops the server in order. The parent-death signal ends it should
+	// kurabe die without stopping it (kill -9, the OOM killer); the kernel
+	// sends it when the thread that started the program ends, and Go ends
+	// a thread only for a goroutine that exits locked to it, which none
+	// that starts servers does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if u != nil {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.Uid, Gid: u.Gid}
 		cmd.Env = append(cmd.Env, "HOME=/tmp", "USER="+u.Name)
