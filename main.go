@@ -25,9 +25,9 @@ func main() {
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
 // one exits at once, after killing the servers kurabe started and removing
-// its temporary directories (cli.Abandon). The second is handled here rather than left to the
-// signal's default action, which a shell ignores for a job it started in
-// the background.
+// its temporary directories (cli.Abandon). The second is handled here
+// rather than left to the signal's default action, which a shell ignores
+// for a job it started in the background.
 func interruptible() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
