@@ -546,6 +546,25 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			return info
 		}
 	}
+	if m := s.managed; m != nil {
+		// A setting asked for as a bare number is in the setting's base
+		// unit (shared_buffers=2048 is 2048 pages of 8kB), where SHOW gives
+		// 16MB: read it back in that unit, so that it compares with the
+		// request, and say the unit.
+		for _, st := range m.settings {
+			if _, err := strconv.ParseFloat(st.value, 64); err != nil {
+				continue
+			}
+			var v, unit *string
+			if err := c.QueryRow(ctx, "SELECT setting, unit FROM pg_settings WHERE name = $1", st.name).Scan(&v, &unit); err != nil || v == nil {
+				continue // not in pg_settings (a custom option): SHOW's value stands
+			}
+			info.Options[st.name] = *v
+			if unit != nil && *unit != "" {
+				info.Facts[st.name+".unit"] = *unit
+			}
+		}
+	}
 	if s.managed == nil {
 		var size int64
 		if err := c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&size); err == nil {

@@ -123,7 +123,7 @@ func TestManagedSettingsReadBackAndStop(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	st := open(t, "postgres:managed?shared_buffers=64MB&synchronous_commit=off&work_mem=8MB", store.Env{Dir: dir})
+	st := open(t, "postgres:managed?shared_buffers=64MB&synchronous_commit=off&work_mem=8MB&temp_buffers=2048", store.Env{Dir: dir})
 	if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,16 @@ func TestManagedSettingsReadBackAndStop(t *testing.T) {
 	for k, v := range map[string]string{
 		"shared_buffers": "64MB", "synchronous_commit": "off", "work_mem": "8MB",
 		"block_size": "8192", "connect": "session", "protocol": "extended",
+		// Asked as a bare number, so read back in the setting's unit
+		// (pages of 8kB), not as SHOW's 16MB.
+		"temp_buffers": "2048",
 	} {
 		if info.Options[k] != v {
 			t.Errorf("Info.Options[%s] = %q, want %q", k, info.Options[k], v)
 		}
+	}
+	if u := info.Facts["temp_buffers.unit"]; u != "8kB" {
+		t.Errorf("temp_buffers' unit = %q, want 8kB", u)
 	}
 	for _, k := range []string{"fsync", "wal_level", "full_page_writes", "max_connections"} {
 		if info.Options[k] == "" {
