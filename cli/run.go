@@ -937,7 +937,7 @@ func outcome(d *result.Document) error {
 			continue
 		}
 		for _, p := range s.Phases {
-			if p.Ops == 0 && p.Errors > 0 && !slices.Contains(nothing, s.Label+" "+p.Op) {
+			if p.Ops == 0 && p.Errors > 0 && !skipped(p) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
 			}
 			for _, v := range p.Verify {
@@ -960,6 +960,18 @@ func outcome(d *result.Document) error {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", strings.Join(unverified, ", "))}
 	}
 	return nil
+}
+
+// skipped reports whether every error of a phase is of class skipped: a
+// workload said the phase does not apply to the store (a transaction on a
+// connection per statement), which the notes say; it failed nothing.
+func skipped(p result.Phase) bool {
+	for _, c := range p.ErrorClasses {
+		if c.Class != "skipped" {
+			return false
+		}
+	}
+	return len(p.ErrorClasses) > 0
 }
 
 func (a *App) driver(name string) *stores.Entry {

@@ -672,6 +672,8 @@ func TestOutcome(t *testing.T) {
 		{"lost", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 0, result.Verify{Table: "posts", Acked: 10, After: 9, Lost: 1})}}}}, ExitFailed, "1 writes lost"},
 		{"unverified", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 0, result.Verify{Table: "posts", Acked: 10, Error: "Too many connections"})}}}}, ExitFailed, "could not be verified"},
 		{"all failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitFailed, "every operation of a write failed"},
+		{"all skipped", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "transaction", Errors: 1, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 1}}}}}}}, ExitOK, ""},
+		{"skipped and failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "transaction", Errors: 3, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 1}, {Class: "error", Count: 2}}}}}}}, ExitFailed, "every operation of a transaction failed"},
 		{"interrupted", result.Document{Interrupted: true, Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitInterrupted, "interrupted"},
 		{"store failed", result.Document{Stores: []result.Store{{Label: "a", Error: "boom"}}}, ExitFailed, "store a failed"},
 	}

@@ -241,6 +241,9 @@ func (w *worker) pick() int {
 // cost of time.Now.
 func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	k := w.pick()
+	if w.ct != nil {
+		w.ct.ConnectTime() // connecting done outside operations is not theirs
+	}
 	t0 := time.Since(w.epoch)
 	n, err := w.client.Do(ctx, k)
 	t1 := time.Since(w.epoch)
@@ -558,15 +561,22 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	if workers[0].ct != nil {
 		var conn, excl hist.Snapshot
+		active := 0 // clients that completed an operation
 		for _, wk := range workers {
+			n := conn.Count
 			wk.connRec.AddTo(&conn)
 			wk.exclRec.AddTo(&excl)
+			if conn.Count > n {
+				active++
+			}
 		}
 		c, e := result.Summarize(&conn), result.Summarize(&excl)
 		res.Connect, res.LatencyExclConnect = &c, &e
 		// As pgbench does: the clients' time spent connecting, shared
-		// out over the clients, is taken off the elapsed time.
-		if busy := res.Elapsed - float64(conn.Sum)/1e9/float64(cfg.Clients); busy > 0 {
+		// out over the clients, is taken off the elapsed time; over the
+		// clients that ran operations, since a load of one operation
+		// keeps one client of many busy.
+		if busy := res.Elapsed - float64(conn.Sum)/1e9/float64(max(active, 1)); busy > 0 {
 			res.OpsPerSecExclConnect = float64(res.Ops) / busy
 		}
 	}

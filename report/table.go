@@ -382,7 +382,7 @@ func notes(d *result.Document, l tr) []string {
 				}
 				out = append(out, line)
 			}
-			if p.Connect != nil && p.LatencyExclConnect != nil {
+			if p.Connect != nil && p.LatencyExclConnect != nil && p.Ops > 0 {
 				out = append(out, l.f("note.per-op", s.Label, op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
 			if line := kindsNote(l, s.Label, op, p); line != "" {

@@ -129,7 +129,9 @@ func InsertBatch(ctx context.Context, s Session, t *Table, rows []Row) error {
 // operation and reports the operation's latency both with and without the
 // connection, like pgbench's tps with and without connection time.
 type ConnectTimer interface {
-	// ConnectTime is the time the last operation spent connecting.
+	// ConnectTime returns the time spent connecting since it was last
+	// called, and starts counting from zero again: for an operation that
+	// connects several times (a load of one statement per row), all of it.
 	ConnectTime() time.Duration
 }
 
@@ -213,6 +215,11 @@ func Truncate(ctx context.Context, st Store, t *Table) error {
 // ErrNotOwned reports an object kurabe would have to change but did not
 // create.
 var ErrNotOwned = errors.New("not created by kurabe")
+
+// ErrNoTransactions is wrapped by Begin's error on a session that cannot
+// hold a transaction open, since every statement runs on a connection of
+// its own: a workload that needs one skips its phase rather than fail it.
+var ErrNoTransactions = errors.New("transactions need connect=session or connect=pool: with connect=per-op every statement runs on a connection of its own")
 
 // ClassError gives an error a class for the error breakdown, such as
 // "busy" for SQLITE_BUSY or "timeout".

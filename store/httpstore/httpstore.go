@@ -119,7 +119,7 @@ type conn struct {
 	hc      *http.Client
 	tr      *http.Transport
 	body    []byte       // the last response's body
-	connect atomic.Int64 // ns spent connecting during the last request
+	connect atomic.Int64 // ns spent connecting since ConnectTime last asked
 	formCap int          // size of the last form sent, to size the next
 }
 
@@ -181,7 +181,6 @@ const formType = "application/x-www-form-urlencoded"
 // do sends one request and reads the whole response body into c.body. It
 // returns an error for a failed request and for a status other than 2xx.
 func (c *conn) do(ctx context.Context, method, u string, form []byte) (http.Header, error) {
-	c.connect.Store(0)
 	var body io.Reader
 	if form != nil {
 		body = bytes.NewReader(form)
@@ -487,7 +486,7 @@ func (s *session) Close() error {
 type perRequestSession struct{ *session }
 
 func (p *perRequestSession) ConnectTime() time.Duration {
-	return time.Duration(p.c.connect.Load())
+	return time.Duration(p.c.connect.Swap(0))
 }
 
 // appendQuery appends v form-encoded, as url.QueryEscape does.

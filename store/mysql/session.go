@@ -270,8 +270,12 @@ var _ store.ConnectTimer = (*perOpSession)(nil)
 var _ store.BatchInserter = (*session)(nil)
 var _ store.Truncater = (*Store)(nil)
 
-// ConnectTime is the time the last operation spent connecting.
-func (p *perOpSession) ConnectTime() time.Duration { return p.connect }
+// ConnectTime returns the time spent connecting since it was last called.
+func (p *perOpSession) ConnectTime() time.Duration {
+	c := p.connect
+	p.connect = 0
+	return c
+}
 
 func (p *perOpSession) Insert(ctx context.Context, t *store.Table, row store.Row) error {
 	c, err := p.open(ctx)
@@ -316,7 +320,7 @@ func (p *perOpSession) Scan(ctx context.Context, t *store.Table, q store.Query, 
 func (p *perOpSession) open(ctx context.Context) (*sql.Conn, error) {
 	start := time.Now()
 	c, err := p.db.Conn(ctx)
-	p.connect = time.Since(start)
+	p.connect += time.Since(start)
 	if err != nil {
 		return nil, scrub(classify(err, true), p.st.secret)
 	}

@@ -315,7 +315,7 @@ func (s *session) describe(p *sqlStmt, rows *sql.Rows) error {
 
 // errPerOpTx is the answer of Begin, Commit and Rollback under
 // connect=per-op.
-var errPerOpTx = errors.New("mysql: transactions need connect=session or connect=pool: with connect=per-op every statement runs on a connection of its own")
+var errPerOpTx = fmt.Errorf("mysql: %w", store.ErrNoTransactions)
 
 // Begin starts a transaction on the session's connection, or on a pooled
 // connection held until Commit or Rollback (connect=pool).

@@ -161,8 +161,12 @@ func newSession(st *Store) *session {
 // reports connect time, so the engine knows to split its latency.
 type perOpSession struct{ *session }
 
-// ConnectTime is the time the last operation spent connecting.
-func (s perOpSession) ConnectTime() time.Duration { return s.connectTime }
+// ConnectTime returns the time spent connecting since it was last called.
+func (s perOpSession) ConnectTime() time.Duration {
+	c := s.connectTime
+	s.connectTime = 0
+	return c
+}
 
 var _ store.ConnectTimer = perOpSession{}
 var _ store.BatchInserter = (*session)(nil)
@@ -212,7 +216,7 @@ func (s *session) db(ctx context.Context) (querier, error) {
 	}
 	start := time.Now()
 	c, err := pgx.ConnectConfig(ctx, s.st.cfg)
-	s.connectTime = time.Since(start)
+	s.connectTime += time.Since(start)
 	if err != nil {
 		return nil, s.st.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.st.target, err))
 	}

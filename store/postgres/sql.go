@@ -164,7 +164,7 @@ func (s *session) Query(ctx context.Context, sql string, args []any, fn func(fir
 }
 
 // errPerOpTx is Begin's answer under connect=per-op.
-var errPerOpTx = errors.New("postgres: transactions need connect=session or connect=pool: with connect=per-op every statement runs on a connection of its own")
+var errPerOpTx = fmt.Errorf("postgres: %w", store.ErrNoTransactions)
 
 // Begin starts a transaction: on the session's connection, or on a pooled
 // connection it holds until Commit or Rollback (connect=pool).

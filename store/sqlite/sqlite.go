@@ -305,7 +305,7 @@ type perOpSession struct {
 func (p *perOpSession) with(fn func(s *session) error) error {
 	t0 := time.Now()
 	c, err := p.st.conn(false)
-	p.connect = time.Since(t0)
+	p.connect += time.Since(t0)
 	if err != nil {
 		return &store.ClassError{Class: "connect", Err: err}
 	}
@@ -326,7 +326,12 @@ func (p *perOpSession) Scan(ctx context.Context, t *store.Table, q store.Query, 
 	return n, err
 }
 
-func (p *perOpSession) ConnectTime() time.Duration { return p.connect }
+// ConnectTime returns the time spent connecting since it was last called.
+func (p *perOpSession) ConnectTime() time.Duration {
+	c := p.connect
+	p.connect = 0
+	return c
+}
 
 func (p *perOpSession) Close() error { return nil }
 

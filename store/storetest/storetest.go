@@ -333,6 +333,30 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
+	// A session that connects per operation (store.ConnectTimer) reports
+	// all the connecting since it was last asked, then starts from zero:
+	// an operation made of several (a load of one statement per row) is
+	// charged for every connect, and nothing is charged twice.
+	t.Run("ConnectTimeSinceLastAsked", func(t *testing.T) {
+		_, tb, s := setup(t)
+		ct, ok := s.(store.ConnectTimer)
+		if !ok {
+			t.Skip("sessions keep their connection")
+		}
+		ct.ConnectTime()
+		for i := range 2 {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatalf("Insert: %v", err)
+			}
+		}
+		if c := ct.ConnectTime(); c <= 0 {
+			t.Fatalf("ConnectTime after two inserts = %v, want > 0", c)
+		}
+		if c := ct.ConnectTime(); c != 0 {
+			t.Fatalf("ConnectTime asked again at once = %v, want 0", c)
+		}
+	})
+
 	t.Run("InfoNamesDriver", func(t *testing.T) {
 		st, _, _ := setup(t)
 		info := st.Info(ctx)

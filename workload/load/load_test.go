@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"flag"
+	"fmt"
+	"slices"
 	"io"
 	"strings"
 	"testing"
@@ -104,6 +106,72 @@ func TestEveryWayLoadsTheSameTable(t *testing.T) {
 		if len(fps) > 1 {
 			t.Errorf("%s: the ways left different tables: %v", tc.name, fps)
 		}
+	}
+}
+
+// TestPerOpConnections: with a connection per statement (connect=per-op),
+// an autocommit load operation connects once per row, and all of those
+// connects are its connect time, so the rate without connecting is the
+// rate of the statements alone; the transaction way, which cannot hold a
+// transaction across connections, is skipped on every store alike.
+func TestPerOpConnections(t *testing.T) {
+	const rows = 200
+	for _, spec := range []string{"sqlite:?connect=per-op", "postgres:managed?connect=per-op", "mariadb:managed?connect=per-op"} {
+		t.Run(spec, func(t *testing.T) {
+			st := recordstest.Open(t, spec)
+			w, d := build(t, "--dataset", "records", "--dataset-rows", fmt.Sprint(rows), "--record-size", "100")
+			ctx := context.Background()
+			probe := &store.Table{ID: len(w.Tables()), Name: "probe", Columns: []store.Column{{Name: "id", Kind: store.Int}}}
+			if err := st.Setup(ctx, append(w.Tables(), probe)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Prepare(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			// One connect, as a single insert makes it, five times.
+			var one []time.Duration
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct := s.(store.ConnectTimer)
+			for i := range 5 {
+				ct.ConnectTime()
+				if err := s.Insert(ctx, probe, store.Row{{Int: int64(i + 1)}}); err != nil {
+					t.Fatal(err)
+				}
+				one = append(one, ct.ConnectTime())
+			}
+			s.Close()
+			slices.Sort(one)
+			for i, way := range kindNames {
+				// Three clients for the one operation: two have nothing to do.
+				res, err := engine.RunPhase(ctx, engine.Config{Clients: 3, Count: d.DefaultCount(), Seed: 3}, st, w, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch way {
+				case "transaction":
+					if res.Ops != 0 || len(res.ErrorClasses) != 1 || res.ErrorClasses[0].Class != "skipped" {
+						t.Errorf("transaction: %d ops, %+v; want skipped", res.Ops, res.ErrorClasses)
+					}
+				case "autocommit":
+					if res.Ops != 1 || res.Errors != 0 || res.Connect == nil {
+						t.Fatalf("autocommit: %d ops, %+v, connect %v", res.Ops, res.ErrorClasses, res.Connect)
+					}
+					// 200 connects against the median of one: a tenth of
+					// what it should be still tells all from the last.
+					if got, min := time.Duration(res.Connect.Mean*1e3), rows/10*one[2]; got < min {
+						t.Errorf("autocommit's connect time %v for %d rows; one connect takes %v, so want at least %v", got, rows, one[2], min)
+					}
+					// The rate without connecting is the one operation's
+					// time without it, not the phase's less a third of it.
+					if r := res.OpsPerSecExclConnect * res.LatencyExclConnect.Mean / 1e6; r < 0.8 || r > 1.25 {
+						t.Errorf("autocommit: %.3g ops/s without connecting, where the operation took %.0fµs without it", res.OpsPerSecExclConnect, res.LatencyExclConnect.Mean)
+					}
+				}
+			}
+		})
 	}
 }
 
