@@ -190,7 +190,13 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if first.bad != nil {
-		r.breakOff(first, first.line, 0)
+		if b := r.broken; b.line > 0 && (len(first.f) <= 2 || first.f[2] == b.code) {
+			// Another malformed row of a record already left out: still
+			// that record's, its parentheses counted as far as they read.
+			r.breakOff(first, b.line, b.open)
+		} else {
+			r.breakOff(first, first.line, 0)
+		}
 		r.err = first.bad
 		return false
 	}
