@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	crand "crypto/rand"
 	"database/sql"
@@ -138,7 +139,18 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	// Only what the command does goes into the saved log: not the server's
-	// start, nor kurabe's own connections before it.
+	// start, nor kurabe's own connections before it. Those log their end
+	// when the server gets to it, which may be after they were closed
+	// here: wait for that, so that the saved log does not begin with it.
+	open := pgSessionsOpen
+	if kind == "mariadb" {
+		open = mariadbSessionsOpen
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(c.log); err != nil || open(b) <= 0 {
+			break
+		}
+	}
 	from, err := fileSize(c.log)
 	if err != nil {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the server's log: %w", err)}
@@ -294,6 +306,23 @@ func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string
 }
 
 // withOptions returns sp with a map of options of its own to change.
+// pgSessionsOpen counts the sessions a PostgreSQL log written with
+// pgCaptureSettings shows authorized and not yet ended.
+func pgSessionsOpen(log []byte) int {
+	return bytes.Count(log, []byte("LOG:  connection authorized: ")) - bytes.Count(log, []byte("LOG:  disconnection: "))
+}
+
+// mariadbSessionsOpen counts the sessions a MariaDB general log shows
+// connected and not yet quit.
+func mariadbSessionsOpen(log []byte) int {
+	return len(mariadbConnect.FindAll(log, -1)) - len(mariadbQuit.FindAll(log, -1))
+}
+
+var (
+	mariadbConnect = regexp.MustCompile(`(?m)^[^\t\n]*\t[ \t]*\d+ Connect\t`)
+	mariadbQuit    = regexp.MustCompile(`(?m)^[^\t\n]*\t[ \t]*\d+ Quit\t`)
+)
+
 func withOptions(sp store.Spec) store.Spec {
 	opts := url.Values{}
 	for k, v := range sp.Options {
