@@ -159,8 +159,10 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		}
 		var se *postal.SyntaxError
 		if !errors.As(e, &se) {
+			// A file that cannot be read through (cut short, damaged) is
+			// bad input, as kurabe run --dataset-file says (exit 2).
 			closer.Close()
-			return fmt.Errorf("%s: %w", file, e)
+			return &ExitError{Code: ExitUsage, Err: e}
 		}
 		if bad++; len(errs) < maxErrs {
 			errs = append(errs, e)
@@ -174,7 +176,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		fmt.Fprintln(stdout, "  "+e.Error())
 	}
 	if bad > len(errs) {
-		fmt.Fprintf(stdout, "  … and %d more rows reported (--max-errors to list them)\n", bad-len(errs))
+		fmt.Fprintf(stdout, "  … and %s reported (--max-errors to list them)\n", numfmt.Count(int64(bad-len(errs)), "more row", "more rows"))
 	}
 	if n == 0 {
 		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
@@ -184,7 +186,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if st != nil {
 			what = "nothing was loaded; " + what
 		}
-		return fmt.Errorf("%s: %d rows reported (malformed, or part of an incomplete record); %s", file, bad, what)
+		return fmt.Errorf("%s: %s reported (malformed, or part of an incomplete record); %s", file, numfmt.Count(int64(bad), "row", "rows"), what)
 	}
 	if st == nil {
 		fmt.Fprintf(stdout, "ok: run workloads on it with --dataset-file %s\n", file)

@@ -3,6 +3,7 @@ package cli
 import (
 	"compress/gzip"
 	"context"
+	"kurabe/datasets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,11 @@ func TestDatasetBadInput(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The shipped file cut short, as an interrupted download leaves it.
+	truncated := filepath.Join(t.TempDir(), "KEN_ALL.csv.gz")
+	if err := os.WriteFile(truncated, datasets.KenAllGz[:20000], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -159,6 +165,8 @@ func TestDatasetBadInput(t *testing.T) {
 		{"no file", []string{"dataset", "import"}, "give the file"},
 		{"missing file", []string{"dataset", "import", "/nonexistent/KEN_ALL.CSV"}, "no such file"},
 		{"empty file", []string{"dataset", "import", empty}, "holds no records"},
+		{"truncated gzip", []string{"dataset", "import", truncated}, "is truncated"},
+		{"truncated gzip for a workload", []string{"run", "-w", "point", "--dataset-file", truncated, "--store", "sqlite:", "-n", "1"}, "is truncated"},
 		{"throwaway store", []string{"dataset", "import", sampleKenAll, "--store", "sqlite:"}, "give a path"},
 		// A server kurabe starts is thrown away at exit too.
 		{"managed server", []string{"dataset", "import", sampleKenAll, "--store", "postgres:managed"}, "would throw away at exit is lost"},

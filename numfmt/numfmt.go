@@ -21,6 +21,15 @@ func Group(n int64) string {
 	return s
 }
 
+// Count writes n grouped, followed by the noun in the number it takes in
+// English: Count(1, "row", "rows") is "1 row", Count(2000, …) "2,000 rows".
+func Count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Group(n) + " " + many
+}
+
 // GroupFloat writes v rounded to a whole number, grouped as Group does.
 func GroupFloat(v float64) string {
 	if v < 0 {

@@ -15,6 +15,11 @@ func TestGroup(t *testing.T) {
 			t.Errorf("Group(%d) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	for n, want := range map[int64]string{0: "0 rows", 1: "1 row", 2: "2 rows", 2000: "2,000 rows"} {
+		if got := Count(n, "row", "rows"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
 	if got := GroupFloat(1999.5); got != "2,000" {
 		t.Errorf("GroupFloat(1999.5) = %q, want 2,000", got)
 	}

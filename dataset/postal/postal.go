@@ -443,9 +443,27 @@ func OpenFile(path string) (*Reader, io.Closer, error) {
 			f.Close()
 			return nil, nil, fmt.Errorf("postal data set %s: looks gzip-compressed but is not readable as gzip: %v", path, err)
 		}
-		src = gz
+		src = gzReader{gz, path}
 	}
 	return NewReader(src, path), f, nil
+}
+
+// gzReader says what a gzip stream that ends early means: the file was
+// cut short, which gzip itself reports as "unexpected EOF".
+type gzReader struct {
+	gz   *gzip.Reader
+	path string
+}
+
+func (g gzReader) Read(p []byte) (int, error) {
+	n, err := g.gz.Read(p)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("%s is truncated: its gzip data ends early (was the download or copy cut short?)", g.path)
+	case err != nil && err != io.EOF:
+		err = fmt.Errorf("%s: damaged gzip data: %w", g.path, err)
+	}
+	return n, err
 }
 
 // FillRow sets row (len(Table().Columns) values) to rec with key id: the

@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -344,7 +345,10 @@ func readPostal(file string, limit int64) (*postalRows, error) {
 		p.n++
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
+		if _, ok := errors.AsType[*postal.SyntaxError](err); ok {
+			return nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
+		}
+		return nil, fmt.Errorf("reading the postal data set: %w", err)
 	}
 	if p.n == 0 {
 		return nil, fmt.Errorf("--dataset-file %s holds no records (%d rows read); give Japan Post's KEN_ALL.CSV, checked with kurabe dataset import FILE", r.File(), r.Rows())
