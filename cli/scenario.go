@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kurabe/numfmt"
 	"os"
 	"slices"
 	"strconv"
@@ -234,7 +235,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	if sc.Title != "" {
 		fmt.Fprintf(stdout, "# %s\n", sc.Title)
 	}
-	var failed error
+	var failed []string // the steps that failed
 	for i, args := range steps {
 		// Planned again: the check's plan, and the data set its workload
 		// decoded, were let go, so that only the running step's is held.
@@ -256,13 +257,17 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 			return err
 		default:
 			fmt.Fprintf(stderr, "kurabe: %s, step %d: %v\n", path, i+1, err)
-			failed = err
+			failed = append(failed, "step "+strconv.Itoa(i+1))
 		}
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
 		}
 	}
-	return failed
+	if len(failed) > 0 {
+		// Each failure was said as its step ended; this is the verdict.
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %s of %d failed (%s, said above)", path, numfmt.Count(int64(len(failed)), "step", "steps"), len(steps), strings.Join(failed, ", "))}
+	}
+	return nil
 }
 
 // planScenario checks every step, stores included, and returns each

@@ -87,6 +87,29 @@ steps:
 	}
 }
 
+// A step that fails is said once, as it ends, and the run's verdict names
+// the failed steps, after the later steps have still run.
+func TestScenarioFailedStepSaidOnce(t *testing.T) {
+	p := writeScenario(t, `run:
+  store: ["sqlite:"]
+  workload: crud
+  n: 20
+steps:
+  - {ops: read}
+  - {ops: insert}
+`)
+	out, errs, code := runCLI(t, testApp(), "run", p, "-q")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1: %s", code, errs)
+	}
+	if n := strings.Count(errs, "every operation of sqlite read failed"); n != 1 {
+		t.Errorf("the failure said %d times, want once:\n%s", n, errs)
+	}
+	if !strings.Contains(errs, "1 step of 2 failed (step 1") || !strings.Contains(out, "step 2 of 2") {
+		t.Errorf("stderr %q, stdout %q; want step 2 run and a verdict naming step 1", errs, out)
+	}
+}
+
 // Every shipped scenario plans, stores checked, as the file stands, with
 // -d 5s (which docs/scenarios.md shows), and with each override its about
 // text tells users to give for the study's full size. The overrides are
