@@ -624,16 +624,34 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 // fail classifies err and removes the password from its message.
 func (s *Store) fail(err error) error {
 	err = classify(err)
-	if err == nil || s.password == "" {
+	if err == nil {
 		return err
 	}
-	if msg := err.Error(); strings.Contains(msg, s.password) {
-		return &scrubbed{msg: strings.ReplaceAll(msg, s.password, "xxxxx"), err: err}
+	msg := err.Error()
+	out := msg
+	if s.password != "" {
+		out = strings.ReplaceAll(out, s.password, "xxxxx")
+	}
+	// pgx lists each address and TLS mode it tried on a line of its own,
+	// often the same line twice (sslmode=prefer tries TLS, then not):
+	// messages are one line.
+	if strings.Contains(out, "\n") {
+		var lines []string
+		for l := range strings.Lines(out) {
+			if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+				lines = append(lines, l)
+			}
+		}
+		out = strings.Join(lines, " ")
+	}
+	if out != msg {
+		return &scrubbed{msg: out, err: err}
 	}
 	return err
 }
 
-// scrubbed is an error whose message had a password in it.
+// scrubbed is an error whose message had a password or several lines in
+// it.
 type scrubbed struct {
 	msg string
 	err error

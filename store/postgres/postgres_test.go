@@ -444,6 +444,25 @@ func TestScrubRemovesPasswordKeepsClass(t *testing.T) {
 	}
 }
 
+// A server that cannot be reached is said in one line, without the
+// password: pgx lists every attempt (TLS, then not) on lines of their own.
+func TestUnreachableIsOneLine(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	st := open(t, "postgres://u:hunter22@"+addr+"/db", store.Env{})
+	err := st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if err == nil {
+		t.Fatal("Setup on a closed port succeeded")
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, "hunter22") || !strings.Contains(msg, "connection refused") {
+		t.Errorf("error %q: want one line saying the connection was refused, without the password", msg)
+	}
+	if got := store.Classify(err); got != "connect" {
+		t.Errorf("class %q, want connect", got)
+	}
+}
+
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		err  error
