@@ -27,7 +27,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 		return flagsFailed(fs, err, stderr, "kurabe compare -h")
 	}
 	if len(paths) != 2 {
-		return usageErr("kurabe compare takes two results, OLD.json NEW.json; got %d", len(paths))
+		return usageErr("compare takes two results, OLD.json NEW.json; got %d", len(paths))
 	}
 	if *format != "text" && *format != "markdown" {
 		return usageErr("unknown --format %q; choose from text, markdown", *format)

@@ -42,6 +42,11 @@ func runCLI(t *testing.T, app *App, args ...string) (stdout, stderr string, code
 		if errors.As(err, &ee) {
 			code = ee.Code
 		}
+		// Main puts "kurabe: " before every message: one that begins
+		// "kurabe ..." itself would read "kurabe: kurabe ...".
+		if strings.HasPrefix(err.Error(), "kurabe ") {
+			t.Errorf("%v: the message begins with \"kurabe \", so Main prints the prefix twice: %v", args, err)
+		}
 		errb.WriteString("kurabe: " + err.Error() + "\n")
 	}
 	return out.String(), errb.String(), code
