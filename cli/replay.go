@@ -48,8 +48,12 @@ the log's transactions spread over --clients N. Prints one row for all
 statements and one per statement fingerprint (values taken out), and says
 when the replay could not keep the log's pace.
 
+Replay a PostgreSQL log on a postgres store, a MariaDB or MySQL log on a
+mariadb or mysql store: kurabe does not translate between dialects, so
+other stores (sqlite, file, http) are refused.
+
 The statements run as they are, writes included: on a server you run
-yourself (not managed) or an SQLite file you name, give --yes.
+yourself (not managed), give --yes.
 
 Flags:
 `
@@ -61,7 +65,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&f.pgLog, "pg-log", "", "a PostgreSQL server log written with log_statement=all or log_min_duration_statement=0")
 	fs.StringVar(&f.myLog, "mysql-general-log", "", "a MariaDB or MySQL general query log")
 	fs.StringVar(&f.prefix, "pg-prefix", "", "the log_line_prefix the PostgreSQL log was written with (default: found from the log; kurabe capture's is '"+pglog.DefaultPrefix+"')")
-	fs.Var(&f.stores, "store", "the store to replay on, DRIVER:[TARGET][?OPTION=VALUE&...], in the log's dialect; repeat to replay on each in turn")
+	fs.Var(&f.stores, "store", "the store to replay on, in the log's dialect: postgres for --pg-log, mariadb or mysql for --mysql-general-log (DRIVER:managed or a server's URL, [?OPTION=VALUE&...]); repeat to replay on each in turn")
 	fs.StringVar(&f.speed, "speed", "1", "1 replays at the logged pace, 2 twice as fast, 0.5 at half; max runs each client's statements back to back")
 	fs.IntVar(&f.clients, "clients", 0, "spread the log's transactions and statements over N clients (default: one client per session of the log)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "leave statements that start within this time of the start out of the figures")
@@ -70,10 +74,10 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&f.jsonOut, "json", "", "write the result document to this file (kurabe report and compare read it)")
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
 	f.lang = langFlag(fs)
-	fs.StringVar(&f.dir, "dir", "", "data directory of managed servers and stores without a path (default: a temporary one, removed)")
+	fs.StringVar(&f.dir, "dir", "", "data directory of the managed servers (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
-	fs.BoolVar(&f.yes, "yes", false, "replay on a server you run or an SQLite file you name: the log's statements change it")
+	fs.BoolVar(&f.yes, "yes", false, "replay on a server you run (not managed): the log's statements change it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)

@@ -84,20 +84,47 @@ func TestReplayBadInput(t *testing.T) {
 // TestReplayNeedsSQL: a store without SQL, or of another dialect, is bad
 // input, said in one line before any store starts (a managed MariaDB
 // would take seconds to start, and its directory would be left).
+//
+// The message names the stores that can replay the log, and never
+// sqlite, which no log kurabe reads can be replayed on.
 func TestReplayNeedsSQL(t *testing.T) {
 	pg := filepath.Join(t.TempDir(), "pg.log")
 	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
-	for store, want := range map[string]string{"file:": "runs no SQL", "sqlite:": "does not translate", "mariadb:managed": "does not translate"} {
+	my := filepath.Join(t.TempDir(), "my.log")
+	os.WriteFile(my, []byte(tinyMyLog), 0o644)
+	for _, tc := range []struct {
+		log, store string
+		want       []string
+	}{
+		{"--pg-log", "file:", []string{"runs no SQL", "replay a PostgreSQL log on a postgres store"}},
+		{"--pg-log", "sqlite:", []string{"does not translate", "replay a PostgreSQL log on a postgres store"}},
+		{"--pg-log", "mariadb:managed", []string{"does not translate", "on a postgres store"}},
+		{"--mysql-general-log", "file:", []string{"runs no SQL", "replay a MySQL/MariaDB log on a mariadb or mysql store"}},
+		{"--mysql-general-log", "sqlite:", []string{"does not translate", "on a mariadb or mysql store"}},
+		{"--mysql-general-log", "postgres:managed", []string{"does not translate", "on a mariadb or mysql store"}},
+	} {
+		path := pg
+		if tc.log == "--mysql-general-log" {
+			path = my
+		}
 		dir := t.TempDir()
-		_, _, code, err := call(t, replayCmd, "--pg-log", pg, "--store", store, "--dir", dir, "-q")
-		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: status %d, %v; want %d and one line with %q", store, code, err, ExitUsage, want)
+		_, _, code, err := call(t, replayCmd, tc.log, path, "--store", tc.store, "--dir", dir, "-q")
+		if code != ExitUsage || err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "sqlite store") {
+			t.Errorf("%s on %s: status %d, %v; want %d and one line that offers no sqlite store", tc.log, tc.store, code, err, ExitUsage)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s on %s: %v; want %q", tc.log, tc.store, err, w)
+			}
 		}
 		if left, _ := os.ReadDir(dir); len(left) > 0 {
-			t.Errorf("%s: the store was started before the refusal: %s holds %d entries", store, dir, len(left))
+			t.Errorf("%s: the store was started before the refusal: %s holds %d entries", tc.store, dir, len(left))
 		}
 	}
 }
+
+const tinyMyLog = "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n261122  7:22:14\t    5 Connect\tkurabe@localhost on kurabe using TCP/IP\n\t\t    5 Query\tselect 1\n\t\t    5 Quit\t\n"
 
 func TestCaptureBadInput(t *testing.T) {
 	tests := []struct {
@@ -516,6 +543,10 @@ func TestReplayAndCaptureHelp(t *testing.T) {
 		out, _, code, err := call(t, tc.cmd, "-h")
 		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) || !strings.Contains(out, "-store") {
 			t.Errorf("-h: status %d, %v\n%s", code, err, out)
+		}
+		// Replay refuses every SQLite store; its help must not offer one.
+		if strings.Contains(strings.ToLower(out), "sqlite file") || strings.Contains(out, "stores without a path") {
+			t.Errorf("-h offers SQLite, which replay refuses:\n%s", out)
 		}
 	}
 }

@@ -221,15 +221,25 @@ func check(ctx context.Context, st store.Store, lg *Log) error {
 }
 
 // CheckDialect says whether the store named, whose sessions take SQL of
-// dialect (empty: none), can replay a log of the log's dialect.
+// dialect (empty: none), can replay a log of the log's dialect. Only
+// PostgreSQL and MySQL/MariaDB write logs kurabe reads, so an SQLite
+// store never can, and the message names only the stores that can.
 func CheckDialect(name, dialect, logDialect string) error {
 	if dialect == "" {
-		return fmt.Errorf("the store %s runs no SQL; replay a log on a postgres, mysql/mariadb or sqlite store", name)
+		return fmt.Errorf("the store %s runs no SQL; replay a %s log on a %s store", name, dialectName(logDialect), storesFor(logDialect))
 	}
 	if dialect != logDialect {
-		return fmt.Errorf("the log is %s's and the store %s speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(logDialect), name, dialectName(dialect), dialectName(logDialect), logDialect)
+		return fmt.Errorf("the log is %s's and the store %s speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(logDialect), name, dialectName(dialect), dialectName(logDialect), storesFor(logDialect))
 	}
 	return nil
+}
+
+// storesFor names the store drivers that replay a log of the dialect.
+func storesFor(logDialect string) string {
+	if logDialect == MySQL {
+		return "mariadb or mysql"
+	}
+	return logDialect
 }
 
 func dialectName(d string) string {
@@ -377,8 +387,8 @@ func (c *client) run(s *Stmt) {
 }
 
 // exec runs a statement on the session: bare transaction statements
-// through Begin, Commit and Rollback (SQLite's BEGIN becomes BEGIN
-// IMMEDIATE there, MySQL cannot prepare them), rows through Query.
+// through Begin, Commit and Rollback (MySQL cannot prepare them), rows
+// through Query.
 func (c *client) exec(s *Stmt) (int64, error) {
 	ctx := c.r.opCtx
 	switch s.Kind {
