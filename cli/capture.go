@@ -22,6 +22,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/numfmt"
 	"kurabe/replay"
 	"kurabe/replay/pglog"
 	"kurabe/store"
@@ -449,9 +450,9 @@ func summarizeLog(path, kind string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := fmt.Sprintf("%d sessions, %d statements, %.3f s", len(lg.Sessions), lg.Statements, lg.Span.Seconds())
+	s := fmt.Sprintf("%s, %s, %.3f s", numfmt.Count(int64(len(lg.Sessions)), "session"), numfmt.Count(lg.Statements, "statement"), lg.Span.Seconds())
 	if lg.Skips.Count > 0 {
-		s += fmt.Sprintf(", %d lines unreadable", lg.Skips.Count)
+		s += ", " + numfmt.Count(lg.Skips.Count, "line") + " unreadable"
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"kurabe/numfmt"
 	"kurabe/replay"
 	"kurabe/replay/mylog"
 	"kurabe/replay/pglog"
@@ -165,7 +166,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	if lg.Statements == 0 {
-		msg := fmt.Sprintf("%s has no statements to replay (%d lines read", logPath, lg.Lines)
+		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line"))
 		if lg.Skips.Count > 0 {
 			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
 		}
@@ -335,26 +336,43 @@ func replayNotes(d *result.Document) []string {
 			}
 			mode := "one client per session"
 			if r.Mode == "clients" {
-				mode = fmt.Sprintf("%d clients", p.Clients)
+				mode = numfmt.Count(int64(p.Clients), "client")
 			}
-			line := fmt.Sprintf("%s replay: %d statements of %d sessions from %s (%d lines, %.3f s as logged), %s, speed %s", s.Label, r.Statements, r.Sessions, r.Log, r.Lines, r.LogSpan, mode, r.Speed)
+			line := fmt.Sprintf("%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", s.Label, numfmt.Count(r.Statements, "statement"), numfmt.Count(int64(r.Sessions), "session"), r.Log, numfmt.Count(r.Lines, "line"), r.LogSpan, mode, r.Speed)
 			if r.Delay != "" {
 				line += ", delay " + r.Delay
 			}
-			if r.Lag != nil {
-				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %d statements started more than %s late",
-					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), r.Late, usDur(r.LateAfterUs))
+			switch {
+			case p.Interrupted:
+				// Stopped before the log's end: its time is the
+				// interrupt's, so no verdict on the pace, only how far
+				// it got.
+				ran := p.Ops + p.Errors + p.WarmupOps
+				line += fmt.Sprintf("; INTERRUPTED after %.3f s", r.Wall)
+				if r.Lag != nil {
+					line += fmt.Sprintf(" of the %.3f s scheduled", r.Scheduled)
+				}
+				line += fmt.Sprintf(", with %d of the %s run", ran, numfmt.Count(r.Statements, "statement"))
+				if r.Lag != nil && r.Lag.Count > 0 {
+					line += fmt.Sprintf("; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max))
+				}
+				if r.Lag != nil {
+					line += "; no verdict on the pace, which only a replay to the log's end can give"
+				}
+			case r.Lag != nil:
+				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late",
+					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), numfmt.Count(r.Late, "statement"), usDur(r.LateAfterUs))
 				if r.Behind {
 					line += "; BEHIND: " + r.Note
 				} else {
 					line += "; kept the log's pace"
 				}
-			} else {
+			default:
 				line += fmt.Sprintf("; took %.3f s", r.Wall)
 			}
 			out = append(out, line)
 			if r.Unreadable > 0 {
-				out = append(out, fmt.Sprintf("%s replay: %d lines of the log could not be read and were passed over; the first: %s", s.Label, r.Unreadable, strings.Join(r.FirstUnreadable, "; ")))
+				out = append(out, fmt.Sprintf("%s replay: %s of the log could not be read and %s passed over; the first: %s", s.Label, numfmt.Count(r.Unreadable, "line"), wasWere(r.Unreadable), strings.Join(r.FirstUnreadable, "; ")))
 			}
 			for _, n := range r.Notes {
 				out = append(out, s.Label+" replay: "+n)
@@ -362,6 +380,13 @@ func replayNotes(d *result.Document) []string {
 		}
 	}
 	return out
+}
+
+func wasWere(n int64) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 func usDur(us float64) string {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -495,6 +497,82 @@ func TestReplayLagOnPostgres(t *testing.T) {
 	t.Logf("scheduled %.3f s, took %.3f s, lag max %.0f µs, %d late: %s", r.Scheduled, r.Wall, r.Lag.Max, r.Late, r.Note)
 	if !r.Behind || r.Wall < 1.9 || r.Lag.Max < 1_000_000 || !strings.Contains(out, "BEHIND: the store could not keep the log's pace") {
 		t.Errorf("a slow store: behind %v after %.3f s of %.3f s scheduled, lag max %.0f µs; printed:\n%s", r.Behind, r.Wall, r.Scheduled, r.Lag.Max, out)
+	}
+}
+
+// TestCaptureSummaryCounts: the line capture prints about the saved log
+// counts in the singular where there is one (before: "1 sessions").
+func TestCaptureSummaryCounts(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		log, want string
+	}{
+		{tinyPGLog, "1 session, 1 statement, 0.000 s"},
+		{tinyPGLog + strings.Replace(tinyPGLog, "[10828] 6b029826.2a4c", "[10829] 6b029826.2a4d", 1), "2 sessions, 2 statements, 0.000 s"},
+		{tinyPGLog + "garbage\n", "1 session, 1 statement, 0.000 s, 1 line unreadable"},
+	} {
+		path := filepath.Join(dir, "c.log")
+		os.WriteFile(path, []byte(tc.log), 0o644)
+		got, err := summarizeLog(path, "postgres")
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %q, %v; want %q", tc.log, got, err, tc.want)
+		}
+	}
+}
+
+// cancelOnWrite is a terminal that interrupts kurabe at the first thing
+// written to it once armed: the progress line, drawn once the replay has
+// run a second.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(" ops")) {
+		w.cancel()
+	}
+	return w.b.Write(p)
+}
+
+// TestReplayInterruptedOnPostgres: a replay stopped a second into a 5 s
+// log of one session says it was interrupted and how much of the log ran,
+// and gives no verdict on the pace (before, "took 1 s against 6 s
+// scheduled; kept the log's pace"); its lines count one session, one
+// client, in the singular, and the header names the workload once.
+func TestReplayInterruptedOnPostgres(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&b, "2026-11-22 07:22:%02d.500 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: select %d\n", 10+i/2, i)
+	}
+	logPath := filepath.Join(dir, "int.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	term := &cancelOnWrite{cancel: cancel}
+	app := testApp()
+	app.Terminal = func(w io.Writer) bool { return w == term }
+	var out bytes.Buffer
+	err := app.replay(ctx, []string{"--pg-log", logPath, "--store", "postgres:managed", "--speed", "1"}, &out, term)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		storetest.RequireServer(t, err)
+		t.Fatalf("got %v, want an interrupt\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"workload replay ·", "· 1 client ·", "12 statements of 1 session from", "INTERRUPTED after", "of the 5.000 s scheduled, with ", " of the 12 statements run", "no verdict on the pace"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"replay replay", "1 sessions", "kept the log's pace", "BEHIND", "took "} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the output says %q:\n%s", bad, text)
+		}
 	}
 }
 

@@ -753,13 +753,21 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 		}
 	}
 	if len(r.openErr) > 0 {
-		st.Notes = append(st.Notes, fmt.Sprintf("%d sessions could not connect, and their statements count as errors; the first: %v", len(r.openErr), r.openErr[0]))
+		if len(r.openErr) == 1 {
+			st.Notes = append(st.Notes, fmt.Sprintf("1 session could not connect, and its statements count as errors: %v", r.openErr[0]))
+		} else {
+			st.Notes = append(st.Notes, fmt.Sprintf("%d sessions could not connect, and their statements count as errors; the first: %v", len(r.openErr), r.openErr[0]))
+		}
 	}
 	if lg.Dialect == Postgres && len(lg.Databases) > 1 {
 		st.Notes = append(st.Notes, fmt.Sprintf("the log's sessions used %d databases (%v); every session ran in the store's one", len(lg.Databases), lg.Databases))
 	}
 	if lg.Copies > 0 {
-		st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
+		if lg.Copies == 1 {
+			st.Notes = append(st.Notes, "1 COPY statement from or to the client was left out: the data it moved is not in the log")
+		} else {
+			st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
+		}
 	}
 	if lg.NoTime {
 		st.Notes = append(st.Notes, "the log has no time stamps, so every statement was due at once; its pace cannot be kept or judged")
@@ -778,8 +786,10 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 	over := wall.Seconds() - st.Scheduled
 	// Behind: more than 5 % of the statements (and more than a handful,
 	// which a busy machine's scheduler can make late) started late, or the
-	// replay ended more than 5 % (and 0.1 s) after the schedule did.
-	if lg.NoTime || n == 0 {
+	// replay ended more than 5 % (and 0.1 s) after the schedule did. An
+	// interrupted replay gets no verdict: it ended when it was stopped,
+	// not when the log did, so its time says nothing of the pace.
+	if lg.NoTime || n == 0 || all.Interrupted {
 		return st
 	}
 	if float64(late)/n > 0.05 && late > 5 || over > max(0.05*st.Scheduled, 0.1) {
@@ -801,6 +811,15 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 
 func fmtDur(us float64) string {
 	return time.Duration(us * 1e3).Round(10 * time.Microsecond).String()
+}
+
+// otherText describes the shared phase of the n least frequent
+// fingerprints.
+func otherText(n int) string {
+	if n == 1 {
+		return "the least frequent fingerprint"
+	}
+	return fmt.Sprintf("the %d least frequent fingerprints", n)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -904,7 +923,7 @@ func (a *aggregator) phases(lg *Log, all result.Phase) []result.Phase {
 				}
 			}
 			p.Op = "other fingerprints"
-			p.Replay = &result.Replay{Fingerprint: "other", Text: fmt.Sprintf("the %d least frequent fingerprints", len(lg.Fingerprints)-MaxFingerprints), InLog: inLog}
+			p.Replay = &result.Replay{Fingerprint: "other", Text: otherText(len(lg.Fingerprints) - MaxFingerprints), InLog: inLog}
 		} else {
 			f := lg.Fingerprints[byslot[i]]
 			p.Op = Label(f)
