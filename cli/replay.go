@@ -219,7 +219,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
-		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}

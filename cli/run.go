@@ -550,7 +550,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
-		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
@@ -567,7 +567,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			if err := os.MkdirAll(vdir, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", vdir, err)
 			}
-			vst, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: vdir})
+			vst, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: vdir, Keep: kept})
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
@@ -606,7 +606,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 					sr.Error = err.Error()
 					continue
 				}
-				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir}); err != nil {
+				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir, Keep: kept}); err != nil {
 					sr.Error = err.Error()
 					continue
 				}
