@@ -203,7 +203,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		clients = len(lg.Sessions)
 	}
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: append([]string{"replay"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{Workload: "replay", Params: params, Ops: []string{"replay"}, Clients: clients,
 			Count: lg.Statements, Warmup: result.Duration(f.warmup), Think: f.delay, Dir: dir, DirKept: kept},
 		Env: result.CollectEnv(dir),

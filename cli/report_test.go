@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kurabe/result"
 )
 
 // realRuns runs kurabe twice with the same small configuration, file and
@@ -226,5 +228,27 @@ func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
 				t.Fatalf("printed on bad input: %s", out)
 			}
 		})
+	}
+}
+
+// TestResultRecordsTheCommand: the result document holds the command line
+// after "kurabe" with its command's name first, so the report's "kurabe
+// run --store ..." runs when pasted (it was "kurabe --store ..."), and a
+// password in a store's URL stays hidden.
+func TestResultRecordsTheCommand(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"run", "--store", "file:", "--ops", "write", "-n", "5", "-c", "1,2", "-q", "--json", js}
+	if out, errs, code := runCLI(t, testApp(), args...); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(doc.Command, args) {
+		t.Errorf("command %q, want %q", doc.Command, args)
+	}
+	if got := redactArgs([]string{"--store", "postgres://app:s3cret@db/app"}); strings.Contains(strings.Join(got, " "), "s3cret") {
+		t.Errorf("a password shows: %q", got)
 	}
 }

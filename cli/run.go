@@ -576,7 +576,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: append([]string{"run"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,

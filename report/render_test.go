@@ -742,3 +742,52 @@ func TestLevelsAreNotRepeats(t *testing.T) {
 		t.Errorf("latency charts %q, want %q", names, want)
 	}
 }
+
+// TestWhatRanNamesLevelsAndCommand: the HTML report's "what ran" gives a
+// run's client levels (-c 1,2,4), not the first alone, and the command
+// line as typed, with its command's name, so that it runs when pasted; a
+// document that recorded the line without the name (as kurabe once did)
+// gets it from what the document holds.
+func TestWhatRanNamesLevelsAndCommand(t *testing.T) {
+	get := func(kv [][2]string, key string) string {
+		for _, p := range kv {
+			if p[0] == key {
+				return p[1]
+			}
+		}
+		return ""
+	}
+	d := levelsDoc([]int{1, 2, 4}, 1)
+	d.Command = []string{"run", "--store", "sqlite:", "-c", "1,2,4"}
+	kv := whatRan(d, tr(English))
+	if got := get(kv, "clients"); got != "1,2,4" {
+		t.Errorf("clients %q, want 1,2,4", got)
+	}
+	if got := get(kv, "command"); got != "kurabe run --store sqlite: -c 1,2,4" {
+		t.Errorf("command %q", got)
+	}
+	if got := get(whatRan(levelsDoc([]int{4}, 1), tr(English)), "clients"); got != "4" {
+		t.Errorf("one level: clients %q, want 4", got)
+	}
+	for _, tc := range []struct {
+		workload string
+		want     string
+	}{
+		{"bbs", "kurabe run --store sqlite: -c 1,2,4"},
+		{"replay", "kurabe replay --store sqlite: -c 1,2,4"},
+	} {
+		old := levelsDoc([]int{1, 2, 4}, 1)
+		old.Run.Workload = tc.workload
+		old.Command = []string{"--store", "sqlite:", "-c", "1,2,4"}
+		if got := get(whatRan(old, tr(English)), "command"); got != tc.want {
+			t.Errorf("an old %s document: command %q, want %q", tc.workload, got, tc.want)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, English, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "kurabe run --store sqlite: -c 1,2,4") || !strings.Contains(b.String(), "<dd>1,2,4</dd>") {
+		t.Errorf("the HTML report lacks the command or the levels")
+	}
+}
