@@ -791,3 +791,31 @@ func TestWhatRanNamesLevelsAndCommand(t *testing.T) {
 		t.Errorf("the HTML report lacks the command or the levels")
 	}
 }
+
+// TestClientChartTakesMedians: the clients-OP chart puts each level at the
+// median of its repeats, as the throughput chart and the side-by-side
+// table do (it took the first repeat alone, unsaid), and its caption says
+// so.
+func TestClientChartTakesMedians(t *testing.T) {
+	d := levelsDoc([]int{1, 2, 4}, 3) // ops/s 1000 × level × 1.00, 1.01, 1.02
+	pts := levelPoints(d.Stores[0], "write")
+	var got []float64
+	for _, pt := range pts[0] {
+		got = append(got, pt.Y)
+	}
+	if want := []float64{1010, 2020, 4040}; !slices.Equal(got, want) {
+		t.Errorf("ops/s at each level %v, want the medians %v", got, want)
+	}
+	chs := clientCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+	if len(chs) != 1 || chs[0].Caption != "each point the median of that level's repeats" {
+		t.Fatalf("%d charts, caption %q", len(chs), chs[0].Caption)
+	}
+	// The ops/s panel reaches 10% above the highest point: 4,040, the
+	// median at 4 clients, not 4,000, the first repeat's.
+	if y := chs[0].plots[0].Y.Max; math.Abs(y-4040*1.1) > 1e-6 {
+		t.Errorf("the ops/s panel tops at %v, want %v", y, 4040*1.1)
+	}
+	if chs := clientCharts(newChartStyle(English, nil, nil), levelsDoc([]int{1, 2}, 1)); len(chs) != 1 || chs[0].Caption != "" {
+		t.Errorf("without repeats: a caption %q", chs[0].Caption)
+	}
+}
