@@ -51,6 +51,8 @@ var words = map[string][2]string{
 	"FAILED":                {"", "失敗"},
 	"run":                   {"", "実行"},
 	"only in old":           {"", "旧のみ"},
+	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},
+	"compare.failed.new":    {"%s FAILED in the new run, so its figures there are missing: %s", "%s は新の実行で失敗したため、その数値がない: %s"},
 	"only in new":           {"", "新のみ"},
 	"old":                   {"", "旧"},
 	"new":                   {"", "新"},
