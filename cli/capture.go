@@ -22,6 +22,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/numfmt"
 	"kurabe/replay"
 	"kurabe/replay/pglog"
 	"kurabe/store"
@@ -128,9 +129,9 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 
 	var c *captured
 	if kind == "postgres" {
-		c, err = a.startPostgres(ctx, sp, sdir)
+		c, err = a.startPostgres(ctx, sp, sdir, kept)
 	} else {
-		c, err = a.startMariaDB(ctx, sp, sdir, cdir)
+		c, err = a.startMariaDB(ctx, sp, sdir, cdir, kept)
 	}
 	if c != nil && c.st != nil {
 		defer c.st.Close()
@@ -217,7 +218,7 @@ var pgCaptureSettings = map[string]string{
 	"log_min_duration_statement": "-1",
 }
 
-func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string) (*captured, error) {
+func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string, kept bool) (*captured, error) {
 	sp = withOptions(sp)
 	for name, v := range pgCaptureSettings {
 		if given := sp.Options.Get(name); given != "" && given != v {
@@ -225,7 +226,7 @@ func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string) (*c
 		}
 		sp.Options.Set(name, v)
 	}
-	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 	}
@@ -244,7 +245,7 @@ func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string) (*c
 	return c, nil
 }
 
-func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string) (*captured, error) {
+func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string, kept bool) (*captured, error) {
 	sp = withOptions(sp)
 	logPath := filepath.Join(sdir, "general.log")
 	for name, v := range map[string]string{"general_log": "1", "general_log_file": logPath, "log_output": "FILE"} {
@@ -253,7 +254,7 @@ func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string
 		}
 		sp.Options.Set(name, v)
 	}
-	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 	}
@@ -449,9 +450,9 @@ func summarizeLog(path, kind string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := fmt.Sprintf("%d sessions, %d statements, %.3f s", len(lg.Sessions), lg.Statements, lg.Span.Seconds())
+	s := fmt.Sprintf("%s, %s, %.3f s", numfmt.Count(int64(len(lg.Sessions)), "session"), numfmt.Count(lg.Statements, "statement"), lg.Span.Seconds())
 	if lg.Skips.Count > 0 {
-		s += fmt.Sprintf(", %d lines unreadable", lg.Skips.Count)
+		s += ", " + numfmt.Count(lg.Skips.Count, "line") + " unreadable"
 	}
 	return s, nil
 }

@@ -26,7 +26,7 @@ func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writ
 			return nil
 		}
 		if len(args) > 1 {
-			return usageErr("kurabe dataset list takes no arguments")
+			return usageErr("dataset list takes no arguments; to import a file: kurabe dataset import FILE")
 		}
 		datasetList(stdout)
 		return nil
@@ -39,7 +39,7 @@ func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprint(stdout, datasetUsage)
 		return nil
 	}
-	return usageErr("kurabe dataset %s: unknown subcommand; use list or import (kurabe dataset -h)", args[0])
+	return usageErr("unknown dataset subcommand %q; use list or import (kurabe dataset -h)", args[0])
 }
 
 const datasetUsage = `Usage:
@@ -106,7 +106,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		return usageErr("unexpected argument %q; import takes one file", fs.Arg(0))
 	}
 	if file == "" {
-		return usageErr("kurabe dataset import: give the file, e.g. kurabe dataset import KEN_ALL.CSV")
+		return usageErr("give the file to import, e.g. kurabe dataset import KEN_ALL.CSV")
 	}
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 		return usageErr("%s is a directory; give Japan Post's KEN_ALL.CSV file (plain or .gz)", file)

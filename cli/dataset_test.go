@@ -175,6 +175,7 @@ func TestDatasetBadInput(t *testing.T) {
 		{"unknown driver", []string{"dataset", "import", sampleKenAll, "--store", "nosuch:/x"}, "unknown driver"},
 		{"two files", []string{"dataset", "import", sampleKenAll, "other.csv"}, "one file"},
 		{"subcommand", []string{"dataset", "export"}, "list or import"},
+		{"list with an argument", []string{"dataset", "list", "postal"}, "takes no arguments"},
 		{"rows without a store", []string{"dataset", "import", sampleKenAll, "--rows", "10"}, "apply with --store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -165,7 +165,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 	st := w.Store()
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: httpRedact(args, secretVars(cfg)...), Started: time.Now().UTC(), Seed: ecfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: append([]string{"http"}, httpRedact(args, secretVars(cfg)...)...), Started: time.Now().UTC(), Seed: ecfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: []string{w.Phases()[0].Name}, Clients: ecfg.Clients,
 			Count: ecfg.Count, Duration: result.Duration(ecfg.Duration), Rate: f.rate,

@@ -426,7 +426,8 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(doc.Command, "records=5000") {
+	// The command line as typed after kurabe, its command's name first.
+	if !slices.Contains(doc.Command, "records=5000") || doc.Command[0] != "http" {
 		t.Fatalf("command %q", doc.Command)
 	}
 }

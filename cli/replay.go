@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"kurabe/numfmt"
 	"kurabe/replay"
 	"kurabe/replay/mylog"
 	"kurabe/replay/pglog"
@@ -48,8 +49,12 @@ the log's transactions spread over --clients N. Prints one row for all
 statements and one per statement fingerprint (values taken out), and says
 when the replay could not keep the log's pace.
 
+Replay a PostgreSQL log on a postgres store, a MariaDB or MySQL log on a
+mariadb or mysql store: kurabe does not translate between dialects, so
+other stores (sqlite, file, http) are refused.
+
 The statements run as they are, writes included: on a server you run
-yourself (not managed) or an SQLite file you name, give --yes.
+yourself (not managed), give --yes.
 
 Flags:
 `
@@ -61,7 +66,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&f.pgLog, "pg-log", "", "a PostgreSQL server log written with log_statement=all or log_min_duration_statement=0")
 	fs.StringVar(&f.myLog, "mysql-general-log", "", "a MariaDB or MySQL general query log")
 	fs.StringVar(&f.prefix, "pg-prefix", "", "the log_line_prefix the PostgreSQL log was written with (default: found from the log; kurabe capture's is '"+pglog.DefaultPrefix+"')")
-	fs.Var(&f.stores, "store", "the store to replay on, DRIVER:[TARGET][?OPTION=VALUE&...], in the log's dialect; repeat to replay on each in turn")
+	fs.Var(&f.stores, "store", "the store to replay on, in the log's dialect: postgres for --pg-log, mariadb or mysql for --mysql-general-log (DRIVER:managed or a server's URL, [?OPTION=VALUE&...]); repeat to replay on each in turn")
 	fs.StringVar(&f.speed, "speed", "1", "1 replays at the logged pace, 2 twice as fast, 0.5 at half; max runs each client's statements back to back")
 	fs.IntVar(&f.clients, "clients", 0, "spread the log's transactions and statements over N clients (default: one client per session of the log)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "leave statements that start within this time of the start out of the figures")
@@ -70,10 +75,10 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&f.jsonOut, "json", "", "write the result document to this file (kurabe report and compare read it)")
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
 	f.lang = langFlag(fs)
-	fs.StringVar(&f.dir, "dir", "", "data directory of managed servers and stores without a path (default: a temporary one, removed)")
+	fs.StringVar(&f.dir, "dir", "", "data directory of the managed servers (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
 	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
-	fs.BoolVar(&f.yes, "yes", false, "replay on a server you run or an SQLite file you name: the log's statements change it")
+	fs.BoolVar(&f.yes, "yes", false, "replay on a server you run (not managed): the log's statements change it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)
@@ -161,7 +166,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	if lg.Statements == 0 {
-		msg := fmt.Sprintf("%s has no statements to replay (%d lines read", logPath, lg.Lines)
+		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line"))
 		if lg.Skips.Count > 0 {
 			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
 		}
@@ -198,7 +203,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		clients = len(lg.Sessions)
 	}
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: append([]string{"replay"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{Workload: "replay", Params: params, Ops: []string{"replay"}, Clients: clients,
 			Count: lg.Statements, Warmup: result.Duration(f.warmup), Think: f.delay, Dir: dir, DirKept: kept},
 		Env: result.CollectEnv(dir),
@@ -214,7 +219,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
-		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
@@ -331,26 +336,43 @@ func replayNotes(d *result.Document) []string {
 			}
 			mode := "one client per session"
 			if r.Mode == "clients" {
-				mode = fmt.Sprintf("%d clients", p.Clients)
+				mode = numfmt.Count(int64(p.Clients), "client")
 			}
-			line := fmt.Sprintf("%s replay: %d statements of %d sessions from %s (%d lines, %.3f s as logged), %s, speed %s", s.Label, r.Statements, r.Sessions, r.Log, r.Lines, r.LogSpan, mode, r.Speed)
+			line := fmt.Sprintf("%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", s.Label, numfmt.Count(r.Statements, "statement"), numfmt.Count(int64(r.Sessions), "session"), r.Log, numfmt.Count(r.Lines, "line"), r.LogSpan, mode, r.Speed)
 			if r.Delay != "" {
 				line += ", delay " + r.Delay
 			}
-			if r.Lag != nil {
-				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %d statements started more than %s late",
-					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), r.Late, usDur(r.LateAfterUs))
+			switch {
+			case p.Interrupted:
+				// Stopped before the log's end: its time is the
+				// interrupt's, so no verdict on the pace, only how far
+				// it got.
+				ran := p.Ops + p.Errors + p.WarmupOps
+				line += fmt.Sprintf("; INTERRUPTED after %.3f s", r.Wall)
+				if r.Lag != nil {
+					line += fmt.Sprintf(" of the %.3f s scheduled", r.Scheduled)
+				}
+				line += fmt.Sprintf(", with %d of the %s run", ran, numfmt.Count(r.Statements, "statement"))
+				if r.Lag != nil && r.Lag.Count > 0 {
+					line += fmt.Sprintf("; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max))
+				}
+				if r.Lag != nil {
+					line += "; no verdict on the pace, which only a replay to the log's end can give"
+				}
+			case r.Lag != nil:
+				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late",
+					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), numfmt.Count(r.Late, "statement"), usDur(r.LateAfterUs))
 				if r.Behind {
 					line += "; BEHIND: " + r.Note
 				} else {
 					line += "; kept the log's pace"
 				}
-			} else {
+			default:
 				line += fmt.Sprintf("; took %.3f s", r.Wall)
 			}
 			out = append(out, line)
 			if r.Unreadable > 0 {
-				out = append(out, fmt.Sprintf("%s replay: %d lines of the log could not be read and were passed over; the first: %s", s.Label, r.Unreadable, strings.Join(r.FirstUnreadable, "; ")))
+				out = append(out, fmt.Sprintf("%s replay: %s of the log could not be read and %s passed over; the first: %s", s.Label, numfmt.Count(r.Unreadable, "line"), wasWere(r.Unreadable), strings.Join(r.FirstUnreadable, "; ")))
 			}
 			for _, n := range r.Notes {
 				out = append(out, s.Label+" replay: "+n)
@@ -358,6 +380,13 @@ func replayNotes(d *result.Document) []string {
 		}
 	}
 	return out
+}
+
+func wasWere(n int64) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 func usDur(us float64) string {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,20 +86,47 @@ func TestReplayBadInput(t *testing.T) {
 // TestReplayNeedsSQL: a store without SQL, or of another dialect, is bad
 // input, said in one line before any store starts (a managed MariaDB
 // would take seconds to start, and its directory would be left).
+//
+// The message names the stores that can replay the log, and never
+// sqlite, which no log kurabe reads can be replayed on.
 func TestReplayNeedsSQL(t *testing.T) {
 	pg := filepath.Join(t.TempDir(), "pg.log")
 	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
-	for store, want := range map[string]string{"file:": "runs no SQL", "sqlite:": "does not translate", "mariadb:managed": "does not translate"} {
+	my := filepath.Join(t.TempDir(), "my.log")
+	os.WriteFile(my, []byte(tinyMyLog), 0o644)
+	for _, tc := range []struct {
+		log, store string
+		want       []string
+	}{
+		{"--pg-log", "file:", []string{"runs no SQL", "replay a PostgreSQL log on a postgres store"}},
+		{"--pg-log", "sqlite:", []string{"does not translate", "replay a PostgreSQL log on a postgres store"}},
+		{"--pg-log", "mariadb:managed", []string{"does not translate", "on a postgres store"}},
+		{"--mysql-general-log", "file:", []string{"runs no SQL", "replay a MySQL/MariaDB log on a mariadb or mysql store"}},
+		{"--mysql-general-log", "sqlite:", []string{"does not translate", "on a mariadb or mysql store"}},
+		{"--mysql-general-log", "postgres:managed", []string{"does not translate", "on a mariadb or mysql store"}},
+	} {
+		path := pg
+		if tc.log == "--mysql-general-log" {
+			path = my
+		}
 		dir := t.TempDir()
-		_, _, code, err := call(t, replayCmd, "--pg-log", pg, "--store", store, "--dir", dir, "-q")
-		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: status %d, %v; want %d and one line with %q", store, code, err, ExitUsage, want)
+		_, _, code, err := call(t, replayCmd, tc.log, path, "--store", tc.store, "--dir", dir, "-q")
+		if code != ExitUsage || err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "sqlite store") {
+			t.Errorf("%s on %s: status %d, %v; want %d and one line that offers no sqlite store", tc.log, tc.store, code, err, ExitUsage)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s on %s: %v; want %q", tc.log, tc.store, err, w)
+			}
 		}
 		if left, _ := os.ReadDir(dir); len(left) > 0 {
-			t.Errorf("%s: the store was started before the refusal: %s holds %d entries", store, dir, len(left))
+			t.Errorf("%s: the store was started before the refusal: %s holds %d entries", tc.store, dir, len(left))
 		}
 	}
 }
+
+const tinyMyLog = "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n261122  7:22:14\t    5 Connect\tkurabe@localhost on kurabe using TCP/IP\n\t\t    5 Query\tselect 1\n\t\t    5 Quit\t\n"
 
 func TestCaptureBadInput(t *testing.T) {
 	tests := []struct {
@@ -471,6 +500,82 @@ func TestReplayLagOnPostgres(t *testing.T) {
 	}
 }
 
+// TestCaptureSummaryCounts: the line capture prints about the saved log
+// counts in the singular where there is one (before: "1 sessions").
+func TestCaptureSummaryCounts(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		log, want string
+	}{
+		{tinyPGLog, "1 session, 1 statement, 0.000 s"},
+		{tinyPGLog + strings.Replace(tinyPGLog, "[10828] 6b029826.2a4c", "[10829] 6b029826.2a4d", 1), "2 sessions, 2 statements, 0.000 s"},
+		{tinyPGLog + "garbage\n", "1 session, 1 statement, 0.000 s, 1 line unreadable"},
+	} {
+		path := filepath.Join(dir, "c.log")
+		os.WriteFile(path, []byte(tc.log), 0o644)
+		got, err := summarizeLog(path, "postgres")
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %q, %v; want %q", tc.log, got, err, tc.want)
+		}
+	}
+}
+
+// cancelOnWrite is a terminal that interrupts kurabe at the first thing
+// written to it once armed: the progress line, drawn once the replay has
+// run a second.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(" ops")) {
+		w.cancel()
+	}
+	return w.b.Write(p)
+}
+
+// TestReplayInterruptedOnPostgres: a replay stopped a second into a 5 s
+// log of one session says it was interrupted and how much of the log ran,
+// and gives no verdict on the pace (before, "took 1 s against 6 s
+// scheduled; kept the log's pace"); its lines count one session, one
+// client, in the singular, and the header names the workload once.
+func TestReplayInterruptedOnPostgres(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&b, "2026-11-22 07:22:%02d.500 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: select %d\n", 10+i/2, i)
+	}
+	logPath := filepath.Join(dir, "int.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	term := &cancelOnWrite{cancel: cancel}
+	app := testApp()
+	app.Terminal = func(w io.Writer) bool { return w == term }
+	var out bytes.Buffer
+	err := app.replay(ctx, []string{"--pg-log", logPath, "--store", "postgres:managed", "--speed", "1"}, &out, term)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		storetest.RequireServer(t, err)
+		t.Fatalf("got %v, want an interrupt\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"workload replay ·", "· 1 client ·", "12 statements of 1 session from", "INTERRUPTED after", "of the 5.000 s scheduled, with ", " of the 12 statements run", "no verdict on the pace"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"replay replay", "1 sessions", "kept the log's pace", "BEHIND", "took "} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the output says %q:\n%s", bad, text)
+		}
+	}
+}
+
 // TestReplayAllFailed: a replay in which every statement failed (a log
 // replayed on a server without its tables) exits 1 and says why, since
 // its figures time only errors; one in which some failed is a normal
@@ -516,6 +621,10 @@ func TestReplayAndCaptureHelp(t *testing.T) {
 		out, _, code, err := call(t, tc.cmd, "-h")
 		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) || !strings.Contains(out, "-store") {
 			t.Errorf("-h: status %d, %v\n%s", code, err, out)
+		}
+		// Replay refuses every SQLite store; its help must not offer one.
+		if strings.Contains(strings.ToLower(out), "sqlite file") || strings.Contains(out, "stores without a path") {
+			t.Errorf("-h offers SQLite, which replay refuses:\n%s", out)
 		}
 	}
 }

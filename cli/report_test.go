@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kurabe/result"
 )
 
 // realRuns runs kurabe twice with the same small configuration, file and
@@ -226,5 +228,74 @@ func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
 				t.Fatalf("printed on bad input: %s", out)
 			}
 		})
+	}
+}
+
+// TestResultRecordsTheCommand: the result document holds the command line
+// after "kurabe" with its command's name first, so the report's "kurabe
+// run --store ..." runs when pasted (it was "kurabe --store ..."), and a
+// password in a store's URL stays hidden.
+func TestResultRecordsTheCommand(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"run", "--store", "file:", "--ops", "write", "-n", "5", "-c", "1,2", "-q", "--json", js}
+	if out, errs, code := runCLI(t, testApp(), args...); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(doc.Command, args) {
+		t.Errorf("command %q, want %q", doc.Command, args)
+	}
+	if got := redactArgs([]string{"--store", "postgres://app:s3cret@db/app"}); strings.Contains(strings.Join(got, " "), "s3cret") {
+		t.Errorf("a password shows: %q", got)
+	}
+}
+
+// TestCompareSaysAStoreFailed: a store that failed in the new run (an
+// SQLite path that is not a database) is said to have failed, with its
+// error, under the tables and in the exit (status 1, as run's for a
+// failed store); before, compare listed its operations as "only in old"
+// and exited 0. With no other store to compare, it is still the failure
+// that is reported (1), not bad input (2).
+func TestCompareSaysAStoreFailed(t *testing.T) {
+	dir := t.TempDir()
+	notDB := filepath.Join(dir, "notdb")
+	os.WriteFile(notDB, []byte("this is not an SQLite database, but it is long enough to have a header\n"), 0o644)
+	good, failed, alone := filepath.Join(dir, "good.json"), filepath.Join(dir, "failed.json"), filepath.Join(dir, "alone.json")
+	for _, r := range []struct {
+		json   string
+		stores []string
+	}{
+		{good, []string{"sqlite:", "file:"}},
+		{failed, []string{"sqlite:" + notDB, "file:"}},
+		{alone, []string{"sqlite:" + notDB}},
+	} {
+		args := []string{"run", "--ops", "write", "-n", "10", "-c", "1", "-q", "--dir", t.TempDir(), "--json", r.json}
+		for _, s := range r.stores {
+			args = append(args, "--store", s)
+		}
+		if _, errs, code := runCLI(t, testApp(), args...); code == ExitUsage {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+	}
+	out, errs, code := runCLI(t, testApp(), "compare", good, failed)
+	if code != ExitFailed || !strings.Contains(out, "sqlite FAILED in the new run, so its figures there are missing: ") || !strings.Contains(out, "file is not a database") {
+		t.Errorf("exit %d; want 1 and the failure under the tables:\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "store sqlite failed in the new run ("+failed+"), so it was not compared") {
+		t.Errorf("the exit does not name the failure: %s", errs)
+	}
+	if !strings.Contains(out, "file   write") {
+		t.Errorf("the store that ran in both is not compared:\n%s", out)
+	}
+	out, errs, code = runCLI(t, testApp(), "compare", failed, good)
+	if code != ExitFailed || !strings.Contains(out, "sqlite FAILED in the old run") {
+		t.Errorf("a failure in the old run: exit %d\n%s%s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, testApp(), "compare", good, alone)
+	if code != ExitFailed || !strings.Contains(errs, "store sqlite failed in the new run") {
+		t.Errorf("nothing in common but a failed store: exit %d, %s", code, errs)
 	}
 }

@@ -550,7 +550,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			return usageErr("cannot create %s: %v", sdir, err)
 		}
-		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
@@ -567,7 +567,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			if err := os.MkdirAll(vdir, 0o755); err != nil {
 				return usageErr("cannot create %s: %v", vdir, err)
 			}
-			vst, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: vdir})
+			vst, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: vdir, Keep: kept})
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
@@ -576,7 +576,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 
 	doc := &result.Document{
-		Schema: result.Schema, Kurabe: Version, Command: redactArgs(args), Started: time.Now().UTC(), Seed: cfg.Seed,
+		Schema: result.Schema, Kurabe: Version, Command: append([]string{"run"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
@@ -606,7 +606,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 					sr.Error = err.Error()
 					continue
 				}
-				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir}); err != nil {
+				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir, Keep: kept}); err != nil {
 					sr.Error = err.Error()
 					continue
 				}

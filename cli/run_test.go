@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -41,6 +42,11 @@ func runCLI(t *testing.T, app *App, args ...string) (stdout, stderr string, code
 		var ee *ExitError
 		if errors.As(err, &ee) {
 			code = ee.Code
+		}
+		// Main puts "kurabe: " before every message: one that begins
+		// "kurabe ..." itself would read "kurabe: kurabe ...".
+		if strings.HasPrefix(err.Error(), "kurabe ") {
+			t.Errorf("%v: the message begins with \"kurabe \", so Main prints the prefix twice: %v", args, err)
 		}
 		errb.WriteString("kurabe: " + err.Error() + "\n")
 	}
@@ -832,4 +838,73 @@ func TestKilledKurabeTakesItsServer(t *testing.T) {
 	r.cmd.Process.Kill()
 	<-r.done
 	r.serverGone(t)
+}
+
+// TestManagedStartFailureNamesNoGoneFile: a managed server that will not
+// start (a setting it does not know) fails with the end of its log
+// quoted. Before, the message also sent the reader to the log's file,
+// which kurabe had removed with its temporary directory by the time the
+// message appeared; now a file is named only when the directory is kept
+// (--dir, --keep), and then it is there.
+func TestManagedStartFailureNamesNoGoneFile(t *testing.T) {
+	path := regexp.MustCompile(`/[\w.\-]+(/[\w.\-]+)+`)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		driver string
+		says   string // what the server complained of, quoted
+		keep   bool
+	}{
+		{"capture postgres", []string{"capture", "--store", "postgres:managed?bogus_setting=1", "--", "true"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, false},
+		{"capture mariadb", []string{"capture", "--store", "mariadb:managed?bogus_setting=1", "--", "true"}, "mariadb", "unknown variable 'bogus_setting=1'", false},
+		{"run postgres", []string{"run", "--store", "postgres:managed?bogus_setting=1", "-n", "1", "-q"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, false},
+		{"run mariadb", []string{"run", "--store", "mariadb:managed?bogus_setting=1", "-n", "1", "-q"}, "mariadb", "unknown variable 'bogus_setting=1'", false},
+		{"capture postgres kept", []string{"capture", "--store", "postgres:managed?bogus_setting=1", "--keep", "--", "true"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, true},
+		{"run mariadb kept", []string{"run", "--store", "mariadb:managed?bogus_setting=1", "-n", "1", "-q"}, "mariadb", "unknown variable 'bogus_setting=1'", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := slices.Clone(tc.args)
+			if tc.keep {
+				// --dir keeps the directory; capture also takes --keep.
+				// The server must be able to enter it when the test runs
+				// as root (and t.TempDir's parent is private).
+				dir, err := os.MkdirTemp("", "kurabe-kept-")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.RemoveAll(dir) })
+				os.Chmod(dir, 0o755)
+				args = slices.Insert(args, 1, "--dir", dir)
+			}
+			if tc.args[0] == "capture" {
+				args = slices.Insert(args, 1, "--log", filepath.Join(t.TempDir(), "c.log"))
+			}
+			out, errs, code := runCLI(t, testApp(), args...)
+			text := out + errs
+			if code != ExitFailed && code != ExitUsage || !strings.Contains(text, tc.says) {
+				if strings.Contains(text, "not found") {
+					storetest.RequireServer(t, fmt.Errorf("%s: %w", text, server.ErrMissing))
+				}
+				t.Fatalf("exit %d; want a failure that quotes %q:\n%s", code, tc.says, text)
+			}
+			// Every file kurabe's own lines name is there; the quoted
+			// lines of the server's log (indented) are the server's.
+			var named []string
+			for _, line := range strings.Split(text, "\n") {
+				if strings.HasPrefix(line, "  ") || strings.Contains(line, "(removed)") {
+					continue
+				}
+				for _, p := range path.FindAllString(line, -1) {
+					named = append(named, p)
+					if _, err := os.Stat(p); err != nil {
+						t.Errorf("the message names %s, which is gone: %q", p, line)
+					}
+				}
+			}
+			if tc.keep && !strings.Contains(text, "(the whole log is kept in ") {
+				t.Errorf("the directory was kept, and the message does not say where the log is:\n%s", text)
+			}
+			t.Logf("named: %q", named)
+		})
+	}
 }

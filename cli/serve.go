@@ -150,7 +150,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 			defer removeLater(dir)()
 		}
 	}
-	st, err := drv.Open(ctx, sp, store.Env{Dir: dir})
+	st, err := drv.Open(ctx, sp, store.Env{Dir: dir, Keep: kept})
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 	}

@@ -221,15 +221,25 @@ func check(ctx context.Context, st store.Store, lg *Log) error {
 }
 
 // CheckDialect says whether the store named, whose sessions take SQL of
-// dialect (empty: none), can replay a log of the log's dialect.
+// dialect (empty: none), can replay a log of the log's dialect. Only
+// PostgreSQL and MySQL/MariaDB write logs kurabe reads, so an SQLite
+// store never can, and the message names only the stores that can.
 func CheckDialect(name, dialect, logDialect string) error {
 	if dialect == "" {
-		return fmt.Errorf("the store %s runs no SQL; replay a log on a postgres, mysql/mariadb or sqlite store", name)
+		return fmt.Errorf("the store %s runs no SQL; replay a %s log on a %s store", name, dialectName(logDialect), storesFor(logDialect))
 	}
 	if dialect != logDialect {
-		return fmt.Errorf("the log is %s's and the store %s speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(logDialect), name, dialectName(dialect), dialectName(logDialect), logDialect)
+		return fmt.Errorf("the log is %s's and the store %s speaks %s; kurabe does not translate between dialects: replay a %s log on a %s store", dialectName(logDialect), name, dialectName(dialect), dialectName(logDialect), storesFor(logDialect))
 	}
 	return nil
+}
+
+// storesFor names the store drivers that replay a log of the dialect.
+func storesFor(logDialect string) string {
+	if logDialect == MySQL {
+		return "mariadb or mysql"
+	}
+	return logDialect
 }
 
 func dialectName(d string) string {
@@ -377,8 +387,8 @@ func (c *client) run(s *Stmt) {
 }
 
 // exec runs a statement on the session: bare transaction statements
-// through Begin, Commit and Rollback (SQLite's BEGIN becomes BEGIN
-// IMMEDIATE there, MySQL cannot prepare them), rows through Query.
+// through Begin, Commit and Rollback (MySQL cannot prepare them), rows
+// through Query.
 func (c *client) exec(s *Stmt) (int64, error) {
 	ctx := c.r.opCtx
 	switch s.Kind {
@@ -743,13 +753,21 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 		}
 	}
 	if len(r.openErr) > 0 {
-		st.Notes = append(st.Notes, fmt.Sprintf("%d sessions could not connect, and their statements count as errors; the first: %v", len(r.openErr), r.openErr[0]))
+		if len(r.openErr) == 1 {
+			st.Notes = append(st.Notes, fmt.Sprintf("1 session could not connect, and its statements count as errors: %v", r.openErr[0]))
+		} else {
+			st.Notes = append(st.Notes, fmt.Sprintf("%d sessions could not connect, and their statements count as errors; the first: %v", len(r.openErr), r.openErr[0]))
+		}
 	}
 	if lg.Dialect == Postgres && len(lg.Databases) > 1 {
 		st.Notes = append(st.Notes, fmt.Sprintf("the log's sessions used %d databases (%v); every session ran in the store's one", len(lg.Databases), lg.Databases))
 	}
 	if lg.Copies > 0 {
-		st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
+		if lg.Copies == 1 {
+			st.Notes = append(st.Notes, "1 COPY statement from or to the client was left out: the data it moved is not in the log")
+		} else {
+			st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
+		}
 	}
 	if lg.NoTime {
 		st.Notes = append(st.Notes, "the log has no time stamps, so every statement was due at once; its pace cannot be kept or judged")
@@ -768,8 +786,10 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 	over := wall.Seconds() - st.Scheduled
 	// Behind: more than 5 % of the statements (and more than a handful,
 	// which a busy machine's scheduler can make late) started late, or the
-	// replay ended more than 5 % (and 0.1 s) after the schedule did.
-	if lg.NoTime || n == 0 {
+	// replay ended more than 5 % (and 0.1 s) after the schedule did. An
+	// interrupted replay gets no verdict: it ended when it was stopped,
+	// not when the log did, so its time says nothing of the pace.
+	if lg.NoTime || n == 0 || all.Interrupted {
 		return st
 	}
 	if float64(late)/n > 0.05 && late > 5 || over > max(0.05*st.Scheduled, 0.1) {
@@ -791,6 +811,15 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 
 func fmtDur(us float64) string {
 	return time.Duration(us * 1e3).Round(10 * time.Microsecond).String()
+}
+
+// otherText describes the shared phase of the n least frequent
+// fingerprints.
+func otherText(n int) string {
+	if n == 1 {
+		return "the least frequent fingerprint"
+	}
+	return fmt.Sprintf("the %d least frequent fingerprints", n)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -894,7 +923,7 @@ func (a *aggregator) phases(lg *Log, all result.Phase) []result.Phase {
 				}
 			}
 			p.Op = "other fingerprints"
-			p.Replay = &result.Replay{Fingerprint: "other", Text: fmt.Sprintf("the %d least frequent fingerprints", len(lg.Fingerprints)-MaxFingerprints), InLog: inLog}
+			p.Replay = &result.Replay{Fingerprint: "other", Text: otherText(len(lg.Fingerprints) - MaxFingerprints), InLog: inLog}
 		} else {
 			f := lg.Fingerprints[byslot[i]]
 			p.Op = Label(f)

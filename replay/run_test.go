@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,8 @@ type fakeStore struct {
 	dialect string
 	delay   func(sql string) time.Duration
 	noSQL   bool
+	// failAfter > 0 injects a fault: opens after the first failAfter fail.
+	failAfter int
 
 	mu       sync.Mutex
 	sessions int
@@ -39,6 +42,9 @@ func (f *fakeStore) Open(ctx context.Context) (store.Session, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sessions++
+	if f.failAfter > 0 && f.sessions > f.failAfter {
+		return nil, errors.New("too many connections")
+	}
 	s := &fakeSession{f: f, id: f.sessions}
 	if f.noSQL {
 		return noSQLSession{s}, nil
@@ -252,6 +258,10 @@ func TestFingerprints(t *testing.T) {
 	if ps[0].Ops != 6 || ps[0].Errors != 1 {
 		t.Errorf("all: %d ops, %d errors; want 6, 1", ps[0].Ops, ps[0].Errors)
 	}
+	// One of a thing is counted in the singular.
+	if note := "1 COPY statement from or to the client was left out: the data it moved is not in the log"; !slices.Contains(ps[0].Replay.Notes, note) {
+		t.Errorf("notes %q; want %q", ps[0].Replay.Notes, note)
+	}
 	// BEGIN and COMMIT went through Begin and Commit; the parameter as
 	// an argument.
 	for _, r := range st.ran {
@@ -393,6 +403,71 @@ func TestInterrupt(t *testing.T) {
 	}
 	if took := time.Since(start); took > 3*time.Second || !ps[0].Interrupted || ps[0].Ops != 1 {
 		t.Errorf("took %v, interrupted %v, %d ops; want at once, true, 1", took, ps[0].Interrupted, ps[0].Ops)
+	}
+}
+
+// TestSessionCouldNotConnect: a session whose connection fails has its
+// statements counted as errors, and the note says so of one session in
+// the singular.
+func TestSessionCouldNotConnect(t *testing.T) {
+	lg := load(t, stmt("a", 0, "select 1"), stmt("a", 0, "select 2"))
+	st := &fakeStore{dialect: Postgres, failAfter: 1} // the check's session only
+	ps, err := Run(context.Background(), Config{}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := "1 session could not connect, and its statements count as errors: too many connections"; ps[0].Errors != 2 || !slices.Contains(ps[0].Replay.Notes, note) {
+		t.Errorf("%d errors, notes %q; want 2 and %q", ps[0].Errors, ps[0].Replay.Notes, note)
+	}
+}
+
+// TestOneOtherFingerprint: a log of one fingerprint more than get
+// histograms of their own names the one left over in the singular.
+func TestOneOtherFingerprint(t *testing.T) {
+	var evs []Event
+	for i := range MaxFingerprints + 1 {
+		evs = append(evs, stmt("a", 0, fmt.Sprintf("select * from t%d", i)))
+	}
+	ps, err := Run(context.Background(), Config{}, &fakeStore{dialect: Postgres}, load(t, evs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ps, func(p result.Phase) bool { return p.Op == "other fingerprints" })
+	if i < 0 || ps[i].Replay.Text != "the least frequent fingerprint" {
+		t.Fatalf("no phase of other fingerprints, or not of the one least frequent: %d", i)
+	}
+}
+
+// TestInterruptGivesNoVerdict: a replay stopped before the log's end
+// ended when it was stopped, not when the log did, so it is never judged
+// behind (nor, by the caller, on time), however late its statements were.
+func TestInterruptGivesNoVerdict(t *testing.T) {
+	var evs []Event
+	for i := range 40 {
+		evs = append(evs, stmt("a", time.Duration(i)*50*time.Millisecond, "select pg_sleep(0.15)"))
+	}
+	lg := load(t, evs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	st := &fakeStore{dialect: Postgres, delay: func(string) time.Duration {
+		once.Do(func() { time.AfterFunc(1200*time.Millisecond, cancel) })
+		return 150 * time.Millisecond
+	}}
+	ps, err := Run(ctx, Config{Speed: 1}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ps[0].Replay
+	t.Logf("ran %d, scheduled %.3f s, took %.3f s, %d late, behind %v %q", ps[0].Ops, r.Scheduled, r.Wall, r.Late, r.Behind, r.Note)
+	if !ps[0].Interrupted || ps[0].Ops >= 40 {
+		t.Fatalf("interrupted %v after %d statements; want an interrupt before the log's end", ps[0].Interrupted, ps[0].Ops)
+	}
+	if r.Late <= 5 {
+		t.Fatalf("only %d statements late; the test needs a replay that would be judged behind", r.Late)
+	}
+	if r.Behind || r.Note != "" {
+		t.Errorf("an interrupted replay was judged: behind %v, %q", r.Behind, r.Note)
 	}
 }
 

@@ -24,6 +24,25 @@ type Comparison struct {
 	Rows     []CompareRow
 	OnlyOld  []string // "store op" (with " c=N" when levels differ) present only in the old run
 	OnlyNew  []string
+	// FailedOld and FailedNew are the stores that failed in each run: their
+	// figures are missing there, so their rows are not compared.
+	FailedOld, FailedNew []Failure
+}
+
+// Failure is a store that failed in a run, and why.
+type Failure struct{ Store, Error string }
+
+// Failed reports whether a store failed in either run.
+func (c *Comparison) Failed() bool { return len(c.FailedOld)+len(c.FailedNew) > 0 }
+
+func failures(d *result.Document) []Failure {
+	var out []Failure
+	for _, s := range d.Stores {
+		if s.Error != "" {
+			out = append(out, Failure{s.Label, s.Error})
+		}
+	}
+	return out
 }
 
 // CompareRow compares one store × operation × client level.
@@ -63,7 +82,7 @@ type Center struct {
 // levels (-c 1,2,4) are different figures, never samples of one. Levels
 // that ran in one run only are listed as such.
 func Compare(old, new *result.Document) *Comparison {
-	c := &Comparison{Old: old, New: new}
+	c := &Comparison{Old: old, New: new, FailedOld: failures(old), FailedNew: failures(new)}
 	oldS, oldKeys := samples(old)
 	newS, newKeys := samples(new)
 	levels := levelsVary(old, new)
@@ -199,6 +218,12 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	}
 	b.WriteString("\n")
 	var notes []string
+	for _, f := range c.FailedOld {
+		notes = append(notes, l.f("compare.failed.old", f.Store, f.Error))
+	}
+	for _, f := range c.FailedNew {
+		notes = append(notes, l.f("compare.failed.new", f.Store, f.Error))
+	}
 	if len(c.OnlyOld) > 0 {
 		notes = append(notes, l.t("only in old")+": "+strings.Join(c.OnlyOld, ", "))
 	}

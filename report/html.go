@@ -227,7 +227,7 @@ func whatRan(d *result.Document, l tr) [][2]string {
 	kv := [][2]string{
 		{l.t("workload"), r.Workload + " " + params(r.Params)},
 		{l.t("op"), strings.Join(r.Ops, ", ")},
-		{l.t("clients"), strconv.Itoa(r.Clients)},
+		{l.t("clients"), clientLevels(r)},
 	}
 	if r.Count > 0 {
 		kv = append(kv, [2]string{"n", num0(r.Count) + " " + l.t("per op")})
@@ -248,8 +248,8 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		kv = append(kv, [2]string{"--vary", a.Name + "=" + strings.Join(a.Values, ",")})
 	}
 	kv = append(kv, [2]string{l.t("seed"), strconv.FormatUint(d.Seed, 10)})
-	if len(d.Command) > 0 {
-		kv = append(kv, [2]string{l.t("command"), "kurabe " + strings.Join(d.Command, " ")})
+	if cmd := commandLine(d); cmd != "" {
+		kv = append(kv, [2]string{l.t("command"), cmd})
 	}
 	kv = append(kv,
 		[2]string{l.t("started"), d.Started.UTC().Format(time.RFC3339)},
@@ -259,6 +259,42 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		kv = append(kv, [2]string{l.t("data"), dir})
 	}
 	return kv
+}
+
+// clientLevels is the clients a run had: its levels with -c 1,2,4 (the
+// run's Clients is then only the first), else the one count.
+func clientLevels(r result.RunConfig) string {
+	if len(r.Levels) > 1 {
+		ls := make([]string, len(r.Levels))
+		for i, n := range r.Levels {
+			ls[i] = strconv.Itoa(n)
+		}
+		return strings.Join(ls, ",")
+	}
+	return strconv.Itoa(r.Clients)
+}
+
+// commandLine is the command that made d, to paste and run again. Older
+// documents recorded it without the command's name (kurabe --store ...,
+// which fails); the name is then told from what the document holds.
+func commandLine(d *result.Document) string {
+	if len(d.Command) == 0 {
+		return ""
+	}
+	args := d.Command
+	switch args[0] {
+	case "run", "replay", "http":
+	default:
+		name := "run"
+		switch {
+		case isHTTPResult(d):
+			name = "http"
+		case d.Run.Workload == "replay":
+			name = "replay"
+		}
+		args = append([]string{name}, args...)
+	}
+	return "kurabe " + strings.Join(args, " ")
 }
 
 func environment(d *result.Document, l tr) [][2]string {

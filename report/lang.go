@@ -123,6 +123,12 @@ var words = map[string][2]string{
 	"the last repeat's; each repeat had its own":               {"", "最後の繰り返しのもの。繰り返しごとに別"},
 	"rate": {"", "レート"},
 
+	// compare's notes on a store that failed, and the clients chart's
+	// caption with repeats.
+	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},
+	"compare.failed.new":    {"%s FAILED in the new run, so its figures there are missing: %s", "%s は新の実行で失敗したため、その数値がない: %s"},
+	"chart.clients.repeats": {"each point the median of that level's repeats", "各点はそのクライアント数での繰り返しの中央値"},
+
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.

@@ -742,3 +742,80 @@ func TestLevelsAreNotRepeats(t *testing.T) {
 		t.Errorf("latency charts %q, want %q", names, want)
 	}
 }
+
+// TestWhatRanNamesLevelsAndCommand: the HTML report's "what ran" gives a
+// run's client levels (-c 1,2,4), not the first alone, and the command
+// line as typed, with its command's name, so that it runs when pasted; a
+// document that recorded the line without the name (as kurabe once did)
+// gets it from what the document holds.
+func TestWhatRanNamesLevelsAndCommand(t *testing.T) {
+	get := func(kv [][2]string, key string) string {
+		for _, p := range kv {
+			if p[0] == key {
+				return p[1]
+			}
+		}
+		return ""
+	}
+	d := levelsDoc([]int{1, 2, 4}, 1)
+	d.Command = []string{"run", "--store", "sqlite:", "-c", "1,2,4"}
+	kv := whatRan(d, tr(English))
+	if got := get(kv, "clients"); got != "1,2,4" {
+		t.Errorf("clients %q, want 1,2,4", got)
+	}
+	if got := get(kv, "command"); got != "kurabe run --store sqlite: -c 1,2,4" {
+		t.Errorf("command %q", got)
+	}
+	if got := get(whatRan(levelsDoc([]int{4}, 1), tr(English)), "clients"); got != "4" {
+		t.Errorf("one level: clients %q, want 4", got)
+	}
+	for _, tc := range []struct {
+		workload string
+		want     string
+	}{
+		{"bbs", "kurabe run --store sqlite: -c 1,2,4"},
+		{"replay", "kurabe replay --store sqlite: -c 1,2,4"},
+	} {
+		old := levelsDoc([]int{1, 2, 4}, 1)
+		old.Run.Workload = tc.workload
+		old.Command = []string{"--store", "sqlite:", "-c", "1,2,4"}
+		if got := get(whatRan(old, tr(English)), "command"); got != tc.want {
+			t.Errorf("an old %s document: command %q, want %q", tc.workload, got, tc.want)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, English, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "kurabe run --store sqlite: -c 1,2,4") || !strings.Contains(b.String(), "<dd>1,2,4</dd>") {
+		t.Errorf("the HTML report lacks the command or the levels")
+	}
+}
+
+// TestClientChartTakesMedians: the clients-OP chart puts each level at the
+// median of its repeats, as the throughput chart and the side-by-side
+// table do (it took the first repeat alone, unsaid), and its caption says
+// so.
+func TestClientChartTakesMedians(t *testing.T) {
+	d := levelsDoc([]int{1, 2, 4}, 3) // ops/s 1000 × level × 1.00, 1.01, 1.02
+	pts := levelPoints(d.Stores[0], "write")
+	var got []float64
+	for _, pt := range pts[0] {
+		got = append(got, pt.Y)
+	}
+	if want := []float64{1010, 2020, 4040}; !slices.Equal(got, want) {
+		t.Errorf("ops/s at each level %v, want the medians %v", got, want)
+	}
+	chs := clientCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+	if len(chs) != 1 || chs[0].Caption != "each point the median of that level's repeats" {
+		t.Fatalf("%d charts, caption %q", len(chs), chs[0].Caption)
+	}
+	// The ops/s panel reaches 10% above the highest point: 4,040, the
+	// median at 4 clients, not 4,000, the first repeat's.
+	if y := chs[0].plots[0].Y.Max; math.Abs(y-4040*1.1) > 1e-6 {
+		t.Errorf("the ops/s panel tops at %v, want %v", y, 4040*1.1)
+	}
+	if chs := clientCharts(newChartStyle(English, nil, nil), levelsDoc([]int{1, 2}, 1)); len(chs) != 1 || chs[0].Caption != "" {
+		t.Errorf("without repeats: a caption %q", chs[0].Caption)
+	}
+}

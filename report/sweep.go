@@ -73,7 +73,10 @@ func sweepCharts(st *chartStyle, d *result.Document) []*chart {
 
 // clientCharts draws, against the client levels of -c 1,2,4,8, one chart
 // per operation with three panels: ops/s, the phase's total time, and the
-// time per operation (mean latency); a line per store.
+// time per operation (mean latency); a line per store. With --repeat each
+// point is the median of that level's repeats, as the throughput chart's
+// bars and the side-by-side table are (a level's repeats are samples of
+// one figure; levels never are).
 func clientCharts(st *chartStyle, d *result.Document) []*chart {
 	if len(d.Run.Levels) < 2 {
 		return nil
@@ -92,19 +95,14 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 			grid(p)
 		}
 		for _, s := range d.Stores {
-			var pts [3]plotter.XYs
-			for _, ph := range s.Phases {
-				if ph.Op != op || ph.Repeat != 0 {
-					continue
-				}
-				x := float64(ph.Clients)
-				for i, y := range []float64{ph.OpsPerSec, ph.Elapsed, ph.Latency.Mean} {
-					pts[i] = append(pts[i], plotter.XY{X: x, Y: y})
-					maxY[i] = math.Max(maxY[i], y)
-				}
-				xmax = math.Max(xmax, x)
-				if !slices.Contains(levels, x) {
-					levels = append(levels, x)
+			pts := levelPoints(s, op)
+			for i := range pts {
+				for _, pt := range pts[i] {
+					maxY[i] = math.Max(maxY[i], pt.Y)
+					xmax = math.Max(xmax, pt.X)
+					if !slices.Contains(levels, pt.X) {
+						levels = append(levels, pt.X)
+					}
 				}
 			}
 			if len(pts[0]) < 2 {
@@ -128,9 +126,42 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 		rate.Y.Tick.Marker = numTicks{}
 		per.Y.Tick.Marker = linearDurTicks{}
 		ch.plots = panels
+		if hasRepeats(d) {
+			ch.Caption = st.l.t("chart.clients.repeats")
+		}
 		out = append(out, ch)
 	}
 	return out
+}
+
+// levelPoints returns a store's ops/s, total time and mean latency of op
+// at each client level, in order of level: the median of the level's
+// repeats.
+func levelPoints(s result.Store, op string) [3]plotter.XYs {
+	figs := map[int]*[3][]float64{}
+	var at []int
+	for _, ph := range s.Phases {
+		if ph.Op != op {
+			continue
+		}
+		f := figs[ph.Clients]
+		if f == nil {
+			f = &[3][]float64{}
+			figs[ph.Clients] = f
+			at = append(at, ph.Clients)
+		}
+		for i, y := range []float64{ph.OpsPerSec, ph.Elapsed, ph.Latency.Mean} {
+			f[i] = append(f[i], y)
+		}
+	}
+	slices.Sort(at)
+	var pts [3]plotter.XYs
+	for _, c := range at {
+		for i := range pts {
+			pts[i] = append(pts[i], plotter.XY{X: float64(c), Y: spreadOf(figs[c][i]).med})
+		}
+	}
+	return pts
 }
 
 // levelTicks marks the x axis at exactly the client levels that ran, so

@@ -39,7 +39,13 @@ func Summary(d *result.Document) []string { return summary(d, English) }
 func summary(d *result.Document, l tr) []string {
 	r := d.Run
 	var what []string
-	what = append(what, "kurabe "+d.Kurabe, l.t("workload")+" "+r.Workload+" "+strings.Join(r.Ops, ","))
+	// A workload of one operation of its own name (replay) is named once,
+	// not "workload replay replay".
+	w := l.t("workload") + " " + r.Workload
+	if !(len(r.Ops) == 1 && r.Ops[0] == r.Workload) {
+		w += " " + strings.Join(r.Ops, ",")
+	}
+	what = append(what, "kurabe "+d.Kurabe, w)
 	if p := params(r.Params); p != "" {
 		what = append(what, p)
 	}

@@ -24,8 +24,11 @@ const Schema = 1
 
 // Document is one run.
 type Document struct {
-	Schema      int         `json:"schema"`
-	Kurabe      string      `json:"kurabe"`
+	Schema int    `json:"schema"`
+	Kurabe string `json:"kurabe"`
+	// Command is the command line after "kurabe", as typed ("run",
+	// "--store", ...), with passwords hidden. Older documents recorded it
+	// without the command's name.
 	Command     []string    `json:"command"`
 	Started     time.Time   `json:"started"`
 	Finished    time.Time   `json:"finished"`

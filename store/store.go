@@ -264,6 +264,11 @@ type Env struct {
 	// Dir is a directory the store may use for its data when the spec names
 	// no target. kurabe removes it afterwards unless asked to keep it.
 	Dir string
+	// Keep says that Dir outlives kurabe (--keep, --dir). Only then may a
+	// message name a file in it, such as a managed server's log: otherwise
+	// the file is gone by the time the message is read, and the message
+	// quotes what matters instead.
+	Keep bool
 }
 
 // Opener opens a store from its spec. It validates the options and fails

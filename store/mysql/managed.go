@@ -54,6 +54,7 @@ type managed struct {
 	serverBin  string
 	installBin string // mariadb-install-db; empty for MySQL, which initialises with mysqld --initialize-insecure
 	dir        string
+	keep       bool // dir outlives kurabe: messages may name its files
 	settings   []setting
 	encrypted  bool
 	database   string
@@ -63,7 +64,7 @@ type managed struct {
 }
 
 func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts options) (*managed, error) {
-	m := &managed{driver: spec.Driver, dir: env.Dir, encrypted: opts.encrypted, database: opts.database}
+	m := &managed{driver: spec.Driver, dir: env.Dir, keep: env.Keep, encrypted: opts.encrypted, database: opts.database}
 	if env.Dir == "" {
 		return nil, fmt.Errorf("%s: a managed server needs a data directory and kurabe gave none", spec.Driver)
 	}
@@ -227,7 +228,7 @@ func (m *managed) start(ctx context.Context, pass string) (string, error) {
 		if attempt < 3 && strings.Contains(err.Error(), "already in use") {
 			continue
 		}
-		return "", fail(err)
+		return "", fail(m.keptLog(err, logPath))
 	}
 	if err := m.provision(ctx, root, pass); err != nil {
 		m.stop()
@@ -263,9 +264,20 @@ func (m *managed) initialise(ctx context.Context, u *server.User, settings []str
 		complaints = complaints[len(complaints)-10:]
 	}
 	if len(complaints) == 0 {
+		return m.keptLog(err, log)
+	}
+	return m.keptLog(fmt.Errorf("%w\nits log says:\n%s", err, strings.Join(complaints, "\n")), log)
+}
+
+// keptLog adds to err, which quotes a log's end, where the whole log is,
+// when it stays: kurabe removes a directory it does not keep before the
+// message is read, and a message must not send anyone to a file that is
+// gone.
+func (m *managed) keptLog(err error, log string) error {
+	if !m.keep {
 		return err
 	}
-	return fmt.Errorf("%w\n%s says:\n%s", err, log, strings.Join(complaints, "\n"))
+	return fmt.Errorf("%w\n(the whole log is kept in %s)", err, log)
 }
 
 // writeKey writes a random key for file_key_management, readable by the

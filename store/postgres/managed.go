@@ -21,6 +21,7 @@ import (
 type managed struct {
 	initdb, postgres string
 	dataDir, log     string
+	keep             bool      // the directory outlives kurabe: messages may name its files
 	settings         []setting // in name order, given as -c name=value
 
 	port int
@@ -35,7 +36,7 @@ func newManaged(spec store.Spec, env store.Env) (*managed, error) {
 	if env.Dir == "" {
 		return nil, errors.New("postgres: a managed server needs a data directory and none was given; give --dir or use postgres://user@host:port/db")
 	}
-	m := &managed{dataDir: filepath.Join(env.Dir, "pgdata"), log: filepath.Join(env.Dir, "postgres.log")}
+	m := &managed{dataDir: filepath.Join(env.Dir, "pgdata"), log: filepath.Join(env.Dir, "postgres.log"), keep: env.Keep}
 	for name, v := range spec.Options {
 		switch {
 		case slices.Contains(storeOptions, name):
@@ -154,7 +155,13 @@ func (m *managed) start(ctx context.Context) (*pgx.ConnConfig, error) {
 		if attempt < 3 && strings.Contains(proc.LogTail(5), "Address already in use") {
 			continue
 		}
-		return nil, fmt.Errorf("postgres: managed server in %s: %w", m.dataDir, err)
+		// The error quotes the log's end; its file is named only if it
+		// stays, since kurabe removes a directory it does not keep
+		// before the message is read.
+		if m.keep {
+			return nil, fmt.Errorf("postgres: managed server in %s: %w\n(the whole log is kept in %s)", m.dataDir, err, m.log)
+		}
+		return nil, fmt.Errorf("postgres: managed server: %w", err)
 	}
 }
 

@@ -5,7 +5,9 @@
 // a free loopback port, waits until it accepts connections and stops it.
 //
 // Servers write their output to a log file in their directory; errors quote
-// its last lines, so a server that would not start says why.
+// its last lines, so a server that would not start says why. They do not
+// name the file, which is removed with the directory unless kurabe keeps
+// it: the caller, which knows, names it when it stays.
 package server
 
 import (
@@ -230,14 +232,15 @@ func Start(u *User, logPath, prog string, args ...string) (*Process, error) {
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // WaitReady calls try until it succeeds, the server exits, or timeout
-// passes. The error quotes the end of the server's log.
+// passes. The error quotes the end of the server's log, without naming
+// the file (see the package comment).
 func (p *Process) WaitReady(ctx context.Context, timeout time.Duration, try func(ctx context.Context) error) error {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s exited while starting (%v); its log %s ends:\n%s", filepath.Base(p.cmd.Path), p.err, p.Log, p.LogTail(15))
+			return fmt.Errorf("%s exited while starting (%v); its log ends:\n%s", filepath.Base(p.cmd.Path), p.err, p.LogTail(15))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -249,7 +252,7 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration, try func
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not accept connections within %v (last error: %v); its log %s ends:\n%s", filepath.Base(p.cmd.Path), timeout, last, p.Log, p.LogTail(15))
+			return fmt.Errorf("%s did not accept connections within %v (last error: %v); its log ends:\n%s", filepath.Base(p.cmd.Path), timeout, last, p.LogTail(15))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
