@@ -450,9 +450,9 @@ func summarizeLog(path, kind string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := fmt.Sprintf("%s, %s, %.3f s", numfmt.Count(int64(len(lg.Sessions)), "session"), numfmt.Count(lg.Statements, "statement"), lg.Span.Seconds())
+	s := fmt.Sprintf("%s, %s, %.3f s", numfmt.Count(int64(len(lg.Sessions)), "session", "sessions"), numfmt.Count(lg.Statements, "statement", "statements"), lg.Span.Seconds())
 	if lg.Skips.Count > 0 {
-		s += ", " + numfmt.Count(lg.Skips.Count, "line") + " unreadable"
+		s += ", " + numfmt.Count(lg.Skips.Count, "line", "lines") + " unreadable"
 	}
 	return s, nil
 }

@@ -166,7 +166,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	if lg.Statements == 0 {
-		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line"))
+		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line", "lines"))
 		if lg.Skips.Count > 0 {
 			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
 		}
@@ -336,9 +336,9 @@ func replayNotes(d *result.Document) []string {
 			}
 			mode := "one client per session"
 			if r.Mode == "clients" {
-				mode = numfmt.Count(int64(p.Clients), "client")
+				mode = numfmt.Count(int64(p.Clients), "client", "clients")
 			}
-			line := fmt.Sprintf("%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", s.Label, numfmt.Count(r.Statements, "statement"), numfmt.Count(int64(r.Sessions), "session"), r.Log, numfmt.Count(r.Lines, "line"), r.LogSpan, mode, r.Speed)
+			line := fmt.Sprintf("%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", s.Label, numfmt.Count(r.Statements, "statement", "statements"), numfmt.Count(int64(r.Sessions), "session", "sessions"), r.Log, numfmt.Count(r.Lines, "line", "lines"), r.LogSpan, mode, r.Speed)
 			if r.Delay != "" {
 				line += ", delay " + r.Delay
 			}
@@ -352,7 +352,7 @@ func replayNotes(d *result.Document) []string {
 				if r.Lag != nil {
 					line += fmt.Sprintf(" of the %.3f s scheduled", r.Scheduled)
 				}
-				line += fmt.Sprintf(", with %d of the %s run", ran, numfmt.Count(r.Statements, "statement"))
+				line += fmt.Sprintf(", with %d of the %s run", ran, numfmt.Count(r.Statements, "statement", "statements"))
 				if r.Lag != nil && r.Lag.Count > 0 {
 					line += fmt.Sprintf("; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max))
 				}
@@ -361,7 +361,7 @@ func replayNotes(d *result.Document) []string {
 				}
 			case r.Lag != nil:
 				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late",
-					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), numfmt.Count(r.Late, "statement"), usDur(r.LateAfterUs))
+					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), numfmt.Count(r.Late, "statement", "statements"), usDur(r.LateAfterUs))
 				if r.Behind {
 					line += "; BEHIND: " + r.Note
 				} else {
@@ -372,7 +372,7 @@ func replayNotes(d *result.Document) []string {
 			}
 			out = append(out, line)
 			if r.Unreadable > 0 {
-				out = append(out, fmt.Sprintf("%s replay: %s of the log could not be read and %s passed over; the first: %s", s.Label, numfmt.Count(r.Unreadable, "line"), wasWere(r.Unreadable), strings.Join(r.FirstUnreadable, "; ")))
+				out = append(out, fmt.Sprintf("%s replay: %s of the log could not be read and %s passed over; the first: %s", s.Label, numfmt.Count(r.Unreadable, "line", "lines"), wasWere(r.Unreadable), strings.Join(r.FirstUnreadable, "; ")))
 			}
 			for _, n := range r.Notes {
 				out = append(out, s.Label+" replay: "+n)

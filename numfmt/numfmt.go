@@ -81,14 +81,3 @@ func Signed(u uint64, neg bool) (int64, bool) {
 	}
 	return 0, false
 }
-
-// Count writes n with the noun after it, singular for 1 and with an s
-// otherwise: Count(1, "session") is "1 session", Count(3, "session")
-// "3 sessions". For kurabe's own regular nouns only; the number is not
-// grouped, as in the messages that count things.
-func Count(n int64, noun string) string {
-	if n == 1 {
-		return strconv.FormatInt(n, 10) + " " + noun
-	}
-	return strconv.FormatInt(n, 10) + " " + noun + "s"
-}

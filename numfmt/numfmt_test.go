@@ -49,19 +49,3 @@ func TestDecimalInt(t *testing.T) {
 		}
 	}
 }
-
-func TestCount(t *testing.T) {
-	for _, c := range []struct {
-		n    int64
-		want string
-	}{
-		{0, "0 sessions"}, // zero takes the plural in English
-		{1, "1 session"},
-		{2, "2 sessions"},
-		{1000, "1000 sessions"}, // not grouped, as the messages count
-	} {
-		if got := Count(c.n, "session"); got != c.want {
-			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}
