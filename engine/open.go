@@ -104,13 +104,14 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		measure := due >= s.warmup
 		k := w.pick()
 		t0 := time.Since(w.epoch)
-		n, err := w.client.Do(ctx, k)
+		d, err := w.client.Do(ctx, k)
 		t1 := time.Since(w.epoch)
+		ks := &w.kinds[k]
+		ks.rows += d.Rows
 		if err != nil {
 			w.fail(k, err, measure)
 			continue
 		}
-		ks := &w.kinds[k]
 		ks.acks++
 		if !measure {
 			w.warm.Record(int64(t1 - due))
@@ -123,7 +124,8 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		if t0-due > LateAfter {
 			w.late++
 		}
-		ks.bytes += n
+		ks.read += d.Read
+		ks.written += d.Written
 	}
 	w.finish = max(time.Since(w.epoch)-s.warmup, 0)
 }

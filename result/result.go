@@ -225,7 +225,7 @@ type Verify struct {
 	Table  string `json:"table"`
 	Before int64  `json:"before"`
 	After  int64  `json:"after"`
-	Acked  int64  `json:"acked"` // successful writes, warm-up included
+	Acked  int64  `json:"acked"` // rows the store acknowledged adding, warm-up included
 	Lost   int64  `json:"lost"`
 	Extra  int64  `json:"extra"`
 	Error  string `json:"error,omitempty"` // counting failed

@@ -239,20 +239,22 @@ func (c *client) count(r store.Row) error {
 	return nil
 }
 
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
 	switch kind {
 	case kWrite:
 		c.row[3].Int = time.Now().UnixMicro()
-		err := c.s.Insert(ctx, c.w.posts, c.row)
-		return int64(len(c.row[1].Text)+len(c.row[2].Text)) + 16, err
+		if err := c.s.Insert(ctx, c.w.posts, c.row); err != nil {
+			return workload.Done{}, err
+		}
+		return workload.Done{Written: int64(len(c.row[1].Text)+len(c.row[2].Text)) + 16, Rows: 1}, nil
 	case kReadAll:
 		c.read = 0
 		_, err := c.s.Scan(ctx, c.w.posts, store.Query{}, c.onRow)
-		return c.read, err
+		return workload.Done{Read: c.read}, err
 	case kReadLatest:
 		c.read = 0
 		_, err := c.s.Scan(ctx, c.w.posts, store.Query{Desc: true, Limit: c.w.cfg.Latest}, c.onRow)
-		return c.read, err
+		return workload.Done{Read: c.read}, err
 	}
-	return 0, fmt.Errorf("bbs: no operation kind %d", kind)
+	return workload.Done{}, fmt.Errorf("bbs: no operation kind %d", kind)
 }
