@@ -833,3 +833,66 @@ func TestKilledKurabeTakesItsServer(t *testing.T) {
 	<-r.done
 	r.serverGone(t)
 }
+
+// TestClientLevelsStartFresh: with client levels, a workload whose phases
+// change the tables for the ones after them runs the whole sequence at
+// each level on tables set up anew, its data set loaded again. Before,
+// every phase ran at each level in turn on what the levels before it
+// left: crud's batch-delete at c=2 found the table empty (exit 1), and
+// every c=2 phase worked on another table than its c=1 row.
+func TestClientLevelsStartFresh(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		before map[string]int64 // rows the written table held before the phase, at every level
+		order  []string         // the phases, as the table lists them
+	}{
+		{"crud", []string{"-w", "crud", "--record-size", "32", "-n", "100"}, map[string]int64{"insert": 0},
+			[]string{"insert", "insert", "read", "read", "batch-read", "batch-read", "update", "update", "delete", "delete", "batch-delete", "batch-delete"}},
+		// The pre-fill is put on again for the second level.
+		{"bbs", []string{"-w", "bbs", "--ops", "write,read-all", "--prefill", "5", "-n", "20"}, map[string]int64{"write": 5},
+			[]string{"write", "write", "read-all", "read-all"}},
+		{"bbs via http", []string{"-w", "bbs", "--ops", "write,mix", "--via-http", "-n", "20"}, map[string]int64{"write": 0, "mix": 20},
+			[]string{"write", "write", "mix", "mix"}},
+		// usertable is loaded again: D's inserts start from recordcount.
+		{"ycsb D", []string{"-w", "ycsb", "--ops", "D,C", "--recordcount", "100", "--field-size", "10", "-n", "200"}, map[string]int64{"D": 100},
+			[]string{"D", "D", "C", "C"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "out.json")
+			args := append([]string{"run", "--store", "sqlite:", "-c", "1,2", "--seed", "3", "--json", js}, tc.args...)
+			_, errs, code := runCLI(t, testApp(), args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			doc, err := result.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range doc.Stores {
+				var ops []string
+				for i, p := range s.Phases {
+					ops = append(ops, p.Op)
+					if want := []int{1, 2}[i%2]; p.Clients != want || p.Errors != 0 {
+						t.Errorf("%s %s: %d clients, errors %+v; want %d and none", s.Label, p.Op, p.Clients, p.ErrorClasses, want)
+					}
+					if want, ok := tc.before[p.Op]; ok && (len(p.Verify) != 1 || p.Verify[0].Before != want || p.Verify[0].Lost+p.Verify[0].Extra != 0) {
+						t.Errorf("%s %s c=%d: verify %+v; want %d rows before", s.Label, p.Op, p.Clients, p.Verify, want)
+					}
+				}
+				if !slices.Equal(ops, tc.order) {
+					t.Errorf("%s: phases %v, want %v", s.Label, ops, tc.order)
+				}
+				// The levels worked on alike tables: read-all read as much at both.
+				for i := 0; i+1 < len(s.Phases); i += 2 {
+					if a, b := s.Phases[i], s.Phases[i+1]; a.Op == "read-all" && a.BytesRead != b.BytesRead {
+						t.Errorf("%s read-all: %d bytes at c=1, %d at c=2", s.Label, a.BytesRead, b.BytesRead)
+					}
+				}
+				if len(s.Prepared) > 1 {
+					t.Errorf("%s: %d loads recorded, want the first level's", s.Label, len(s.Prepared))
+				}
+			}
+		})
+	}
+}

@@ -163,6 +163,18 @@ type PhaseCounter interface {
 	PhaseCount(phase int, n int64) int64
 }
 
+// Stateful is implemented by workloads whose phases change the tables
+// for the phases after them: crud's deletes take what its insert added, a
+// board's reads read what its writes posted. Stateful says whether the
+// phases as configured do. With several client levels (-c 1,2,4) the
+// runner then runs the whole sequence of phases at one level after
+// another, each level on tables set up anew with the data set loaded
+// again, so that every level starts from the same state; otherwise each
+// phase runs at every level before the next phase.
+type Stateful interface {
+	Stateful() bool
+}
+
 // Noter is implemented by workloads with something to say about how a
 // store ran them (a path taken, a fallback). The runner calls Notes after
 // each store's phases; a call forgets what it returned.

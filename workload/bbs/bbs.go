@@ -162,6 +162,14 @@ func (w *bbs) Params() map[string]string {
 	return p
 }
 
+// Stateful: posts written by one phase are read by the phases after it
+// (workload.Stateful), so with several client levels each level starts
+// from a fresh board (the pre-fill put on again) rather than from every
+// post the levels before it wrote.
+func (w *bbs) Stateful() bool {
+	return slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kWrite] > 0 })
+}
+
 // PrepareLabel says what Prepare does, for the progress line: nothing
 // without a pre-fill (workload.PrepareLabeler).
 func (w *bbs) PrepareLabel() string {

@@ -177,6 +177,14 @@ func (w *crud) Params() map[string]string {
 	return p
 }
 
+// Stateful: every phase but the reads changes the table the phases after
+// it work on (workload.Stateful), so with several client levels each
+// level runs the whole sequence on a fresh table; a level that started
+// where the one before left off would find its rows deleted.
+func (w *crud) Stateful() bool {
+	return slices.ContainsFunc(w.order, func(k int) bool { return k != kRead && k != kBatchRead })
+}
+
 // PhaseCount is the number of operations phase runs when the run's count
 // is n: n for insert, read and update; n/300 calls for batch-read (the
 // same n rows, 300 per call); M for delete; and for batch-delete the calls

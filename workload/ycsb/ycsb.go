@@ -289,6 +289,14 @@ func (w *ycsb) Params() map[string]string {
 	}
 }
 
+// Stateful: inserts (D, E) add records that the phases after them read,
+// scan and draw latest keys from (workload.Stateful), so with several
+// client levels each level runs on usertable loaded anew. Updates only
+// change values, and leave the table as the next phase needs it.
+func (w *ycsb) Stateful() bool {
+	return slices.ContainsFunc(w.letters, func(l letter) bool { return l.weights[opInsert] > 0 })
+}
+
 // SharedTables says why kurabe run --isolate does not give each client a
 // usertable of its own: YCSB defines its workloads over one table that
 // every client thread reads and writes (workload.SharedTables).
