@@ -838,6 +838,9 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 		prog.clear()
 		prep.Seconds = time.Since(t0).Seconds()
+		if len(instances) > 1 {
+			prep.Tables = len(instances)
+		}
 		return prep, nil
 	}
 	if err := setup(); err != nil {

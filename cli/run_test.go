@@ -896,3 +896,25 @@ func TestClientLevelsStartFresh(t *testing.T) {
 		})
 	}
 }
+
+// --isolate loads the data set into each client's table: the note says
+// so per table, as the header's rows=500 counts one, where it said
+// "1,000 rows" before, the sum without saying.
+func TestIsolateLoadSaidPerTable(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "-w", "point", "--isolate", "--store", "sqlite:", "--dataset", "records",
+		"--dataset-rows", "500", "--record-size", "16", "-c", "2", "-n", "100", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "rows=500") || !strings.Contains(out, "data set loaded: 500 rows in each of 2 tables (1,000 in all)") {
+		t.Errorf("output:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := doc.Stores[0].Prepared; len(p) != 1 || p[0].Rows != 1000 || p[0].Tables != 2 {
+		t.Errorf("prepared %+v, want 1000 rows in 2 tables", p)
+	}
+}

@@ -342,7 +342,14 @@ func notes(d *result.Document, l tr) []string {
 			if d.Run.Repeat > 1 {
 				who += " #" + strconv.Itoa(p.Repeat+1) // each repeat loads afresh
 			}
-			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
+			rate := num(float64(p.Rows) / max(p.Seconds, 1e-9))
+			if p.Tables > 1 {
+				// --isolate: a copy in each client's tables, which
+				// the run's rows=N names one of.
+				out = append(out, l.f("note.loaded-each", who, num0(p.Rows/int64(p.Tables)), p.Tables, num0(p.Rows), p.Seconds, rate))
+				continue
+			}
+			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, rate))
 		}
 		for _, p := range s.Phases {
 			// The phase as its table row names it: with client levels or

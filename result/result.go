@@ -86,8 +86,12 @@ type Store struct {
 
 // Prepared is one load of a workload's data set into a store.
 type Prepared struct {
-	Repeat  int     `json:"repeat,omitempty"`
-	Rows    int64   `json:"rows"`
+	Repeat int   `json:"repeat,omitempty"`
+	Rows   int64 `json:"rows"` // in all tables
+	// Tables is how many tables the data set went into, each a copy, when
+	// isolated clients (--isolate) have tables of their own; Rows is then
+	// their sum. 0 or 1: one table.
+	Tables  int     `json:"tables,omitempty"`
 	Seconds float64 `json:"seconds"`
 }
 
