@@ -504,24 +504,49 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	specs, variants, args := p.specs, p.variants, p.args
 	var err error
 
-	// The data directory for stores given without a path.
+	// The data directory for stores given without a path (and for the
+	// processes of --via-http=cgi). When every store has a path or an
+	// address of its own and no --dir is given, the run makes none: a
+	// temporary directory that nothing used would only be named in the
+	// result (--isolate's per-client databases go beside a store's path).
+	needDir := len(f.viaHTTP) > 0
+	for _, sp := range specs {
+		needDir = needDir || sp.Throwaway()
+	}
 	dir, kept := f.dir, f.keep || f.dir != ""
-	if dir != "" {
+	switch {
+	case dir != "":
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
 		}
-	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
-		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
-	} else {
-		// Managed servers run as an unprivileged user when kurabe is root;
-		// they must be able to enter the directory.
+	case !needDir:
+	default:
+		if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
+			return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+		}
+		// Managed servers run as an unprivileged user when kurabe is
+		// root; they must be able to enter the directory.
 		os.Chmod(dir, 0o755)
 	}
-	if err := checkWritableDir(dir); err != nil {
-		return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+	if dir != "" {
+		if err := checkWritableDir(dir); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+		if !kept {
+			defer removeLater(dir)()
+		}
 	}
-	if !kept {
-		defer removeLater(dir)()
+	// ownDir makes a store's directory in dir afresh (freshDir), or
+	// returns "" for a store that lives at its own path or address.
+	ownDir := func(name string, sp store.Spec) (string, error) {
+		if dir == "" || !sp.Throwaway() && len(f.viaHTTP) == 0 {
+			return "", nil
+		}
+		d := freshDir(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", usageErr("cannot create %s: %v", d, err)
+		}
+		return d, nil
 	}
 
 	// Open every store before running any, so a bad option fails at once.
@@ -544,11 +569,14 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		}
 	}()
 	labels := labelStores(specs)
-	dirs := []string{dir}
+	var dirs []string
+	if dir != "" {
+		dirs = append(dirs, dir)
+	}
 	for i, sp := range specs {
-		sdir := storeDir(dir, i, sp)
-		if err := os.MkdirAll(sdir, 0o755); err != nil {
-			return usageErr("cannot create %s: %v", sdir, err)
+		sdir, err := ownDir(fmt.Sprintf("%d-%s", i+1, sp.Driver), sp)
+		if err != nil {
+			return err
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir})
 		if err != nil {
@@ -601,8 +629,8 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				continue
 			}
 			if rep > 0 {
-				sdir := freshDir(dir, fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver))
-				if err := os.MkdirAll(sdir, 0o755); err != nil {
+				sdir, err := ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver), o.spec)
+				if err != nil {
 					sr.Error = err.Error()
 					continue
 				}
@@ -625,7 +653,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1)), w, prog)
+				var cdir string // the clients' databases, for a store without a path
+				if o.spec.Target == "" {
+					cdir = freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1))
+				}
+				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, cdir, w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
 			}

@@ -918,3 +918,42 @@ func TestIsolateLoadSaidPerTable(t *testing.T) {
 		t.Errorf("prepared %+v, want 1000 rows in 2 tables", p)
 	}
 }
+
+// Stores that all have paths need no data directory, --isolate or not:
+// the run makes none and names none. Before, --isolate printed
+// "data /tmp/kurabe-NNN (removed)" for a temporary directory nothing
+// used, the clients' files having gone beside the given paths.
+func TestNoDataDirWhenEveryStoreHasAPath(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:"+filepath.Join(dir, "iso", "board.db"), "--store", "file:"+filepath.Join(dir, "iso")+"/",
+		"--isolate", "-c", "2", "-n", "10", "--ops", "write", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "\ndata ") || strings.Contains(out, "removed") {
+		t.Errorf("a data directory is named:\n%s", out)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("the run made %s in TMPDIR", ents[0].Name())
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Run.Dir != "" {
+		t.Errorf("data_dir %q, want none", doc.Run.Dir)
+	}
+	for _, name := range []string{"board_c1.db", "board_c2.db", "posts_c1.txt", "posts_c2.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, "iso", name)); err != nil {
+			t.Errorf("a client's file beside the given path: %v", err)
+		}
+	}
+	// A store without a path still gets one, named and removed.
+	out, errs, code = runCLI(t, testApp(), "run", "--store", "sqlite:", "-n", "10", "-c", "1", "--ops", "write")
+	if code != 0 || !strings.Contains(out, "\ndata "+tmp+"/kurabe-") || !strings.Contains(out, "(removed)") {
+		t.Errorf("exit %d, %s:\n%s", code, errs, out)
+	}
+}

@@ -117,14 +117,14 @@ func target(d *result.Document, s result.Store, l tr) string {
 
 // dataDir is the run's data directory and whether it was kept, or "" when
 // no store lived in it: every store had a path or an address of its own
-// (sqlite:/tmp/bbs.db, postgres://...), or the result (kurabe http's) has
-// none.
+// (sqlite:/tmp/bbs.db, postgres://...; --isolate's per-client databases
+// then go beside the path), or the result (kurabe http's) has none.
 func dataDir(d *result.Document, l tr) string {
 	r := d.Run
 	if r.Dir == "" {
 		return ""
 	}
-	used := r.Isolate // SQLite clients' own databases live there
+	used := false
 	for _, s := range d.Stores {
 		sp, err := store.ParseSpec(s.Spec)
 		used = used || s.Spec == "" || err != nil || sp.Throwaway() ||
