@@ -957,3 +957,17 @@ func TestNoDataDirWhenEveryStoreHasAPath(t *testing.T) {
 		t.Errorf("exit %d, %s:\n%s", code, errs, out)
 	}
 }
+
+// A store path that holds no SQLite database is refused before anything
+// runs, in one line, rather than run with its settings read back empty
+// (cache_size= journal_mode=) and then failed by its first query.
+func TestRunRefusesAPathThatIsNotADatabase(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notdb")
+	if err := os.WriteFile(p, []byte("hello not a db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:"+p, "-n", "10", "-c", "1")
+	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, p+" is not an SQLite database") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
