@@ -169,7 +169,7 @@ func (w *crud) Params() map[string]string {
 	p := map[string]string{
 		"batch_read": strconv.Itoa(w.cfg.BatchRead), "batch_delete": strconv.Itoa(w.cfg.BatchDelete),
 		"record_size": strconv.Itoa(w.cfg.Data.Size), "records_seed": strconv.FormatUint(w.cfg.Data.Seed, 10),
-		"deletes": "half of n",
+		"deletes": "n/2", // the default; a formula reads the same in every language
 	}
 	if w.cfg.Deletes > 0 {
 		p["deletes"] = strconv.FormatInt(w.cfg.Deletes, 10)

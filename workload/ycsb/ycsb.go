@@ -273,14 +273,24 @@ func (w *ycsb) Kinds() []workload.Kind {
 	return ks
 }
 
+// Params are the settings, in no language: distribution is --distribution,
+// or each letter's own (latest for D, zipfian for the others), one name
+// when the letters agree, A:zipfian,D:latest when they do not.
 func (w *ycsb) Params() map[string]string {
-	var names []string
+	var names, own []string
+	same := true
 	for _, l := range w.letters {
 		names = append(names, l.name)
+		own = append(own, l.name+":"+distNames[l.dist])
+		same = same && l.dist == w.letters[0].dist
 	}
 	dist := w.cfg.Distribution
-	if dist == "" {
-		dist = "per workload"
+	switch {
+	case dist != "":
+	case same && len(w.letters) > 0:
+		dist = distNames[w.letters[0].dist]
+	default:
+		dist = strings.Join(own, ",")
 	}
 	return map[string]string{
 		"ycsb": strings.Join(names, ","), "recordcount": strconv.FormatInt(w.cfg.Records, 10),
