@@ -261,8 +261,10 @@ func TestResultRecordsTheCommand(t *testing.T) {
 // that is reported (1), not bad input (2).
 func TestCompareSaysAStoreFailed(t *testing.T) {
 	dir := t.TempDir()
+	// SQLite's header, then garbage: Open takes it (the header is
+	// there), and the store fails when SQLite reads it.
 	notDB := filepath.Join(dir, "notdb")
-	os.WriteFile(notDB, []byte("this is not an SQLite database, but it is long enough to have a header\n"), 0o644)
+	os.WriteFile(notDB, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 200)...), 0o644)
 	good, failed, alone := filepath.Join(dir, "good.json"), filepath.Join(dir, "failed.json"), filepath.Join(dir, "alone.json")
 	for _, r := range []struct {
 		json   string

@@ -504,24 +504,49 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	specs, variants, args := p.specs, p.variants, p.args
 	var err error
 
-	// The data directory for stores given without a path.
+	// The data directory for stores given without a path (and for the
+	// processes of --via-http=cgi). When every store has a path or an
+	// address of its own and no --dir is given, the run makes none: a
+	// temporary directory that nothing used would only be named in the
+	// result (--isolate's per-client databases go beside a store's path).
+	needDir := len(f.viaHTTP) > 0
+	for _, sp := range specs {
+		needDir = needDir || sp.Throwaway()
+	}
 	dir, kept := f.dir, f.keep || f.dir != ""
-	if dir != "" {
+	switch {
+	case dir != "":
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
 		}
-	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
-		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
-	} else {
-		// Managed servers run as an unprivileged user when kurabe is root;
-		// they must be able to enter the directory.
+	case !needDir:
+	default:
+		if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
+			return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+		}
+		// Managed servers run as an unprivileged user when kurabe is
+		// root; they must be able to enter the directory.
 		os.Chmod(dir, 0o755)
 	}
-	if err := checkWritableDir(dir); err != nil {
-		return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+	if dir != "" {
+		if err := checkWritableDir(dir); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+		if !kept {
+			defer removeLater(dir)()
+		}
 	}
-	if !kept {
-		defer removeLater(dir)()
+	// ownDir makes a store's directory in dir afresh (freshDir), or
+	// returns "" for a store that lives at its own path or address.
+	ownDir := func(name string, sp store.Spec) (string, error) {
+		if dir == "" || !sp.Throwaway() && len(f.viaHTTP) == 0 {
+			return "", nil
+		}
+		d := freshDir(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", usageErr("cannot create %s: %v", d, err)
+		}
+		return d, nil
 	}
 
 	// Open every store before running any, so a bad option fails at once.
@@ -544,11 +569,14 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		}
 	}()
 	labels := labelStores(specs)
-	dirs := []string{dir}
+	var dirs []string
+	if dir != "" {
+		dirs = append(dirs, dir)
+	}
 	for i, sp := range specs {
-		sdir := storeDir(dir, i, sp)
-		if err := os.MkdirAll(sdir, 0o755); err != nil {
-			return usageErr("cannot create %s: %v", sdir, err)
+		sdir, err := ownDir(fmt.Sprintf("%d-%s", i+1, sp.Driver), sp)
+		if err != nil {
+			return err
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
@@ -601,8 +629,8 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				continue
 			}
 			if rep > 0 {
-				sdir := freshDir(dir, fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver))
-				if err := os.MkdirAll(sdir, 0o755); err != nil {
+				sdir, err := ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver), o.spec)
+				if err != nil {
 					sr.Error = err.Error()
 					continue
 				}
@@ -625,9 +653,13 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1)), w, prog)
+				var cdir string // the clients' databases, for a store without a path
+				if o.spec.Target == "" {
+					cdir = freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1))
+				}
+				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, cdir, w, prog)
 			} else {
-				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog)
+				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
 			}
 			for j := range phases {
 				phases[j].Repeat = rep
@@ -763,13 +795,23 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 		stores[i] = st
 	}
 	cfg.PerClientStore = stores
-	return runStore(ctx, cfg, levels, main, w, label, prog)
+	return runStore(ctx, cfg, levels, main, w, label, prog, nil)
 }
 
 // runStore sets up the workload's tables, loads its data set if it has
 // one, and runs each phase in turn, at each client level. With isolated
 // clients (cfg.PerClient) it does so for every client's instance.
-func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress) ([]result.Phase, *result.Prepared, error) {
+//
+// Phases that change the tables for the phases after them
+// (workload.Stateful: crud's deletes take what its insert added) cannot
+// run phase by phase at every level, each level working on what the one
+// before left: with several levels, each level then runs the whole
+// sequence on tables set up anew and its data set loaded again. fresh,
+// when not nil, is how to set the tables up anew on a store whose Setup
+// does not empty them (the http store, whose service owns its table).
+// The phases are returned phase by phase, each at every level, however
+// they ran.
+func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, fresh func(context.Context) error) ([]result.Phase, *result.Prepared, error) {
 	instances := []workload.Workload{w}
 	if cfg.PerClient != nil {
 		instances = cfg.PerClient
@@ -780,32 +822,39 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 		return st
 	}
-	if cfg.PerClientStore != nil {
-		for j, wi := range instances {
-			if err := storeOf(j).Setup(ctx, wi.Tables()); err != nil {
-				return nil, nil, &startError{err}
+	setup := func() error {
+		if cfg.PerClientStore != nil {
+			for j, wi := range instances {
+				if err := storeOf(j).Setup(ctx, wi.Tables()); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-	} else {
 		var tables []*store.Table
 		for _, wi := range instances {
 			tables = append(tables, wi.Tables()...)
 		}
-		if err := st.Setup(ctx, tables); err != nil {
-			return nil, nil, &startError{err}
-		}
+		return st.Setup(ctx, tables)
 	}
-	var prep *result.Prepared
-	if _, ok := w.(workload.Preparer); ok {
+	// prepare loads the data set into every instance's tables; again,
+	// when not 0, is the client level it is loaded again for.
+	prepare := func(again int) (*result.Prepared, error) {
+		if _, ok := w.(workload.Preparer); !ok {
+			return nil, nil
+		}
 		what := "loading the data set"
 		if l, ok := w.(workload.PrepareLabeler); ok {
 			what = l.PrepareLabel()
+		}
+		if what != "" && again > 0 {
+			what += fmt.Sprintf(" again for -c %d", again)
 		}
 		if what != "" {
 			prog.note(label + ": " + what)
 		}
 		t0 := time.Now()
-		prep = &result.Prepared{}
+		prep := &result.Prepared{}
 		for j, wi := range instances {
 			rows, err := wi.(workload.Preparer).Prepare(ctx, storeOf(j))
 			prep.Rows += rows
@@ -814,35 +863,93 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 				// error says how far it went.
 				prog.clear()
 				if prep.Rows > 0 {
-					return nil, nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
+					return nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
 				}
-				return nil, nil, fmt.Errorf("loading the data set: %w", err)
+				return nil, fmt.Errorf("loading the data set: %w", err)
 			}
 		}
 		prog.clear()
 		prep.Seconds = time.Since(t0).Seconds()
+		if len(instances) > 1 {
+			prep.Tables = len(instances)
+		}
+		return prep, nil
+	}
+	if err := setup(); err != nil {
+		return nil, nil, &startError{err}
+	}
+	prep, err := prepare(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	run := func(i, c int) (result.Phase, error) {
+		cc := cfg
+		cc.Clients = c
+		if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
+			cc.Count = pc.PhaseCount(i, cc.Count)
+		}
+		cc.Tick = prog.tick(label)
+		p, err := engine.RunPhase(ctx, cc, st, w, i)
+		prog.clear()
+		return p, err
 	}
 	var phases []result.Phase
-	for i := range w.Phases() {
-		for _, c := range levels {
+	if sf, ok := w.(workload.Stateful); !ok || !sf.Stateful() || len(levels) == 1 {
+		for i := range w.Phases() {
+			for _, c := range levels {
+				if ctx.Err() != nil {
+					return phases, prep, nil
+				}
+				p, err := run(i, c)
+				if err != nil {
+					return phases, prep, err
+				}
+				phases = append(phases, p)
+			}
+		}
+		return phases, prep, nil
+	}
+	byLevel := make([][]result.Phase, len(levels))
+	// phaseMajor lists what ran in the order of the loop above.
+	phaseMajor := func() []result.Phase {
+		var out []result.Phase
+		for i := range w.Phases() {
+			for l := range levels {
+				if i < len(byLevel[l]) {
+					out = append(out, byLevel[l][i])
+				}
+			}
+		}
+		return out
+	}
+	for l, c := range levels {
+		if l > 0 {
 			if ctx.Err() != nil {
-				return phases, prep, nil
+				return phaseMajor(), prep, nil
 			}
-			cc := cfg
-			cc.Clients = c
-			if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
-				cc.Count = pc.PhaseCount(i, cc.Count)
+			again := setup
+			if fresh != nil {
+				again = func() error { return fresh(ctx) }
 			}
-			cc.Tick = prog.tick(label)
-			p, err := engine.RunPhase(ctx, cc, st, w, i)
-			prog.clear()
+			if err := again(); err != nil {
+				return phaseMajor(), prep, fmt.Errorf("setting the tables up anew for -c %d: %w", c, err)
+			}
+			if _, err := prepare(c); err != nil {
+				return phaseMajor(), prep, err
+			}
+		}
+		for i := range w.Phases() {
+			if ctx.Err() != nil {
+				return phaseMajor(), prep, nil
+			}
+			p, err := run(i, c)
 			if err != nil {
-				return phases, prep, err
+				return phaseMajor(), prep, err
 			}
-			phases = append(phases, p)
+			byLevel[l] = append(byLevel[l], p)
 		}
 	}
-	return phases, prep, nil
+	return phaseMajor(), prep, nil
 }
 
 // runViaHTTP serves st with kurabe's board service on a free loopback port
@@ -879,7 +986,9 @@ func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.S
 		return nil, nil, err
 	}
 	defer hst.Close()
-	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog)
+	// The service owns its tables: between client levels they are set
+	// up anew through it, not through the http store.
+	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables)
 	info := hst.Info(context.WithoutCancel(ctx))
 	return phases, &info, err
 }

@@ -908,3 +908,141 @@ func TestManagedStartFailureNamesNoGoneFile(t *testing.T) {
 		})
 	}
 }
+
+// TestClientLevelsStartFresh: with client levels, a workload whose phases
+// change the tables for the ones after them runs the whole sequence at
+// each level on tables set up anew, its data set loaded again. Before,
+// every phase ran at each level in turn on what the levels before it
+// left: crud's batch-delete at c=2 found the table empty (exit 1), and
+// every c=2 phase worked on another table than its c=1 row.
+func TestClientLevelsStartFresh(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		before map[string]int64 // rows the written table held before the phase, at every level
+		order  []string         // the phases, as the table lists them
+	}{
+		{"crud", []string{"-w", "crud", "--record-size", "32", "-n", "100"}, map[string]int64{"insert": 0},
+			[]string{"insert", "insert", "read", "read", "batch-read", "batch-read", "update", "update", "delete", "delete", "batch-delete", "batch-delete"}},
+		// The pre-fill is put on again for the second level.
+		{"bbs", []string{"-w", "bbs", "--ops", "write,read-all", "--prefill", "5", "-n", "20"}, map[string]int64{"write": 5},
+			[]string{"write", "write", "read-all", "read-all"}},
+		{"bbs via http", []string{"-w", "bbs", "--ops", "write,mix", "--via-http", "-n", "20"}, map[string]int64{"write": 0, "mix": 20},
+			[]string{"write", "write", "mix", "mix"}},
+		// usertable is loaded again: D's inserts start from recordcount.
+		{"ycsb D", []string{"-w", "ycsb", "--ops", "D,C", "--recordcount", "100", "--field-size", "10", "-n", "200"}, map[string]int64{"D": 100},
+			[]string{"D", "D", "C", "C"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "out.json")
+			args := append([]string{"run", "--store", "sqlite:", "-c", "1,2", "--seed", "3", "--json", js}, tc.args...)
+			_, errs, code := runCLI(t, testApp(), args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			doc, err := result.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range doc.Stores {
+				var ops []string
+				for i, p := range s.Phases {
+					ops = append(ops, p.Op)
+					if want := []int{1, 2}[i%2]; p.Clients != want || p.Errors != 0 {
+						t.Errorf("%s %s: %d clients, errors %+v; want %d and none", s.Label, p.Op, p.Clients, p.ErrorClasses, want)
+					}
+					if want, ok := tc.before[p.Op]; ok && (len(p.Verify) != 1 || p.Verify[0].Before != want || p.Verify[0].Lost+p.Verify[0].Extra != 0) {
+						t.Errorf("%s %s c=%d: verify %+v; want %d rows before", s.Label, p.Op, p.Clients, p.Verify, want)
+					}
+				}
+				if !slices.Equal(ops, tc.order) {
+					t.Errorf("%s: phases %v, want %v", s.Label, ops, tc.order)
+				}
+				// The levels worked on alike tables: read-all read as much at both.
+				for i := 0; i+1 < len(s.Phases); i += 2 {
+					if a, b := s.Phases[i], s.Phases[i+1]; a.Op == "read-all" && a.BytesRead != b.BytesRead {
+						t.Errorf("%s read-all: %d bytes at c=1, %d at c=2", s.Label, a.BytesRead, b.BytesRead)
+					}
+				}
+				if len(s.Prepared) > 1 {
+					t.Errorf("%s: %d loads recorded, want the first level's", s.Label, len(s.Prepared))
+				}
+			}
+		})
+	}
+}
+
+// --isolate loads the data set into each client's table: the note says
+// so per table, as the header's rows=500 counts one, where it said
+// "1,000 rows" before, the sum without saying.
+func TestIsolateLoadSaidPerTable(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "-w", "point", "--isolate", "--store", "sqlite:", "--dataset", "records",
+		"--dataset-rows", "500", "--record-size", "16", "-c", "2", "-n", "100", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "rows=500") || !strings.Contains(out, "data set loaded: 500 rows in each of 2 tables (1,000 in all)") {
+		t.Errorf("output:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := doc.Stores[0].Prepared; len(p) != 1 || p[0].Rows != 1000 || p[0].Tables != 2 {
+		t.Errorf("prepared %+v, want 1000 rows in 2 tables", p)
+	}
+}
+
+// Stores that all have paths need no data directory, --isolate or not:
+// the run makes none and names none. Before, --isolate printed
+// "data /tmp/kurabe-NNN (removed)" for a temporary directory nothing
+// used, the clients' files having gone beside the given paths.
+func TestNoDataDirWhenEveryStoreHasAPath(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:"+filepath.Join(dir, "iso", "board.db"), "--store", "file:"+filepath.Join(dir, "iso")+"/",
+		"--isolate", "-c", "2", "-n", "10", "--ops", "write", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "\ndata ") || strings.Contains(out, "removed") {
+		t.Errorf("a data directory is named:\n%s", out)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("the run made %s in TMPDIR", ents[0].Name())
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Run.Dir != "" {
+		t.Errorf("data_dir %q, want none", doc.Run.Dir)
+	}
+	for _, name := range []string{"board_c1.db", "board_c2.db", "posts_c1.txt", "posts_c2.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, "iso", name)); err != nil {
+			t.Errorf("a client's file beside the given path: %v", err)
+		}
+	}
+	// A store without a path still gets one, named and removed.
+	out, errs, code = runCLI(t, testApp(), "run", "--store", "sqlite:", "-n", "10", "-c", "1", "--ops", "write")
+	if code != 0 || !strings.Contains(out, "\ndata "+tmp+"/kurabe-") || !strings.Contains(out, "(removed)") {
+		t.Errorf("exit %d, %s:\n%s", code, errs, out)
+	}
+}
+
+// A store path that holds no SQLite database is refused before anything
+// runs, in one line, rather than run with its settings read back empty
+// (cache_size= journal_mode=) and then failed by its first query.
+func TestRunRefusesAPathThatIsNotADatabase(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notdb")
+	if err := os.WriteFile(p, []byte("hello not a db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:"+p, "-n", "10", "-c", "1")
+	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, p+" is not an SQLite database") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

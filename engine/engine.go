@@ -185,8 +185,10 @@ type worker struct {
 
 type kindStats struct {
 	acks    int64 // successful operations, warm-up included
+	rows    int64 // rows added to the kind's Writes table, warm-up included (Done.Rows)
 	errors  int64
-	bytes   int64
+	read    int64 // measured operations' bytes, by direction (Done)
+	written int64
 	classes []result.ErrorClass
 }
 
@@ -245,17 +247,19 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 		w.ct.ConnectTime() // connecting done outside operations is not theirs
 	}
 	t0 := time.Since(w.epoch)
-	n, err := w.client.Do(ctx, k)
+	d, err := w.client.Do(ctx, k)
 	t1 := time.Since(w.epoch)
+	ks := &w.kinds[k]
+	ks.rows += d.Rows // stored even when the operation then failed
 	if err != nil {
 		w.fail(k, err, measure)
 		return t1
 	}
-	ks := &w.kinds[k]
 	ks.acks++
 	if measure {
 		w.rec[k].Record(int64(t1 - t0))
-		ks.bytes += n
+		ks.read += d.Read
+		ks.written += d.Written
 		if w.ct != nil {
 			c := w.ct.ConnectTime()
 			w.connRec.Record(int64(c))
@@ -335,27 +339,6 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return st
 	}
-	// Count what the written tables hold before the phase.
-	var verify []result.Verify
-	var written []*store.Table
-	var writtenIn []store.Store
-	for c := range cfg.Clients {
-		if c > 0 && cfg.PerClient == nil {
-			break
-		}
-		for i, k := range instance(c).Kinds() {
-			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
-				n, err := storeOf(c).Count(ctx, k.Writes)
-				if err != nil {
-					return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
-				}
-				written = append(written, k.Writes)
-				writtenIn = append(writtenIn, storeOf(c))
-				verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
-			}
-		}
-	}
-
 	// Open every client's session, timed, before anyone starts.
 	workers := make([]*worker, cfg.Clients)
 	sessions := make([]store.Session, cfg.Clients)
@@ -411,9 +394,33 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	if len(opened) == 0 {
 		return res, fmt.Errorf("opening %d sessions: %w", cfg.Clients, firstErr(openErrs))
 	}
+	asked := cfg.Clients
 	workers = opened
 	cfg.Clients = len(opened)
 	res.Clients = len(opened)
+	// Count what the written tables hold before the phase, once every
+	// client has been made: a workload may empty its table as the phase
+	// begins (load does, in NewClient).
+	var verify []result.Verify
+	var written []*store.Table
+	var writtenIn []store.Store
+	for c := range asked {
+		if c > 0 && cfg.PerClient == nil {
+			break
+		}
+		for i, k := range instance(c).Kinds() {
+			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
+				n, err := storeOf(c).Count(ctx, k.Writes)
+				if err != nil {
+					return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
+				}
+				written = append(written, k.Writes)
+				writtenIn = append(writtenIn, storeOf(c))
+				verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
+			}
+		}
+	}
+
 	openRec := hist.NewRecorder()
 	for _, wk := range workers {
 		openRec.Record(int64(wk.openTime))
@@ -535,11 +542,8 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			wk.rec[k].AddTo(&s)
 			ks := wk.kinds[k]
 			kr.Errors += ks.errors
-			if kd.Writes != nil {
-				kr.BytesWritten += ks.bytes
-			} else {
-				kr.BytesRead += ks.bytes
-			}
+			kr.BytesRead += ks.read
+			kr.BytesWritten += ks.written
 			kr.ErrorClasses = mergeClasses(kr.ErrorClasses, ks.classes)
 		}
 		kr.Ops = int64(s.Count)
@@ -605,7 +609,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		for _, wk := range workers {
 			for k, t := range wk.writes {
 				if t == written[i] {
-					v.Acked += wk.kinds[k].acks
+					v.Acked += wk.kinds[k].rows
 				}
 			}
 		}

@@ -216,12 +216,12 @@ type failingClient struct{ n int }
 
 var errFake = &store.ClassError{Class: "busy", Err: errors.New("database is locked (fake)")}
 
-func (c *failingClient) Do(ctx context.Context, kind int) (int64, error) {
+func (c *failingClient) Do(ctx context.Context, kind int) (workload.Done, error) {
 	c.n++
 	if c.n%3 == 0 {
-		return 0, errFake
+		return workload.Done{Read: 100, Written: 100}, errFake
 	}
-	return 10, nil
+	return workload.Done{Read: 6, Written: 4}, nil
 }
 
 func TestErrorsCountedByClass(t *testing.T) {
@@ -233,8 +233,9 @@ func TestErrorsCountedByClass(t *testing.T) {
 	if wk.kinds[0].errors != 10 || len(wk.kinds[0].classes) != 1 || wk.kinds[0].classes[0].Class != "busy" || wk.kinds[0].classes[0].Count != 10 {
 		t.Fatalf("errors %+v", wk.kinds[0])
 	}
-	if wk.rec[0].Count() != 20 || wk.kinds[0].bytes != 200 {
-		t.Fatalf("successes recorded %d, bytes %d", wk.rec[0].Count(), wk.kinds[0].bytes)
+	// Bytes are kept by direction, and only successful operations'.
+	if ks := wk.kinds[0]; wk.rec[0].Count() != 20 || ks.read != 120 || ks.written != 80 {
+		t.Fatalf("successes recorded %d, bytes read %d, written %d", wk.rec[0].Count(), ks.read, ks.written)
 	}
 }
 
@@ -258,7 +259,9 @@ func TestValidate(t *testing.T) {
 
 type nopClient struct{}
 
-func (nopClient) Do(context.Context, int) (int64, error) { return 1, nil }
+func (nopClient) Do(context.Context, int) (workload.Done, error) {
+	return workload.Done{Read: 1, Written: 1, Rows: 1}, nil
+}
 
 // BenchmarkMeasure is the cost kurabe adds to every operation: drawing the
 // kind, two clock reads and recording into the histogram. Goal: < 200 ns,

@@ -104,13 +104,14 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		measure := due >= s.warmup
 		k := w.pick()
 		t0 := time.Since(w.epoch)
-		n, err := w.client.Do(ctx, k)
+		d, err := w.client.Do(ctx, k)
 		t1 := time.Since(w.epoch)
+		ks := &w.kinds[k]
+		ks.rows += d.Rows
 		if err != nil {
 			w.fail(k, err, measure)
 			continue
 		}
-		ks := &w.kinds[k]
 		ks.acks++
 		if !measure {
 			w.warm.Record(int64(t1 - due))
@@ -123,7 +124,8 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		if t0-due > LateAfter {
 			w.late++
 		}
-		ks.bytes += n
+		ks.read += d.Read
+		ks.written += d.Written
 	}
 	w.finish = max(time.Since(w.epoch)-s.warmup, 0)
 }
@@ -150,8 +152,21 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 		o.Scheduled = s.measuredUntil(end)
 	}
 	o.ScheduledRate = o.MeanRate()
-	if res.Elapsed > 0 {
-		o.Achieved = float64(res.Ops+res.Errors) / res.Elapsed
+	started := float64(res.Ops + res.Errors)
+	span := res.Elapsed
+	if cfg.Count > 0 {
+		// A count-bound phase ends when its last operation does, which
+		// the timetable puts 1/Rate before the end of its slot: over a
+		// few operations the rate would come out far above the one
+		// asked (one operation of 1 ms at -R 100: 1,000/s). The
+		// operations started are held against the time the timetable
+		// gave them, or the phase's when it took longer (a store that
+		// fell behind). A count-bound phase has one rate: a ramp needs
+		// -d.
+		span = max(span, started/cfg.Rate)
+	}
+	if span > 0 {
+		o.Achieved = started / span
 	}
 	o.NotStarted = max(o.Scheduled-res.Ops-res.Errors, 0)
 	if behind(o.Scheduled, o.NotStarted, o.Late) {

@@ -183,3 +183,32 @@ func TestOpenLoopInterruptedIsNotBehind(t *testing.T) {
 		t.Fatalf("interrupted after %.2f s: %d ops, open loop %+v", res.Elapsed, res.Ops, o)
 	}
 }
+
+func TestOpenLoopAchievedRateOfAFewOperations(t *testing.T) {
+	// A count-bound phase of one or a few quick operations at 100/s ends
+	// long before the timetable's slots do: the rate achieved is over the
+	// slots (100/s), not over the few milliseconds the operations took
+	// (crud's batch-read, one call, said 1,100/s achieved of 100).
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	for _, n := range []int64{1, 3} {
+		res, err := RunPhase(context.Background(), Config{Clients: 1, Count: n, Rate: 100, Seed: 1}, st, w, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := res.OpenLoop; res.Ops != n || math.Abs(o.Achieved-100) > 0.5 || o.Behind {
+			t.Errorf("n=%d: %d ops, achieved %.1f/s of %.0f, behind %v; want 100/s", n, res.Ops, o.Achieved, o.ScheduledRate, o.Behind)
+		}
+	}
+	// A store that cannot keep the rate still shows it: ten operations
+	// of 30 ms each at 100/s take 300 ms, not the 100 ms given.
+	slow := &storefault.Stall{Store: st, Every: 1, For: 30 * time.Millisecond}
+	res, err := RunPhase(context.Background(), Config{Clients: 1, Count: 10, Rate: 100, Seed: 1}, slow, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.OpenLoop; o.Achieved > 50 {
+		t.Errorf("stalling store: achieved %.1f/s of %.0f; want about 33", o.Achieved, o.ScheduledRate)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"kurabe/flow"
 	"kurabe/store"
+	"kurabe/workload"
 )
 
 // client is one simulated user: its connections (the session), its
@@ -70,9 +71,14 @@ func newClient(w *Workload, s *session, rng *rand.Rand) *client {
 	return c
 }
 
-// Do sends one request, or runs one iteration of the flow. It returns the
-// response body bytes.
-func (c *client) Do(_ context.Context, _ int) (int64, error) {
+// Do sends one request, or runs one iteration of the flow. The response
+// body's bytes are what it read.
+func (c *client) Do(context.Context, int) (workload.Done, error) {
+	n, err := c.request()
+	return workload.Done{Read: n}, err
+}
+
+func (c *client) request() (int64, error) {
 	if c.st != nil {
 		return c.iterate()
 	}

@@ -343,3 +343,19 @@ func TestNotesCountsAndDrops(t *testing.T) {
 		}
 	}
 }
+
+// A data set loaded into each isolated client's tables (--isolate) is
+// said per table: the run's rows=500 is one table's, not the sum's.
+func TestNotesLoadedPerTable(t *testing.T) {
+	d := notesBase("point", 2, "point")
+	d.Stores = []result.Store{{Label: "sqlite", Phases: []result.Phase{notesPhase("point", 2, 100)},
+		Prepared: []result.Prepared{{Rows: 1000, Tables: 2, Seconds: 0.5}}}}
+	for lang, want := range map[string]string{
+		English:  "sqlite: data set loaded: 500 rows in each of 2 tables (1,000 in all) in 0.50 s (2,000 rows/s)",
+		Japanese: "sqlite: データセットを読み込みました: 2 個のテーブルにそれぞれ 500 行 (計 1,000 行) を 0.50 秒で (2,000 行/秒)",
+	} {
+		if text := strings.Join(Notes(d, lang), "\n"); !strings.Contains(text, want) {
+			t.Errorf("%s: no note says %q in:\n%s", lang, want, text)
+		}
+	}
+}

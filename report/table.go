@@ -123,14 +123,14 @@ func target(d *result.Document, s result.Store, l tr) string {
 
 // dataDir is the run's data directory and whether it was kept, or "" when
 // no store lived in it: every store had a path or an address of its own
-// (sqlite:/tmp/bbs.db, postgres://...), or the result (kurabe http's) has
-// none.
+// (sqlite:/tmp/bbs.db, postgres://...; --isolate's per-client databases
+// then go beside the path), or the result (kurabe http's) has none.
 func dataDir(d *result.Document, l tr) string {
 	r := d.Run
 	if r.Dir == "" {
 		return ""
 	}
-	used := r.Isolate // SQLite clients' own databases live there
+	used := false
 	for _, s := range d.Stores {
 		sp, err := store.ParseSpec(s.Spec)
 		used = used || s.Spec == "" || err != nil || sp.Throwaway() ||
@@ -348,7 +348,14 @@ func notes(d *result.Document, l tr) []string {
 			if d.Run.Repeat > 1 {
 				who += " #" + strconv.Itoa(p.Repeat+1) // each repeat loads afresh
 			}
-			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, num(float64(p.Rows)/max(p.Seconds, 1e-9))))
+			rate := num(float64(p.Rows) / max(p.Seconds, 1e-9))
+			if p.Tables > 1 {
+				// --isolate: a copy in each client's tables, which
+				// the run's rows=N names one of.
+				out = append(out, l.f("note.loaded-each", who, num0(p.Rows/int64(p.Tables)), p.Tables, num0(p.Rows), p.Seconds, rate))
+				continue
+			}
+			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, rate))
 		}
 		for _, p := range s.Phases {
 			// The phase as its table row names it: with client levels or

@@ -221,6 +221,9 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 	}{
 		// Every store had a path of its own: the data directory held nothing.
 		{"paths", base("sqlite:/srv/a.db", "file:/srv/b"), []string{"store sqlite:/srv/a.db: /srv/a.db", "store file:/srv/b: /srv/b"}},
+		// --isolate with paths: the clients' databases went beside them.
+		{"isolate with paths", func() *result.Document { d := base("sqlite:/srv/a.db", "file:/srv/b/"); d.Run.Isolate = true; return d }(),
+			[]string{"store sqlite:/srv/a.db: /srv/a.db", "store file:/srv/b/: /srv/b/"}},
 		// One store lived in it.
 		{"one without a path", base("sqlite:/srv/a.db", "sqlite:"),
 			[]string{"store sqlite:/srv/a.db: /srv/a.db", "store sqlite:: /tmp/kurabe-d/2-sqlite/kurabe.db", "data /tmp/kurabe-d (removed)"}},

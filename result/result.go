@@ -89,8 +89,12 @@ type Store struct {
 
 // Prepared is one load of a workload's data set into a store.
 type Prepared struct {
-	Repeat  int     `json:"repeat,omitempty"`
-	Rows    int64   `json:"rows"`
+	Repeat int   `json:"repeat,omitempty"`
+	Rows   int64 `json:"rows"` // in all tables
+	// Tables is how many tables the data set went into, each a copy, when
+	// isolated clients (--isolate) have tables of their own; Rows is then
+	// their sum. 0 or 1: one table.
+	Tables  int     `json:"tables,omitempty"`
 	Seconds float64 `json:"seconds"`
 }
 
@@ -228,7 +232,7 @@ type Verify struct {
 	Table  string `json:"table"`
 	Before int64  `json:"before"`
 	After  int64  `json:"after"`
-	Acked  int64  `json:"acked"` // successful writes, warm-up included
+	Acked  int64  `json:"acked"` // rows the store acknowledged adding, warm-up included
 	Lost   int64  `json:"lost"`
 	Extra  int64  `json:"extra"`
 	Error  string `json:"error,omitempty"` // counting failed

@@ -21,10 +21,26 @@ import (
 // Kind is one kind of operation, such as "write" or "read-latest".
 type Kind struct {
 	Name string
-	// Writes is the table a successful operation of this kind adds exactly
-	// one row to, or nil for operations that add nothing. The engine counts
-	// these acknowledgements and checks them against the store afterwards.
+	// Writes is the table operations of this kind add rows to, or nil for
+	// operations that add none. The engine sums the rows they report as
+	// added (Done.Rows) and checks the sum against the table's count
+	// before and after the phase.
 	Writes *store.Table
+}
+
+// Done is what one operation did, as its client reports it. Bytes are
+// counted apart by direction, so that a result says what a phase wrote
+// and what it read: an insert or update writes, a lookup reads, and a
+// read-modify-write or a transaction that reads a balance back does both.
+type Done struct {
+	Read    int64 // bytes the store returned: rows and values fetched
+	Written int64 // bytes sent to be stored: rows inserted, values updated, keys deleted
+	// Rows is how many rows the store acknowledged adding to the kind's
+	// Writes table: 1 for a successful insert, a chunk's rows for a load.
+	// It counts even when the operation then failed (an autocommit load
+	// that stopped at its 300th row committed 299), since those rows are
+	// stored and the count after the phase includes them.
+	Rows int64
 }
 
 // Phase is one measured step of a run: one kind of operation, or a mix.
@@ -54,8 +70,8 @@ type Workload interface {
 // goroutine and must not allocate per operation.
 type Client interface {
 	// Do performs one operation of the given kind (an index into Kinds)
-	// and returns the bytes it read or wrote.
-	Do(ctx context.Context, kind int) (bytes int64, err error)
+	// and returns what it read, wrote and added.
+	Do(ctx context.Context, kind int) (Done, error)
 }
 
 // Preparer is implemented by workloads that fill their tables before the
@@ -145,6 +161,18 @@ func Unfit(setting string, err error) error {
 // the phases run for a duration (-d).
 type PhaseCounter interface {
 	PhaseCount(phase int, n int64) int64
+}
+
+// Stateful is implemented by workloads whose phases change the tables
+// for the phases after them: crud's deletes take what its insert added, a
+// board's reads read what its writes posted. Stateful says whether the
+// phases as configured do. With several client levels (-c 1,2,4) the
+// runner then runs the whole sequence of phases at one level after
+// another, each level on tables set up anew with the data set loaded
+// again, so that every level starts from the same state; otherwise each
+// phase runs at every level before the next phase.
+type Stateful interface {
+	Stateful() bool
 }
 
 // Noter is implemented by workloads with something to say about how a

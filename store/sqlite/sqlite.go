@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -125,7 +126,41 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			return nil, fmt.Errorf("sqlite: cannot create directory %s: %v; choose a writable path", dir, err)
 		}
 	}
+	if err := checkDatabase(s.path); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// header is how every SQLite database file begins.
+const header = "SQLite format 3\x00"
+
+// checkDatabase says what is wrong with a path that names something other
+// than an SQLite database or a file to create: SQLite opens any file and
+// fails only at the first query ("file is not a database"), after the
+// run's settings were read back empty from it.
+func checkDatabase(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // created at the first connection
+	case err != nil:
+		return fmt.Errorf("sqlite: %v", err)
+	case fi.IsDir():
+		return fmt.Errorf("sqlite: %s is a directory; give the path of a database file in it, e.g. sqlite:%s", path, filepath.Join(path, "kurabe.db"))
+	case fi.Size() == 0:
+		return nil // an empty file is an empty database to SQLite
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("sqlite: cannot read %s: %v; check the path is a readable file", path, err)
+	}
+	defer f.Close()
+	b := make([]byte, len(header))
+	if _, err := io.ReadFull(f, b); err != nil || string(b) != header {
+		return fmt.Errorf("sqlite: %s is not an SQLite database (it does not begin with SQLite's header); give the path of a database, or of a file to create", path)
+	}
+	return nil
 }
 
 // conn opens a connection with the per-connection pragmas applied (and the

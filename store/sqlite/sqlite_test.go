@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -208,5 +209,48 @@ func TestSQLSessionAndBulkLoad(t *testing.T) {
 	}
 	if _, err := sq.Exec(ctx, "UPDATE kurabe_conformance SET n = ?", struct{}{}); err == nil {
 		t.Fatal("unbindable argument accepted")
+	}
+}
+
+// A path that holds something other than an SQLite database fails at
+// Open with one line that says so; before, SQLite opened it, the settings
+// line read back empty values (cache_size= journal_mode=), and only the
+// first query said "file is not a database". A database, an empty file
+// and a file still to create are taken.
+func TestPathMustBeADatabase(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	db := filepath.Join(dir, "real.db")
+	st := open(t, "sqlite:"+db)
+	if err := st.Setup(context.Background(), []*store.Table{storetest.Table()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, want string // want "": opens
+	}{
+		{"text", write("notdb", []byte("hello not a db\n")), "is not an SQLite database"},
+		{"shorter than the header", write("short", []byte("SQLite")), "is not an SQLite database"},
+		{"a directory", dir, "is a directory"},
+		{"a database", db, ""},
+		{"an empty file", write("empty.db", nil), ""},
+		{"a file to create", filepath.Join(dir, "new.db"), ""},
+	} {
+		sp, _ := store.ParseSpec("sqlite:" + tc.path)
+		st, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: err = %v, want one line saying %q", tc.name, err, tc.want)
+		}
+		if st != nil {
+			st.Close()
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"kurabe/store"
 	"kurabe/store/sqlite"
+	"kurabe/workload"
 	"kurabe/workload/workloadtest"
 )
 
@@ -70,8 +71,9 @@ func TestClientOnRealStore(t *testing.T) {
 	defer s.Close()
 	c := w.NewClient(s, rand.New(rand.NewPCG(1, 1)))
 	for range 60 {
-		if n, err := c.Do(ctx, kWrite); err != nil || n != int64(len("news")+40+16) {
-			t.Fatalf("write: %d bytes, %v", n, err)
+		// A write writes its post and reads nothing, and adds one row.
+		if d, err := c.Do(ctx, kWrite); err != nil || d != (workload.Done{Written: int64(len("news") + 40 + 16), Rows: 1}) {
+			t.Fatalf("write: %+v, %v", d, err)
 		}
 	}
 	var rows int
@@ -86,10 +88,11 @@ func TestClientOnRealStore(t *testing.T) {
 	}); err != nil || rows != 25 {
 		t.Fatalf("latest: %d rows, %v", rows, err)
 	}
-	nAll, err := c.Do(ctx, kReadAll)
-	nLatest, err2 := c.Do(ctx, kReadLatest)
-	if err != nil || err2 != nil || nAll != 60*(4+40+16) || nLatest != 25*(4+40+16) {
-		t.Fatalf("bytes read: all %d (%v), latest %d (%v)", nAll, err, nLatest, err2)
+	// Reads read and write nothing.
+	all, err := c.Do(ctx, kReadAll)
+	latest, err2 := c.Do(ctx, kReadLatest)
+	if err != nil || err2 != nil || all != (workload.Done{Read: 60 * (4 + 40 + 16)}) || latest != (workload.Done{Read: 25 * (4 + 40 + 16)}) {
+		t.Fatalf("bytes: all %+v (%v), latest %+v (%v)", all, err, latest, err2)
 	}
 }
 

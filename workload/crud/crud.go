@@ -169,12 +169,20 @@ func (w *crud) Params() map[string]string {
 	p := map[string]string{
 		"batch_read": strconv.Itoa(w.cfg.BatchRead), "batch_delete": strconv.Itoa(w.cfg.BatchDelete),
 		"record_size": strconv.Itoa(w.cfg.Data.Size), "records_seed": strconv.FormatUint(w.cfg.Data.Seed, 10),
-		"deletes": "half of n",
+		"deletes": "n/2", // the default; a formula reads the same in every language
 	}
 	if w.cfg.Deletes > 0 {
 		p["deletes"] = strconv.FormatInt(w.cfg.Deletes, 10)
 	}
 	return p
+}
+
+// Stateful: every phase but the reads changes the table the phases after
+// it work on (workload.Stateful), so with several client levels each
+// level runs the whole sequence on a fresh table; a level that started
+// where the one before left off would find its rows deleted.
+func (w *crud) Stateful() bool {
+	return slices.ContainsFunc(w.order, func(k int) bool { return k != kRead && k != kBatchRead })
 }
 
 // PhaseCount is the number of operations phase runs when the run's count
@@ -404,46 +412,60 @@ func (c *client) take(r store.Row) error {
 	return nil
 }
 
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+// Do performs one operation. Reads report the bytes they fetched as
+// read; insert, update and the deletes report what they sent as written
+// (the row, the new payload and its key, the keys deleted).
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
 	if !c.began {
 		c.began = true
 		c.run.started.Store(true)
 	}
 	if c.err != nil {
-		return 0, c.err
+		return workload.Done{}, c.err
 	}
 	if c.run.err != nil {
-		return 0, c.run.err
+		return workload.Done{}, c.run.err
 	}
 	switch kind {
 	case kInsert:
 		return c.insert(ctx)
 	case kRead:
-		return c.read(ctx)
+		n, err := c.read(ctx)
+		return workload.Done{Read: n}, err
 	case kBatchRead:
+		var n int64
+		var err error
 		if c.sql != nil {
-			return c.batchReadSQL(ctx)
+			n, err = c.batchReadSQL(ctx)
+		} else {
+			n, err = c.batchReadScans(ctx)
 		}
-		return c.batchReadScans(ctx)
+		return workload.Done{Read: n}, err
 	}
 	if c.sql == nil {
-		return 0, &store.ClassError{Class: "skipped", Err: fmt.Errorf("crud %s needs SQL, and this store's sessions do not speak it (the file store; SQLite with connect=per-op); the phase is skipped, not faked", kindNames[kind])}
+		return workload.Done{}, &store.ClassError{Class: "skipped", Err: fmt.Errorf("crud %s needs SQL, and this store's sessions do not speak it (the file store; SQLite with connect=per-op); the phase is skipped, not faked", kindNames[kind])}
 	}
+	var n int64
+	var err error
 	switch kind {
 	case kUpdate:
-		return c.update(ctx)
+		n, err = c.update(ctx)
 	case kDelete:
-		return c.delete(ctx)
+		n, err = c.delete(ctx)
 	case kBatchDelete:
-		return c.batchDelete(ctx)
+		n, err = c.batchDelete(ctx)
+	default:
+		return workload.Done{}, fmt.Errorf("crud: no operation kind %d", kind)
 	}
-	return 0, fmt.Errorf("crud: no operation kind %d", kind)
+	return workload.Done{Written: n}, err
 }
 
-func (c *client) insert(ctx context.Context) (int64, error) {
+func (c *client) insert(ctx context.Context) (workload.Done, error) {
 	c.row[1].Text = c.w.gen.Payload(int64(c.rng.Uint64()>>1), 0)
-	err := c.s.Insert(ctx, c.w.table, c.row)
-	return 8 + int64(len(c.row[1].Text)), err
+	if err := c.s.Insert(ctx, c.w.table, c.row); err != nil {
+		return workload.Done{}, err
+	}
+	return workload.Done{Written: 8 + int64(len(c.row[1].Text)), Rows: 1}, nil
 }
 
 func (c *client) empty(what string) error {

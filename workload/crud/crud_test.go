@@ -268,3 +268,35 @@ func TestCheckRunRefusesDurationOnlyForDeletes(t *testing.T) {
 		}
 	}
 }
+
+func TestBytesByDirection(t *testing.T) {
+	// Reads count what they fetched as read; insert, update and the
+	// deletes what they sent as written (the row, the new payload and its
+	// key, the keys), and nothing else: before, every kind but insert
+	// counted its bytes as read.
+	st := recordstest.Open(t, "sqlite:")
+	w := build(t, nil, "--record-size", "64", "--batch-read", "40", "--batch-delete", "50", "--deletes", "40")
+	phases := runPhases(t, st, w, 100, 2)
+	want := map[string][2]int64{ // read, written; -1: some
+		"insert":       {0, 100 * (8 + 64)},
+		"read":         {100 * (8 + 64), 0},
+		"batch-read":   {-1, 0},
+		"update":       {0, 100 * (8 + 64)},
+		"delete":       {0, 40 * 8},
+		"batch-delete": {0, 2 * 16},
+	}
+	for _, p := range phases {
+		if p.Errors != 0 {
+			t.Fatalf("%s: errors %+v", p.Op, p.ErrorClasses)
+		}
+		w := want[p.Op]
+		if w[0] >= 0 && p.BytesRead != w[0] || w[0] < 0 && p.BytesRead <= 0 || p.BytesWritten != w[1] {
+			t.Errorf("%s: read %d, written %d; want %d, %d", p.Op, p.BytesRead, p.BytesWritten, w[0], w[1])
+		}
+		if w[0] != 0 {
+			workloadtest.CheckBytes(t, p, []string{p.Op}, nil)
+		} else {
+			workloadtest.CheckBytes(t, p, nil, []string{p.Op})
+		}
+	}
+}

@@ -149,8 +149,13 @@ func (c *client) take(r store.Row) error {
 }
 
 // Do looks up one key: an existing one for point-hit, one above the
-// largest for point-miss.
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+// largest for point-miss. It reads and writes nothing.
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
+	n, err := c.lookup(ctx, kind)
+	return workload.Done{Read: n}, err
+}
+
+func (c *client) lookup(ctx context.Context, kind int) (int64, error) {
 	n := c.w.rows
 	if n < 1 {
 		return 0, &store.ClassError{Class: "empty", Err: fmt.Errorf("point: no data set was loaded")}

@@ -62,6 +62,9 @@ func TestHitRatio(t *testing.T) {
 				if res.Errors != 0 {
 					t.Fatalf("%d errors: %+v", res.Errors, res.ErrorClasses)
 				}
+				// Lookups read (a miss reads its key's 8 bytes) and
+				// write nothing.
+				workloadtest.CheckBytes(t, res, []string{"point-hit", "point-miss"}, nil)
 				var hits, all int64
 				for _, k := range res.Kinds {
 					all += k.Ops

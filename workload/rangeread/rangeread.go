@@ -263,8 +263,14 @@ func (c *client) count(r store.Row) error {
 }
 
 // Do reads N records from a random start; fewer rows than asked, or rows
-// out of key order, are an error of class "short-read".
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+// out of key order, are an error of class "short-read". Its bytes are
+// read.
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
+	n, err := c.fetch(ctx, kind)
+	return workload.Done{Read: n}, err
+}
+
+func (c *client) fetch(ctx context.Context, kind int) (int64, error) {
 	n := c.w.ns[kind]
 	rows := c.w.rows
 	if rows < int64(n) {

@@ -54,8 +54,13 @@ func TestRangeReadsExactlyNInKeyOrder(t *testing.T) {
 				c := w.NewClient(s, rand.New(rand.NewPCG(1, 2)))
 				for kind, want := range []int{1, 7, 250} {
 					for range 30 {
-						if _, err := c.Do(ctx, kind); err != nil {
+						d, err := c.Do(ctx, kind)
+						if err != nil {
 							t.Fatalf("range %d: %v", want, err)
+						}
+						// A range reads its rows and writes nothing.
+						if d.Read < int64(want)*8 || d.Written != 0 || d.Rows != 0 {
+							t.Fatalf("range %d: %+v; want bytes read only", want, d)
 						}
 					}
 				}

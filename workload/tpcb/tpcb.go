@@ -349,19 +349,27 @@ type client struct {
 // integers of its UPDATEs and INSERT, 8 bytes each.
 const bytesWritten = 10 * 8
 
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+// Do runs one transaction or select. A tpcb transaction writes its
+// UPDATEs' and INSERT's integers, reads the balance it selects back and
+// adds a row to the history once committed; select-only reads the
+// balance.
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
 	if c.err != nil {
-		return 0, c.err
+		return workload.Done{}, c.err
 	}
 	switch kind {
 	case kTPCB:
-		err := c.tpcb(ctx)
-		return bytesWritten, err
+		read, err := c.tpcb(ctx)
+		if err != nil {
+			return workload.Done{}, err // rolled back: no history row
+		}
+		return workload.Done{Read: read, Written: bytesWritten, Rows: 1}, nil
 	case kSelect:
 		aid := 1 + c.rng.Int64N(c.accounts)
-		return c.selectAccount(ctx, aid)
+		read, err := c.selectAccount(ctx, aid)
+		return workload.Done{Read: read}, err
 	}
-	return 0, fmt.Errorf("%s: no operation kind %d", c.w.name, kind)
+	return workload.Done{}, fmt.Errorf("%s: no operation kind %d", c.w.name, kind)
 }
 
 // selectAccount is pgbench -S's statement, outside a transaction block.
@@ -377,18 +385,19 @@ func (c *client) selectAccount(ctx context.Context, aid int64) (int64, error) {
 	return bytes, nil
 }
 
-// tpcb is pgbench's tpcb-like script: BEGIN; five statements; END.
-func (c *client) tpcb(ctx context.Context) error {
+// tpcb is pgbench's tpcb-like script: BEGIN; five statements; END. It
+// returns the bytes its SELECT read.
+func (c *client) tpcb(ctx context.Context) (read int64, err error) {
 	aid := 1 + c.rng.Int64N(c.accounts)
 	bid := 1 + c.rng.Int64N(c.branches)
 	tid := 1 + c.rng.Int64N(c.tellers)
 	delta := c.rng.Int64N(10001) - 5000
 	if err := c.s.Begin(ctx); err != nil {
-		return err
+		return 0, err
 	}
-	err := c.update(ctx, c.q.updAccount, "UPDATE pgbench_accounts", "aid", aid, delta)
+	err = c.update(ctx, c.q.updAccount, "UPDATE pgbench_accounts", "aid", aid, delta)
 	if err == nil {
-		_, err = c.selectAccount(ctx, aid)
+		read, err = c.selectAccount(ctx, aid)
 	}
 	if err == nil {
 		err = c.update(ctx, c.q.updTeller, "UPDATE pgbench_tellers", "tid", tid, delta)
@@ -401,12 +410,12 @@ func (c *client) tpcb(ctx context.Context) error {
 		_, err = c.s.Exec(ctx, c.q.insHistory, c.args[:4]...)
 	}
 	if err == nil {
-		return c.s.Commit(ctx)
+		return read, c.s.Commit(ctx)
 	}
 	if rerr := c.s.Rollback(ctx); rerr != nil {
-		return fmt.Errorf("%w (rolling back: %v)", err, rerr)
+		return read, fmt.Errorf("%w (rolling back: %v)", err, rerr)
 	}
-	return err
+	return read, err
 }
 
 // update runs one of the UPDATEs, which must change exactly one row. A

@@ -133,6 +133,11 @@ func checkTPCB(t *testing.T, st store.Store, scale string) {
 				}
 			}
 		}
+		// A transaction writes its ten integers and reads the balance
+		// it selects back (8 bytes).
+		if res.BytesWritten != res.Ops*bytesWritten || res.BytesRead != res.Ops*8 {
+			t.Errorf("tpcb: %d bytes written, %d read by %d transactions; want %d and %d", res.BytesWritten, res.BytesRead, res.Ops, res.Ops*bytesWritten, res.Ops*8)
+		}
 		v := res.Verify[0]
 		if v.Table != "pgbench_history" || v.Acked != res.Ops || v.After-v.Before != v.Acked || v.Lost != 0 || v.Extra != 0 {
 			t.Fatalf("history: %+v, acknowledged %d", v, res.Ops)
@@ -153,8 +158,8 @@ func checkTPCB(t *testing.T, st store.Store, scale string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Ops != 300 || res.Errors != 0 || res.BytesRead != 300*8 {
-		t.Fatalf("select-only: %d ops, %d errors %+v, %d bytes read", res.Ops, res.Errors, res.ErrorClasses, res.BytesRead)
+	if res.Ops != 300 || res.Errors != 0 || res.BytesRead != 300*8 || res.BytesWritten != 0 {
+		t.Fatalf("select-only: %d ops, %d errors %+v, %d bytes read, %d written", res.Ops, res.Errors, res.ErrorClasses, res.BytesRead, res.BytesWritten)
 	}
 	checkAllocs(t, st, w)
 }

@@ -5,8 +5,10 @@ package workloadtest
 
 import (
 	"flag"
+	"slices"
 	"testing"
 
+	"kurabe/result"
 	"kurabe/workload"
 )
 
@@ -31,4 +33,29 @@ func Build(t testing.TB, d workload.Definition, ops []string, args ...string) wo
 		tb.ID = i
 	}
 	return w
+}
+
+// CheckBytes checks that a phase counted its bytes by direction: every
+// kind that ran and is named in read has bytes read, every one named in
+// written bytes written, and none has bytes in a direction it is not
+// named in (a load or an update reads nothing; a lookup writes nothing).
+// The phase's totals must be its kinds' sums.
+func CheckBytes(t testing.TB, p result.Phase, read, written []string) {
+	t.Helper()
+	var r, w int64
+	for _, k := range p.Kinds {
+		r, w = r+k.BytesRead, w+k.BytesWritten
+		if k.Ops == 0 {
+			continue
+		}
+		if got, want := k.BytesRead > 0, slices.Contains(read, k.Name); got != want {
+			t.Errorf("%s %s: %d bytes read, want some: %v", p.Op, k.Name, k.BytesRead, want)
+		}
+		if got, want := k.BytesWritten > 0, slices.Contains(written, k.Name); got != want {
+			t.Errorf("%s %s: %d bytes written, want some: %v", p.Op, k.Name, k.BytesWritten, want)
+		}
+	}
+	if r != p.BytesRead || w != p.BytesWritten {
+		t.Errorf("%s: %d bytes read and %d written, its kinds' sum %d and %d", p.Op, p.BytesRead, p.BytesWritten, r, w)
+	}
 }

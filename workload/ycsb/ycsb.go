@@ -273,20 +273,38 @@ func (w *ycsb) Kinds() []workload.Kind {
 	return ks
 }
 
+// Params are the settings, in no language: distribution is --distribution,
+// or each letter's own (latest for D, zipfian for the others), one name
+// when the letters agree, A:zipfian,D:latest when they do not.
 func (w *ycsb) Params() map[string]string {
-	var names []string
+	var names, own []string
+	same := true
 	for _, l := range w.letters {
 		names = append(names, l.name)
+		own = append(own, l.name+":"+distNames[l.dist])
+		same = same && l.dist == w.letters[0].dist
 	}
 	dist := w.cfg.Distribution
-	if dist == "" {
-		dist = "per workload"
+	switch {
+	case dist != "":
+	case same && len(w.letters) > 0:
+		dist = distNames[w.letters[0].dist]
+	default:
+		dist = strings.Join(own, ",")
 	}
 	return map[string]string{
 		"ycsb": strings.Join(names, ","), "recordcount": strconv.FormatInt(w.cfg.Records, 10),
 		"fields": strconv.Itoa(w.cfg.Fields), "field_size": strconv.Itoa(w.cfg.FieldSize),
 		"distribution": dist, "scan_max": strconv.Itoa(w.cfg.ScanMax), "insert_order": w.cfg.InsertOrder,
 	}
+}
+
+// Stateful: inserts (D, E) add records that the phases after them read,
+// scan and draw latest keys from (workload.Stateful), so with several
+// client levels each level runs on usertable loaded anew. Updates only
+// change values, and leave the table as the next phase needs it.
+func (w *ycsb) Stateful() bool {
+	return slices.ContainsFunc(w.letters, func(l letter) bool { return l.weights[opInsert] > 0 })
 }
 
 // SharedTables says why kurabe run --isolate does not give each client a
@@ -515,9 +533,12 @@ func (c *client) addBytes(r store.Row) {
 	}
 }
 
-func (c *client) Do(ctx context.Context, kind int) (int64, error) {
+// Do performs one operation: reads and scans report the bytes they
+// fetched as read, inserts and updates what they sent as written, and a
+// read-modify-write both.
+func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
 	if c.err != nil {
-		return 0, c.err
+		return workload.Done{}, c.err
 	}
 	op, dist := kind/numDists, kind%numDists
 	switch op {
@@ -525,30 +546,33 @@ func (c *client) Do(ctx context.Context, kind int) (int64, error) {
 		return c.insert(ctx)
 	case opUpdate, opRMW:
 		if c.sql == nil {
-			return 0, &store.ClassError{Class: "skipped", Err: fmt.Errorf("ycsb %s needs SQL (an UPDATE), and this store's sessions do not speak it (the file store; SQLite with connect=per-op); skipped, not faked", opNames[op])}
+			return workload.Done{}, &store.ClassError{Class: "skipped", Err: fmt.Errorf("ycsb %s needs SQL (an UPDATE), and this store's sessions do not speak it (the file store; SQLite with connect=per-op); skipped, not faked", opNames[op])}
 		}
 	}
 	n, err := c.choose(dist)
 	if err != nil {
-		return 0, err
+		return workload.Done{}, err
 	}
 	key := c.w.key(n)
 	switch op {
 	case opRead:
-		return c.read(ctx, n, key)
+		r, err := c.read(ctx, n, key)
+		return workload.Done{Read: r}, err
 	case opUpdate:
-		return c.updateOne(ctx, n, key)
+		u, err := c.updateOne(ctx, n, key)
+		return workload.Done{Written: u}, err
 	case opScan:
-		return c.scan(ctx, n, key, 1+c.rng.IntN(c.w.cfg.ScanMax))
+		r, err := c.scan(ctx, n, key, 1+c.rng.IntN(c.w.cfg.ScanMax))
+		return workload.Done{Read: r}, err
 	case opRMW:
-		b, err := c.read(ctx, n, key)
+		r, err := c.read(ctx, n, key)
 		if err != nil {
-			return b, err
+			return workload.Done{Read: r}, err
 		}
 		u, err := c.updateOne(ctx, n, key)
-		return b + u, err
+		return workload.Done{Read: r, Written: u}, err
 	}
-	return 0, fmt.Errorf("ycsb: no operation kind %d", kind)
+	return workload.Done{}, fmt.Errorf("ycsb: no operation kind %d", kind)
 }
 
 // choose draws a record number from dist. A record whose insert failed
@@ -652,14 +676,14 @@ func (c *client) updateOne(ctx context.Context, n, key int64) (int64, error) {
 }
 
 // insert adds the next record.
-func (c *client) insert(ctx context.Context) (int64, error) {
+func (c *client) insert(ctx context.Context) (workload.Done, error) {
 	n := c.w.keys.claim()
 	c.w.fill(c.row, c.w.key(n))
 	err := c.s.Insert(ctx, c.w.table, c.row)
 	if err != nil {
 		c.w.keys.fail(n)
-		return 0, err
+		return workload.Done{}, err
 	}
 	c.w.keys.ack(n)
-	return 8 + int64(c.w.cfg.Fields*c.w.cfg.FieldSize), nil
+	return workload.Done{Written: 8 + int64(c.w.cfg.Fields*c.w.cfg.FieldSize), Rows: 1}, nil
 }

@@ -478,3 +478,29 @@ func BenchmarkReadAndScan(b *testing.B) {
 		})
 	}
 }
+
+func TestBytesByDirection(t *testing.T) {
+	// Reads and scans read, updates and inserts write, a
+	// read-modify-write does both: before, only inserts counted as
+	// written, so A's updates showed nothing written.
+	st := recordstest.Open(t, "sqlite:")
+	w := build(t, []string{"A", "D", "E", "F"}, "--recordcount", "200", "--field-size", "20")
+	prepare(t, st, w)
+	for i, tc := range []struct{ read, written []string }{
+		{[]string{"read"}, []string{"update"}},
+		{[]string{"read"}, []string{"insert"}},
+		{[]string{"scan"}, []string{"insert"}},
+		{[]string{"read", "rmw"}, []string{"rmw"}},
+	} {
+		p := runPhase(t, st, w, i, 2, 400, 7)
+		if p.Errors != 0 {
+			t.Fatalf("%s: errors %+v", p.Op, p.ErrorClasses)
+		}
+		workloadtest.CheckBytes(t, p, tc.read, tc.written)
+		for _, k := range p.Kinds {
+			if k.Name == "insert" && k.BytesWritten != k.Ops*(8+10*20) {
+				t.Errorf("%s insert: %d bytes written by %d inserts of %d bytes", p.Op, k.BytesWritten, k.Ops, 8+10*20)
+			}
+		}
+	}
+}
