@@ -236,3 +236,48 @@ func stepLabel(name string) string {
 	}
 	return "step " + name
 }
+
+// BodyText returns the start of a response body for a one-line message:
+// every run of white space or control characters (a page's newlines, its
+// indentation) becomes one space, the text is cut at n characters with
+// "…", and a body that is not text (a NUL byte, bytes that are not UTF-8)
+// gives "". A server's error page or JSON reason says why a request
+// failed; its lines must not break the report's, nor its size fill it.
+// The caller scrubs secrets from the result (a page may echo a request's
+// Authorization header).
+func BodyText(b []byte, n int) string {
+	if len(b) > 4*n+4 {
+		b = b[:4*n+4] // enough for n characters of UTF-8
+	}
+	var sb strings.Builder
+	chars, space := 0, false
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == 0 || r == utf8.RuneError && size == 1 && len(b) >= utf8.UTFMax {
+			return "" // binary, not text (a rune cut by the clip above is fine)
+		}
+		b = b[size:]
+		if r == utf8.RuneError && size == 1 {
+			break // the end, cut in the middle of a character
+		}
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = sb.Len() > 0
+			continue
+		}
+		need := 1
+		if space {
+			need = 2
+		}
+		if chars+need > n {
+			sb.WriteString("…")
+			return sb.String()
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+		chars += need
+	}
+	return sb.String()
+}

@@ -248,3 +248,30 @@ func TestFlowBaseChecked(t *testing.T) {
 		t.Fatalf("a good base refused: %v", err)
 	}
 }
+
+func TestBodyText(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{`{"error": "limit must be a number"}`, 200, `{"error": "limit must be a number"}`},
+		// An HTML page: one line, runs of white space as one space.
+		{"<html>\n  <body>\r\n\t<h1>Not   Found</h1>\n</body>\n</html>\n", 200, "<html> <body> <h1>Not Found</h1> </body> </html>"},
+		{"  \n  ", 200, ""},
+		{"abcdef", 3, "abc…"},
+		{"ab cdef", 3, "ab…"}, // no space before the ellipsis
+		{"日本語のテキスト", 3, "日本語…"},
+		{"a\x00b", 200, ""},           // binary
+		{"ab\xff\xfecdefgh", 200, ""}, // not UTF-8
+		{strings.Repeat("é", 300), 2, "éé…"},
+	} {
+		if got := BodyText([]byte(c.in), c.n); got != c.want {
+			t.Errorf("BodyText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+	// A character cut by the window BodyText reads is not binary.
+	if got := BodyText([]byte(strings.Repeat("日", 20)), 3); got != "日日日…" {
+		t.Errorf("cut character: %q", got)
+	}
+}
