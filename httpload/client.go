@@ -356,7 +356,7 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	}
 	s.failed++
 	ts.failed++
-	return n, c.responseErr(ti, key, code, n, exp)
+	return n, c.responseErr(ti, key, code, n, exp, body)
 }
 
 // cached returns the error stored for (ti, key), or nil.
@@ -407,6 +407,9 @@ func (c *client) scrub(ti int, msg string) string {
 	return Scrub(msg, vals)
 }
 
+// bodyQuote is how many characters of a body a message quotes.
+const bodyQuote = 200
+
 // what names the request for messages.
 func (c *client) what(ti int) string {
 	if f := c.w.cfg.Flow; f != nil {
@@ -416,7 +419,12 @@ func (c *client) what(ti int) string {
 	return c.w.targets[ti].name
 }
 
-func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect) error {
+// responseErr makes the error of a response that failed. A status's
+// quotes the start of the body (body, which may hold only its start),
+// where a server says why ("400 Bad Request: {"error": "limit must be
+// 1 or more"}"): on one line, cut, and scrubbed before it is cut so that
+// the cut cannot leave a piece of a secret.
+func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect, body []byte) error {
 	if err := c.cached(ti, key); err != nil {
 		return err
 	}
@@ -429,7 +437,11 @@ func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect) error
 	case keyExpectStatus + code:
 		return c.keep(ti, key, "expect-status "+status, fmt.Sprintf("%s: status %d %s, want %v", c.what(ti), code, fasthttp.StatusMessage(code), exp.Status))
 	}
-	return c.keep(ti, key, "http "+status, fmt.Sprintf("%s: %d %s", c.what(ti), code, fasthttp.StatusMessage(code)))
+	msg := fmt.Sprintf("%s: %d %s", c.what(ti), code, fasthttp.StatusMessage(code))
+	if text := BodyText([]byte(c.scrub(ti, string(body[:min(len(body), snipMax)]))), bodyQuote); text != "" {
+		msg += ": " + text
+	}
+	return c.keep(ti, key, "http "+status, msg)
 }
 
 func (c *client) extractErr(ti int, s *flow.Step, e *flow.Extract) error {

@@ -178,6 +178,8 @@ func New(cfg Config) (*Workload, error) {
 		}
 	}
 	if f := cfg.Flow; f != nil {
+		// A base with user:password is sent as basic authentication.
+		w.secrets = userSecrets(w.secrets, f.Base)
 		if f.BaseLine > 0 {
 			// The file's base, path and all, as a URL on the command line
 			// is checked (one given with the command was checked there).
@@ -190,6 +192,7 @@ func New(cfg Config) (*Workload, error) {
 			if _, err := checkURLAs(s.Origin, "", true); err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
 			}
+			w.secrets = userSecrets(w.secrets, s.Origin)
 			o, err := w.origin(s.Origin)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)

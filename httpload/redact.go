@@ -1,6 +1,7 @@
 package httpload
 
 import (
+	"encoding/base64"
 	"net/url"
 	"regexp"
 	"slices"
@@ -141,19 +142,43 @@ func SecretWords(v string) []string {
 }
 
 // headerSecrets returns what to scrub for a header value: the value, and
-// its credentials after a scheme ("Bearer TOKEN", "Basic BASE64").
+// its credentials after a scheme ("Bearer TOKEN", "Basic BASE64"), and for
+// basic authentication also user:password and the password decoded, which
+// a server's error page may show.
 func headerSecrets(dst []string, value string) []string {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return dst
 	}
 	dst = append(dst, value)
-	if _, cred, ok := strings.Cut(value, " "); ok {
+	if scheme, cred, ok := strings.Cut(value, " "); ok {
 		if cred = strings.TrimSpace(cred); cred != "" {
 			dst = append(dst, cred)
 		}
+		if b, err := base64.StdEncoding.DecodeString(cred); err == nil && strings.EqualFold(scheme, "basic") {
+			user, pw, _ := strings.Cut(string(b), ":")
+			dst = append(dst, string(b))
+			if pw != "" {
+				dst = append(dst, pw)
+			} else {
+				dst = append(dst, user)
+			}
+		}
 	}
 	return dst
+}
+
+// userSecrets returns what to scrub for the user information of a URL
+// sent as basic authentication (a flow's base http://user:password@host):
+// the password (or a user name given alone, which may be a token),
+// user:password and its base64 as sent.
+func userSecrets(dst []string, rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return dst
+	}
+	pw, _ := u.User.Password()
+	return headerSecrets(dst, "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 }
 
 // Quote quotes s for a message as %q does, clipped to 100 characters
