@@ -131,7 +131,7 @@ func (c *client) iterate() (int64, error) {
 		if !st.Ready(s) {
 			continue
 		}
-		c.build(s)
+		c.build(i, s)
 		b, err := c.send(i, c.w.stepOrig[i], &s.Expect)
 		n += b
 		if err == nil && len(s.Extract) > 0 {
@@ -148,13 +148,20 @@ func (c *client) iterate() (int64, error) {
 	return n, first
 }
 
-// build renders a step's request into the client's Request.
-func (c *client) build(s *flow.Step) {
+// build renders step i's request into the client's Request.
+func (c *client) build(i int, s *flow.Step) {
 	r := c.req
 	r.Reset()
 	r.Header.SetMethod(s.Method)
 	c.buf = s.URL.Append(c.buf[:0], c.st)
 	r.SetRequestURIBytes(c.escaped(c.buf))
+	if c.w.ownAuth[i] {
+		// The step's Authorization wins over the base's user:password,
+		// which fasthttp would write over it.
+		u := r.URI()
+		u.SetUsernameBytes(nil)
+		u.SetPasswordBytes(nil)
+	}
 	for _, h := range c.w.cfg.Headers {
 		r.Header.Set(h.Name, h.Value)
 	}

@@ -134,6 +134,10 @@ type Workload struct {
 	cfg      Config
 	targets  []target // URL mode
 	stepOrig []int    // flow mode: origin of each step
+	// ownAuth: flow mode, per step, whether the step (or -H/-A) sets an
+	// Authorization header while its URL carries user:password too: the
+	// header is sent, not the URL's credentials.
+	ownAuth  []bool
 	origins  []origin
 	detailed bool
 	// lean holds each target's request on the lean path (lean.go), nil
@@ -198,6 +202,7 @@ func New(cfg Config) (*Workload, error) {
 				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
 			}
 			w.stepOrig = append(w.stepOrig, o)
+			w.ownAuth = append(w.ownAuth, strings.Contains(s.Origin, "@") && hasAuth(cfg.Headers, s.Headers))
 			for _, h := range s.Headers {
 				if SecretName(h.Name) {
 					w.secretHeaders = true
@@ -235,6 +240,22 @@ func New(cfg Config) (*Workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// hasAuth reports whether the headers of every request or of a step set
+// Authorization.
+func hasAuth(all []Header, step []flow.Header) bool {
+	for _, h := range all {
+		if strings.EqualFold(h.Name, "Authorization") {
+			return true
+		}
+	}
+	for _, h := range step {
+		if strings.EqualFold(h.Name, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // Client says which HTTP client sends the requests: "lean" (lean.go) or

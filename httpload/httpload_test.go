@@ -2,13 +2,16 @@ package httpload
 
 import (
 	"context"
+	"encoding/base64"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -429,5 +432,45 @@ func TestExampleFiles(t *testing.T) {
 	targets, err := ParseURLFile("urls.txt", data, URLFileOptions{ReadFile: func(n string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", n)) }})
 	if err != nil || len(targets) != 4 || string(targets[3].Body) != "category=test&text=from+a+file" {
 		t.Fatalf("%+v %v", targets, err)
+	}
+}
+
+// A step's own Authorization header is sent, not the base URL's
+// user:password (which apply only where no Authorization is set), and so
+// is one given with -H or -A for every request.
+func TestStepAuthorizationWinsOverBaseCredentials(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Values("Authorization")
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	base := strings.Replace(ts.URL, "http://", "http://u:BASEPW@", 1)
+	f, err := flow.Parse("a.yaml", []byte(`
+steps:
+  - url: /own
+    headers: {authorization: Bearer STEPTOKEN}
+  - url: /base
+`), flow.Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	if ph := run(t, cfg, engine.Config{Clients: 1, Count: 1}); ph.Errors != 0 {
+		t.Fatal(ph.ErrorClasses)
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:BASEPW"))
+	if !slices.Equal(seen["/own"], []string{"Bearer STEPTOKEN"}) || !slices.Equal(seen["/base"], []string{basic}) {
+		t.Fatalf("the server saw %q", seen)
+	}
+	cfg.Headers = []Header{{"Authorization", "Bearer ALL"}}
+	if ph := run(t, cfg, engine.Config{Clients: 1, Count: 1}); ph.Errors != 0 {
+		t.Fatal(ph.ErrorClasses)
+	}
+	if !slices.Equal(seen["/own"], []string{"Bearer STEPTOKEN"}) || !slices.Equal(seen["/base"], []string{"Bearer ALL"}) {
+		t.Fatalf("with -H: the server saw %q", seen)
 	}
 }
