@@ -498,6 +498,11 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 				p.errorf(hline[k], "step %s: %q is not a valid header name", st.Name, k)
 				continue
 			}
+			if !ValidHeaderValue(hs[k]) {
+				// Not quoted: the value may be a secret.
+				p.errorf(hline[k], "step %s: header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire", st.Name, k)
+				continue
+			}
 			t, refs, err := parseTemplate(hs[k])
 			if err != nil {
 				p.errorf(hline[k], "step %s: header %s: %v", st.Name, k, err)
@@ -823,6 +828,22 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func validMethod(m string) bool { return validToken(m) }
+
+// ValidToken reports whether s is an HTTP token, as a method or a header
+// name must be: letters, digits and !#$%&'*+-.^_`|~.
+func ValidToken(s string) bool { return validToken(s) }
+
+// ValidHeaderValue reports whether s can be a header's value on the wire:
+// no control character but tab. A CR or LF would end the header and start
+// another (header injection), a NUL is refused by servers.
+func ValidHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // validToken reports whether s is an HTTP token (a method or header name).
 func validToken(s string) bool {

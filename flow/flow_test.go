@@ -213,6 +213,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad expect body", "base: http://h\nsteps:\n  - url: /\n    expect:\n      body: '['\n", 5, "expect: body"},
 		{"body and body_file", "base: http://h\nsteps:\n  - url: /\n    body: x\n    body_file: b.txt\n", 5, "both body"},
 		{"bad header name", "base: http://h\nsteps:\n  - url: /\n    headers: {'X Y': z}\n", 4, "header name"},
+		// A CR or LF in a header's value would start a header of its own
+		// on the wire; the value is not quoted (it may be a secret).
+		{"header injection", "base: http://h\nsteps:\n  - url: /\n    headers:\n      X-A: \"a\\r\\nX-Inj: SECRET\"\n", 5, "header X-A: the value has a control character"},
+		{"NUL in a flow's header", "base: http://h\nheaders: {X-A: \"a\\0b\"}\nsteps:\n  - url: /\n", 2, "control character"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("flow.yaml", []byte(c.src), Options{ReadFile: users})
@@ -224,7 +228,7 @@ func TestParseErrors(t *testing.T) {
 			if first.Line != c.line || !strings.Contains(first.Msg, c.want) || first.File != "flow.yaml" {
 				t.Fatalf("got %q (line %d), want line %d containing %q", err, first.Line, c.line, c.want)
 			}
-			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "YAML\"") || strings.Contains(err.Error(), "flow.step") {
+			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "YAML\"") || strings.Contains(err.Error(), "flow.step") || strings.Contains(err.Error(), "SECRET") {
 				t.Fatalf("message not one friendly line: %q", err)
 			}
 		})

@@ -107,9 +107,27 @@ func (c *Config) Validate() error {
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %v: want a positive duration", c.Timeout)
 	}
+	// What goes on the wire as written (the lean path writes headers as
+	// they are) must not break the request: a CR or LF in a value would
+	// start a header of its own. Values are not quoted: they may be
+	// secrets.
+	for _, h := range c.Headers {
+		if !flow.ValidToken(h.Name) {
+			return errors.New("a header name is not a token (letters, digits and !#$%&'*+-.^_`|~; no space, colon or control character)")
+		}
+		if !flow.ValidHeaderValue(h.Value) {
+			return fmt.Errorf("header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed)", h.Name)
+		}
+	}
 	for _, t := range c.Targets {
 		if _, err := CheckURL(t.URL, false); err != nil {
 			return err
+		}
+		if t.Method != "" && !flow.ValidToken(t.Method) {
+			return fmt.Errorf("method %s is not a token (letters, digits and !#$%%&'*+-.^_`|~; no space)", Quote(t.Method))
+		}
+		if !flow.ValidHeaderValue(t.ContentType) {
+			return fmt.Errorf("Content-Type %s has a control character", Quote(t.ContentType))
 		}
 	}
 	return nil

@@ -311,6 +311,12 @@ func TestConfigErrors(t *testing.T) {
 		{"ftp", urls("ftp://h/"), "not ftp"},
 		{"no host", urls("http:///x"), "no host"},
 		{"timeout", func() Config { c := urls("http://h/"); c.Timeout = 0; return c }(), "timeout"},
+		// What would break the request on the wire (the lean path writes
+		// it as given).
+		{"header value", func() Config { c := urls("http://h/"); c.Headers = []Header{{"X-A", "a\r\nX-Inj: b"}}; return c }(), "header X-A: the value has a control character"},
+		{"header name", func() Config { c := urls("http://h/"); c.Headers = []Header{{"X A", "b"}}; return c }(), "not a token"},
+		{"method", func() Config { c := urls("http://h/"); c.Targets[0].Method = "GE T"; return c }(), `method "GE T" is not a token`},
+		{"content type", func() Config { c := urls("http://h/"); c.Targets[0].ContentType = "a\nb"; return c }(), "Content-Type"},
 	} {
 		if _, err := New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
