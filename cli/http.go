@@ -241,6 +241,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		return cfg, ecfg, err
 	}
 	if ecfg.Rate > 0 {
+		cfg.OpenLoop = true
 		if !set["n"] && dur == "" {
 			return bad("-R needs -n (requests in all) or -d (how long)")
 		}

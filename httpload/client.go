@@ -37,6 +37,9 @@ type client struct {
 	// backoff is the pause after a request that could not connect,
 	// doubled on each such request up to maxBackoff, 0 after a response.
 	backoff time.Duration
+	// lag is how far behind its scheduled start the current operation
+	// began, in an open loop (Lag); 0 in a closed loop.
+	lag time.Duration
 
 	stats clientStats
 }
@@ -91,6 +94,12 @@ func (c *client) Do(_ context.Context, _ int) (int64, error) {
 	t := &c.w.targets[ti]
 	return c.send(ti, t.origin, &c.w.cfg.Expect)
 }
+
+// Lag is the engine's word, in an open loop, of how late the next
+// operation starts behind its timetable: the rows per URL or step add it
+// to each request's time, so that they too run from the scheduled start
+// (workload.Lagger).
+func (c *client) Lag(d time.Duration) { c.lag = max(d, 0) }
 
 // prepare sets the request up for URL ti. With one URL this happens once.
 func (c *client) prepare(ti int) {
@@ -332,9 +341,13 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 			s.read.add(t1 - tm.firstByte)
 		}
 	}
-	ts.lat.add(total)
+	// The row's latency runs from the scheduled start in an open loop: a
+	// request, or each request of a flow's pass, that waited behind the
+	// timetable is charged for the wait, as the engine charges the
+	// operation.
+	ts.lat.add(total + c.lag)
 	if ts.rec != nil {
-		ts.rec.Record(int64(total))
+		ts.rec.Record(int64(total + c.lag))
 	}
 	if code >= 100 && code < 600 {
 		s.status[code]++

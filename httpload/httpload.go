@@ -89,6 +89,11 @@ type Config struct {
 	// Expect says which responses succeed; a flow step's own expect wins.
 	Expect    flow.Expect
 	UserAgent string
+	// OpenLoop says the engine runs at a rate: the rows per URL or step
+	// are then measured from the scheduled start, and even one URL gets a
+	// histogram of its own (with one URL in a closed loop, its row is
+	// ab's Total).
+	OpenLoop bool
 }
 
 // DefaultConfig returns the defaults: 30 s timeout (ab's), keep-alive, any
@@ -247,7 +252,7 @@ func New(cfg Config) (*Workload, error) {
 		}
 		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + RedactURL(t.URL), origin: o})
 	}
-	w.detailed = len(w.targets) > 1 && len(w.targets) <= MaxDetailed
+	w.detailed = (len(w.targets) > 1 || cfg.OpenLoop) && len(w.targets) <= MaxDetailed
 	if w.why = leanWhy(&w.cfg, w.origins); w.why == "" {
 		for i := range w.targets {
 			r, err := buildLean(&w.cfg, &w.targets[i].Target)

@@ -301,6 +301,46 @@ func TestOpenLoopChargesAStallToTheQueue(t *testing.T) {
 	}
 }
 
+// In an open loop the rows per URL or step run from the scheduled start
+// too, as the engine's latency does: a request that waited behind the
+// timetable is charged for the wait in its row, not only in the pass or
+// request the engine timed.
+func TestOpenLoopRowsFromTheScheduledStart(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  func(base string) Config
+	}{
+		{"one URL", func(base string) Config { return urls(base + "/a") }},
+		{"two URLs", func(base string) Config { return urls(base+"/a", base+"/b") }},
+		{"flow", func(base string) Config {
+			f, err := flow.Parse("s.yaml", []byte("steps:\n  - url: /a\n  - url: /b\n"), flow.Options{Base: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig()
+			cfg.Flow = f
+			return cfg
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// A server of its own: it stalls once, at its 40th request.
+			cfg := c.cfg(stalling(t, 40, 500*time.Millisecond).URL)
+			cfg.OpenLoop = true
+			ph := run(t, cfg, engine.Config{Clients: 4, Duration: time.Second, Rate: 200})
+			svc := ph.OpenLoop.Service
+			for _, tg := range ph.HTTP.Targets {
+				// Most requests were quick to serve but waited behind the
+				// stall: from the scheduled start, their mean is several
+				// times the service time's, as the engine's is.
+				if tg.Latency.Count == 0 || tg.Latency.Mean < 3*svc.Mean || tg.Latency.P90 < 5*svc.P90 {
+					t.Errorf("%s: mean %.0fµs p90 %.0fµs; service mean %.0fµs p90 %.0fµs; engine mean %.0fµs",
+						tg.Name, tg.Latency.Mean, tg.Latency.P90, svc.Mean, svc.P90, ph.Latency.Mean)
+				}
+			}
+		})
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -270,7 +270,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 			}
 		}
 		t.Length = mergeLengths(ls)
-		if w.numTargets() == 1 {
+		if w.numTargets() == 1 && !w.cfg.OpenLoop {
 			t.Latency = out.Total // the same requests
 			t.Latency.Buckets = nil
 		} else if len(recs) > 0 {
