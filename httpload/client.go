@@ -321,9 +321,12 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	s.responses++
 	total := t1 - t0
 	if conn := tm.connect + tm.tls; conn > 0 {
+		// ab's Connect is the TCP connect and the TLS handshake; the
+		// connect phase alone is the dial, the handshake counted apart.
 		s.total.Record(int64(total))
 		s.connect.Record(int64(conn))
 		s.processing.Record(int64(total - conn))
+		s.dial.add(tm.connect)
 	} else {
 		// On a kept-alive connection processing is the total and connect
 		// is 0: one histogram and a count instead of three histograms,

@@ -162,6 +162,17 @@ func TestTLS(t *testing.T) {
 	if ph.Errors != 0 || h.TLS.Count != 2 || h.TLS.Mean <= 0 || h.Waiting.Count != 20 {
 		t.Fatalf("errors %+v, tls %+v, waiting %+v", ph.ErrorClasses, h.TLS, h.Waiting)
 	}
+	// With a connection per request: the connect phase is the TCP dial
+	// alone, the handshake is counted apart, and ab's Connect holds both
+	// (docs/http.md, Per-request phases).
+	cfg := urls(ts.URL)
+	cfg.Close = true
+	h = run(t, cfg, engine.Config{Clients: 1, Count: 20}).HTTP
+	sum := h.TCPConnect.Mean*float64(h.TCPConnect.Count) + h.TLS.Mean*float64(h.TLS.Count)
+	if h.TCPConnect.Count != 20 || h.TLS.Count != 20 || h.TCPConnect.Mean <= 0 || h.TCPConnect.Max >= h.Connect.Max ||
+		math.Abs(sum-h.Connect.Mean*float64(h.Connect.Count)) > 0.01*sum+1 {
+		t.Fatalf("--close over TLS: tcp connect %+v, tls %+v, ab's connect %+v", h.TCPConnect, h.TLS, h.Connect)
+	}
 }
 
 func TestTransportErrors(t *testing.T) {
