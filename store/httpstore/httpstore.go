@@ -379,7 +379,7 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	info := store.Info{Driver: s.scheme, Target: s.base, Options: map[string]string{
 		"keepalive": map[bool]string{true: "1", false: "0"}[s.keepAlive],
 		"timeout":   s.timeout.String(),
-	}, Facts: map[string]string{}}
+	}, Facts: map[string]string{}, TablesKept: true}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.admin.do(ctx, http.MethodGet, s.rootURL, nil)

@@ -574,7 +574,7 @@ func TestCredentialsAndHTTPS(t *testing.T) {
 		}
 		s.Close()
 		info := st.Info(ctx)
-		if info.Driver != "https" || strings.Contains(info.Target, "s3cret") || strings.Contains(info.Target, "ann") || info.Version != "Apache/2.4.62 (fake)" || info.Facts["x-powered-by"] == "" {
+		if info.Driver != "https" || strings.Contains(info.Target, "s3cret") || strings.Contains(info.Target, "ann") || info.Version != "Apache/2.4.62 (fake)" || info.Facts["x-powered-by"] == "" || !info.TablesKept {
 			t.Fatalf("Info: %+v", info)
 		}
 	}
