@@ -588,6 +588,33 @@ func TestHTTPBadURLs(t *testing.T) {
 	}
 }
 
+// A URL or flow file with several problems lists every one, each on a
+// line of its own with the file and line, exit 2.
+func TestHTTPFileProblemsAllListed(t *testing.T) {
+	dir := t.TempDir()
+	urls := filepath.Join(dir, "urls.txt")
+	os.WriteFile(urls, []byte("http://h/ GRAB\nhttp://h/ok\nhttp://$(NOPE_KURABE)/x\nftp://h/\n"), 0o644)
+	fl := filepath.Join(dir, "f.yaml")
+	os.WriteFile(fl, []byte("base: http://h\nsteps:\n  - {name: a, method: 'GE T', url: /x}\n  - {name: a, url: /y, expect: {status: [99]}}\n"), 0o644)
+	for _, c := range []struct {
+		args  []string
+		lines []string
+	}{
+		{[]string{"-f", urls}, []string{"kurabe: " + urls + ":1: ", urls + ":3: ", urls + ":4: "}},
+		{[]string{"--flow", fl}, []string{"kurabe: " + fl + ":3: ", fl + ":4: ", fl + ":4: "}},
+	} {
+		out, errs, code := httpCLI(t, c.args...)
+		got := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		ok := code == ExitUsage && out == "" && len(got) == len(c.lines)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], c.lines[i])
+		}
+		if !ok {
+			t.Errorf("%v: exit %d:\n%s", c.args, code, errs)
+		}
+	}
+}
+
 // A server that is not running stops the run before it starts, in one
 // line, instead of tens of thousands of failures a second.
 func TestHTTPNothingListening(t *testing.T) {

@@ -141,13 +141,30 @@ type ParseError struct {
 	Errs []*SyntaxError
 }
 
-// Error returns the first problem, and how many more there are, on one line.
-func (e *ParseError) Error() string {
-	s := e.Errs[0].Error()
-	if n := len(e.Errs) - 1; n > 0 {
-		s += fmt.Sprintf(" (and %d more %s)", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+// Error lists every problem, one per line with its file and line (see
+// ListProblems).
+func (e *ParseError) Error() string { return ListProblems(e.Errs) }
+
+// MaxShown is the most problems ListProblems lists.
+const MaxShown = 20
+
+// ListProblems writes a file's problems one per line, so that a file with
+// several mistakes is fixed in one pass; past MaxShown, a last line says
+// how many more there are.
+func ListProblems[E error](errs []E) string {
+	var b strings.Builder
+	for i, e := range errs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i == MaxShown {
+			n := len(errs) - i
+			fmt.Fprintf(&b, "(and %d more %s)", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+			break
+		}
+		b.WriteString(e.Error())
 	}
-	return s
+	return b.String()
 }
 
 // ParseFile reads and parses a flow file; files it names are read relative
