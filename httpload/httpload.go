@@ -252,6 +252,22 @@ func New(cfg Config) (*Workload, error) {
 		}
 		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + RedactURL(t.URL), origin: o})
 	}
+	// Rows are named by method and URL; a URL listed twice (with two
+	// bodies, say) gets its URL file's line, or its place on the command
+	// line, so that its rows and messages can be told apart.
+	seen := map[string]int{}
+	for _, t := range w.targets {
+		seen[t.name]++
+	}
+	for i := range w.targets {
+		if t := &w.targets[i]; seen[t.name] > 1 {
+			if t.Line > 0 {
+				t.name += fmt.Sprintf(" (line %d)", t.Line)
+			} else {
+				t.name += fmt.Sprintf(" (#%d)", i+1)
+			}
+		}
+	}
 	w.detailed = (len(w.targets) > 1 || cfg.OpenLoop) && len(w.targets) <= MaxDetailed
 	if w.why = leanWhy(&w.cfg, w.origins); w.why == "" {
 		for i := range w.targets {

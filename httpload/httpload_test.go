@@ -531,3 +531,25 @@ steps:
 		t.Fatalf("with -H: the server saw %q", seen)
 	}
 }
+
+// A URL listed twice (a URL file posting two bodies to one URL) gets two
+// rows that can be told apart: by the file's line, or by the place on the
+// command line.
+func TestRowsOfOneURLAreNamedApart(t *testing.T) {
+	ts, _ := counting(t)
+	targets, err := ParseURLFile("u.txt", []byte(ts.URL+"/posts POST a=1\n"+ts.URL+"/posts/count\n# c\n"+ts.URL+"/posts POST a=2\n"), URLFileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Targets = append(targets, Target{Method: "GET", URL: ts.URL + "/x"}, Target{Method: "GET", URL: ts.URL + "/x"})
+	var names []string
+	for _, tg := range run(t, cfg, engine.Config{Clients: 1, Count: 5}).HTTP.Targets {
+		names = append(names, tg.Name)
+	}
+	want := []string{"POST " + ts.URL + "/posts (line 1)", "GET " + ts.URL + "/posts/count", "POST " + ts.URL + "/posts (line 4)",
+		"GET " + ts.URL + "/x (#4)", "GET " + ts.URL + "/x (#5)"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("rows %q, want %q", names, want)
+	}
+}
