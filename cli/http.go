@@ -241,6 +241,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		return cfg, ecfg, err
 	}
 	if ecfg.Rate > 0 {
+		cfg.OpenLoop = true
 		if !set["n"] && dur == "" {
 			return bad("-R needs -n (requests in all) or -d (how long)")
 		}
@@ -257,20 +258,35 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 	cfg.Random = f.random
 	cfg.Close = f.close
 
-	// What every request carries.
+	// What every request carries. What goes on the wire as written must
+	// not break the request: a CR or LF in a value would end the header
+	// and start another (header injection), a space in a method or name
+	// would garble the request line or the header.
 	// A header or cookie given wrong is not quoted: it may hold a secret.
+	given := map[string]bool{} // header names given with -H, lower case
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return bad("-H: want \"Name: value\", e.g. -H \"Accept: application/json\"; the one given has no colon, no name before it, or a space in the name (not shown, in case it holds a secret)")
+		if !ok || !flow.ValidToken(name) {
+			return bad("-H: want \"Name: value\", e.g. -H \"Accept: application/json\"; the one given has no colon, no name before it, or a name that is not a token (letters, digits and !#$%%&'*+-.^_`|~; no space or control character) (not shown, in case it holds a secret)")
 		}
-		cfg.Headers = append(cfg.Headers, httpload.Header{Name: name, Value: strings.TrimSpace(value)})
+		value = strings.TrimSpace(value)
+		if !flow.ValidHeaderValue(value) {
+			return bad("-H %s: the value has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)", name)
+		}
+		given[strings.ToLower(name)] = true
+		cfg.Headers = append(cfg.Headers, httpload.Header{Name: name, Value: value})
 	}
 	if len(f.cookies) > 0 {
+		if given["cookie"] {
+			return bad("-C and -H \"Cookie: ...\" would send two Cookie headers; give every cookie with -C (repeat it), or all in one -H")
+		}
 		for _, c := range f.cookies {
 			if !strings.Contains(c, "=") {
 				return bad("-C: want name=value; the cookie given has no = (not shown, in case it holds a secret)")
+			}
+			if !flow.ValidHeaderValue(c) {
+				return bad("-C: the cookie has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)")
 			}
 		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: "Cookie", Value: strings.Join(f.cookies, "; ")})
@@ -279,7 +295,16 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		if !strings.Contains(f.auth, ":") {
 			return bad("-A: want user:password")
 		}
+		if given["authorization"] {
+			return bad("-A and -H \"Authorization: ...\" would send two Authorization headers; give one of them")
+		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: "Authorization", Value: "Basic " + base64.StdEncoding.EncodeToString([]byte(f.auth))})
+	}
+	if !flow.ValidHeaderValue(f.ctype) {
+		return bad("-T %s: a Content-Type has no control character (a CR, LF or NUL)", httpload.Quote(f.ctype))
+	}
+	if f.method != "" && !flow.ValidToken(f.method) {
+		return bad("-m %s: a method is one word of letters, digits and !#$%%&'*+-.^_`|~, such as GET or DELETE; no space or control character", httpload.Quote(f.method))
 	}
 
 	// Which responses succeed.

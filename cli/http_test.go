@@ -328,6 +328,20 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"-H", "NoColon", "http://h/"}, "-H"},
 		{[]string{"-C", "nocookie", "http://h/"}, "-C"},
 		{[]string{"-A", "user", "http://h/"}, "-A"},
+		// What would break the request on the wire (header injection
+		// through the lean client's request as written), refused before
+		// the run, without quoting a value that may be secret.
+		{[]string{"-H", "X-A: a\r\nX-Inj: SECRETVAL", "http://h/"}, "-H X-A: the value has a control character"},
+		{[]string{"-H", "X-A: a\x00SECRETVAL", "http://h/"}, "-H X-A: the value has a control character"},
+		{[]string{"-H", "X A: SECRETVAL", "http://h/"}, "not a token"},
+		{[]string{"-H", "X\nA: SECRETVAL", "http://h/"}, "not a token"},
+		{[]string{"-C", "a=SECRETVAL\r\nX-Inj: b", "http://h/"}, "-C: the cookie has a control character"},
+		{[]string{"-T", "text/plain\r\nX-Inj: b", "-p", "/dev/null", "http://h/"}, "-T \"text/plain\\r\\nX-Inj: b\": a Content-Type has no control character"},
+		{[]string{"-m", "GE T", "http://h/"}, `-m "GE T": a method is one word`},
+		{[]string{"-m", "GET\r\n", "http://h/"}, `-m "GET\r\n": a method is one word`},
+		// Two headers of one name, from two flags.
+		{[]string{"-A", "u:SECRETVAL", "-H", "authorization: Bearer zz", "http://h/"}, "-A and -H \"Authorization: ...\" would send two Authorization headers"},
+		{[]string{"-C", "a=1", "-H", "Cookie: b=2", "http://h/"}, "-C and -H \"Cookie: ...\" would send two Cookie headers"},
 		{[]string{"-p", "a", "-u", "b", "http://h/"}, "not both"},
 		{[]string{"-p", "/nonexistent/post.txt", "http://h/"}, "-p"},
 		{[]string{"--expect-status", "2xx", "http://h/"}, "--expect-status"},
@@ -354,7 +368,7 @@ func TestHTTPBadFlags(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), append([]string{"http"}, c.args...), &out, &errb)
-		if code != ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
+		if code != ExitUsage || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 || strings.Contains(errb.String(), "SECRETVAL") {
 			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args, code, errb.String(), c.want)
 		}
 	}
@@ -572,6 +586,33 @@ func TestHTTPBadURLs(t *testing.T) {
 	os.WriteFile(fl, []byte("steps:\n  - url: /x\n"), 0o644)
 	if _, errs, code := httpCLI(t, "--flow", fl, "http://127.0.0.1:70000"); code != ExitUsage || !strings.Contains(errs, "port 70000 is out of range") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// A URL or flow file with several problems lists every one, each on a
+// line of its own with the file and line, exit 2.
+func TestHTTPFileProblemsAllListed(t *testing.T) {
+	dir := t.TempDir()
+	urls := filepath.Join(dir, "urls.txt")
+	os.WriteFile(urls, []byte("http://h/ GRAB\nhttp://h/ok\nhttp://$(NOPE_KURABE)/x\nftp://h/\n"), 0o644)
+	fl := filepath.Join(dir, "f.yaml")
+	os.WriteFile(fl, []byte("base: http://h\nsteps:\n  - {name: a, method: 'GE T', url: /x}\n  - {name: a, url: /y, expect: {status: [99]}}\n"), 0o644)
+	for _, c := range []struct {
+		args  []string
+		lines []string
+	}{
+		{[]string{"-f", urls}, []string{"kurabe: " + urls + ":1: ", urls + ":3: ", urls + ":4: "}},
+		{[]string{"--flow", fl}, []string{"kurabe: " + fl + ":3: ", fl + ":4: ", fl + ":4: "}},
+	} {
+		out, errs, code := httpCLI(t, c.args...)
+		got := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		ok := code == ExitUsage && out == "" && len(got) == len(c.lines)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], c.lines[i])
+		}
+		if !ok {
+			t.Errorf("%v: exit %d:\n%s", c.args, code, errs)
+		}
 	}
 }
 

@@ -157,6 +157,7 @@ type Progress struct {
 // the phase ends, except for the atomics read by the ticker.
 type worker struct {
 	client   workload.Client
+	lagger   workload.Lagger // the client, when it wants the open loop's lag
 	sess     store.Session
 	epoch    time.Time // the phase's start; clocks are read as time since it
 	rng      *rand.Rand
@@ -374,6 +375,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				wk.writes = append(wk.writes, k.Writes)
 			}
 			wk.client = wl.NewClient(s, wk.rng)
+			wk.lagger, _ = wk.client.(workload.Lagger)
 			if ct, ok := s.(store.ConnectTimer); ok {
 				wk.ct, wk.connRec, wk.exclRec = ct, hist.NewRecorder(), hist.NewRecorder()
 			}

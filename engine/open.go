@@ -104,6 +104,9 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		measure := due >= s.warmup
 		k := w.pick()
 		t0 := time.Since(w.epoch)
+		if w.lagger != nil {
+			w.lagger.Lag(t0 - due)
+		}
 		d, err := w.client.Do(ctx, k)
 		t1 := time.Since(w.epoch)
 		ks := &w.kinds[k]

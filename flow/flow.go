@@ -141,13 +141,30 @@ type ParseError struct {
 	Errs []*SyntaxError
 }
 
-// Error returns the first problem, and how many more there are, on one line.
-func (e *ParseError) Error() string {
-	s := e.Errs[0].Error()
-	if n := len(e.Errs) - 1; n > 0 {
-		s += fmt.Sprintf(" (and %d more %s)", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+// Error lists every problem, one per line with its file and line (see
+// ListProblems).
+func (e *ParseError) Error() string { return ListProblems(e.Errs) }
+
+// MaxShown is the most problems ListProblems lists.
+const MaxShown = 20
+
+// ListProblems writes a file's problems one per line, so that a file with
+// several mistakes is fixed in one pass; past MaxShown, a last line says
+// how many more there are.
+func ListProblems[E error](errs []E) string {
+	var b strings.Builder
+	for i, e := range errs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i == MaxShown {
+			n := len(errs) - i
+			fmt.Fprintf(&b, "(and %d more %s)", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+			break
+		}
+		b.WriteString(e.Error())
 	}
-	return s
+	return b.String()
 }
 
 // ParseFile reads and parses a flow file; files it names are read relative
@@ -498,6 +515,11 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 				p.errorf(hline[k], "step %s: %q is not a valid header name", st.Name, k)
 				continue
 			}
+			if !ValidHeaderValue(hs[k]) {
+				// Not quoted: the value may be a secret.
+				p.errorf(hline[k], "step %s: header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire", st.Name, k)
+				continue
+			}
 			t, refs, err := parseTemplate(hs[k])
 			if err != nil {
 				p.errorf(hline[k], "step %s: header %s: %v", st.Name, k, err)
@@ -823,6 +845,22 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func validMethod(m string) bool { return validToken(m) }
+
+// ValidToken reports whether s is an HTTP token, as a method or a header
+// name must be: letters, digits and !#$%&'*+-.^_`|~.
+func ValidToken(s string) bool { return validToken(s) }
+
+// ValidHeaderValue reports whether s can be a header's value on the wire:
+// no control character but tab. A CR or LF would end the header and start
+// another (header injection), a NUL is refused by servers.
+func ValidHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // validToken reports whether s is an HTTP token (a method or header name).
 func validToken(s string) bool {

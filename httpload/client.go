@@ -38,6 +38,9 @@ type client struct {
 	// backoff is the pause after a request that could not connect,
 	// doubled on each such request up to maxBackoff, 0 after a response.
 	backoff time.Duration
+	// lag is how far behind its scheduled start the current operation
+	// began, in an open loop (Lag); 0 in a closed loop.
+	lag time.Duration
 
 	stats clientStats
 }
@@ -98,6 +101,12 @@ func (c *client) request() (int64, error) {
 	return c.send(ti, t.origin, &c.w.cfg.Expect)
 }
 
+// Lag is the engine's word, in an open loop, of how late the next
+// operation starts behind its timetable: the rows per URL or step add it
+// to each request's time, so that they too run from the scheduled start
+// (workload.Lagger).
+func (c *client) Lag(d time.Duration) { c.lag = max(d, 0) }
+
 // prepare sets the request up for URL ti. With one URL this happens once.
 func (c *client) prepare(ti int) {
 	t := &c.w.targets[ti]
@@ -137,7 +146,7 @@ func (c *client) iterate() (int64, error) {
 		if !st.Ready(s) {
 			continue
 		}
-		c.build(s)
+		c.build(i, s)
 		b, err := c.send(i, c.w.stepOrig[i], &s.Expect)
 		n += b
 		if err == nil && len(s.Extract) > 0 {
@@ -154,13 +163,20 @@ func (c *client) iterate() (int64, error) {
 	return n, first
 }
 
-// build renders a step's request into the client's Request.
-func (c *client) build(s *flow.Step) {
+// build renders step i's request into the client's Request.
+func (c *client) build(i int, s *flow.Step) {
 	r := c.req
 	r.Reset()
 	r.Header.SetMethod(s.Method)
 	c.buf = s.URL.Append(c.buf[:0], c.st)
 	r.SetRequestURIBytes(c.escaped(c.buf))
+	if c.w.ownAuth[i] {
+		// The step's Authorization wins over the base's user:password,
+		// which fasthttp would write over it.
+		u := r.URI()
+		u.SetUsernameBytes(nil)
+		u.SetPasswordBytes(nil)
+	}
 	for _, h := range c.w.cfg.Headers {
 		r.Header.Set(h.Name, h.Value)
 	}
@@ -311,9 +327,12 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	s.responses++
 	total := t1 - t0
 	if conn := tm.connect + tm.tls; conn > 0 {
+		// ab's Connect is the TCP connect and the TLS handshake; the
+		// connect phase alone is the dial, the handshake counted apart.
 		s.total.Record(int64(total))
 		s.connect.Record(int64(conn))
 		s.processing.Record(int64(total - conn))
+		s.dial.add(tm.connect)
 	} else {
 		// On a kept-alive connection processing is the total and connect
 		// is 0: one histogram and a count instead of three histograms,
@@ -331,9 +350,13 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 			s.read.add(t1 - tm.firstByte)
 		}
 	}
-	ts.lat.add(total)
+	// The row's latency runs from the scheduled start in an open loop: a
+	// request, or each request of a flow's pass, that waited behind the
+	// timetable is charged for the wait, as the engine charges the
+	// operation.
+	ts.lat.add(total + c.lag)
 	if ts.rec != nil {
-		ts.rec.Record(int64(total))
+		ts.rec.Record(int64(total + c.lag))
 	}
 	if code >= 100 && code < 600 {
 		s.status[code]++
@@ -362,7 +385,7 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	}
 	s.failed++
 	ts.failed++
-	return n, c.responseErr(ti, key, code, n, exp)
+	return n, c.responseErr(ti, key, code, n, exp, body)
 }
 
 // cached returns the error stored for (ti, key), or nil.
@@ -413,6 +436,9 @@ func (c *client) scrub(ti int, msg string) string {
 	return Scrub(msg, vals)
 }
 
+// bodyQuote is how many characters of a body a message quotes.
+const bodyQuote = 200
+
 // what names the request for messages.
 func (c *client) what(ti int) string {
 	if f := c.w.cfg.Flow; f != nil {
@@ -422,7 +448,12 @@ func (c *client) what(ti int) string {
 	return c.w.targets[ti].name
 }
 
-func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect) error {
+// responseErr makes the error of a response that failed. A status's
+// quotes the start of the body (body, which may hold only its start),
+// where a server says why ("400 Bad Request: {"error": "limit must be
+// 1 or more"}"): on one line, cut, and scrubbed before it is cut so that
+// the cut cannot leave a piece of a secret.
+func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect, body []byte) error {
 	if err := c.cached(ti, key); err != nil {
 		return err
 	}
@@ -435,7 +466,11 @@ func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect) error
 	case keyExpectStatus + code:
 		return c.keep(ti, key, "expect-status "+status, fmt.Sprintf("%s: status %d %s, want %v", c.what(ti), code, fasthttp.StatusMessage(code), exp.Status))
 	}
-	return c.keep(ti, key, "http "+status, fmt.Sprintf("%s: %d %s", c.what(ti), code, fasthttp.StatusMessage(code)))
+	msg := fmt.Sprintf("%s: %d %s", c.what(ti), code, fasthttp.StatusMessage(code))
+	if text := BodyText([]byte(c.scrub(ti, string(body[:min(len(body), snipMax)]))), bodyQuote); text != "" {
+		msg += ": " + text
+	}
+	return c.keep(ti, key, "http "+status, msg)
 }
 
 func (c *client) extractErr(ti int, s *flow.Step, e *flow.Extract) error {

@@ -89,6 +89,11 @@ type Config struct {
 	// Expect says which responses succeed; a flow step's own expect wins.
 	Expect    flow.Expect
 	UserAgent string
+	// OpenLoop says the engine runs at a rate: the rows per URL or step
+	// are then measured from the scheduled start, and even one URL gets a
+	// histogram of its own (with one URL in a closed loop, its row is
+	// ab's Total).
+	OpenLoop bool
 }
 
 // DefaultConfig returns the defaults: 30 s timeout (ab's), keep-alive, any
@@ -107,9 +112,27 @@ func (c *Config) Validate() error {
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %v: want a positive duration", c.Timeout)
 	}
+	// What goes on the wire as written (the lean path writes headers as
+	// they are) must not break the request: a CR or LF in a value would
+	// start a header of its own. Values are not quoted: they may be
+	// secrets.
+	for _, h := range c.Headers {
+		if !flow.ValidToken(h.Name) {
+			return errors.New("a header name is not a token (letters, digits and !#$%&'*+-.^_`|~; no space, colon or control character)")
+		}
+		if !flow.ValidHeaderValue(h.Value) {
+			return fmt.Errorf("header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed)", h.Name)
+		}
+	}
 	for _, t := range c.Targets {
 		if _, err := CheckURL(t.URL, false); err != nil {
 			return err
+		}
+		if t.Method != "" && !flow.ValidToken(t.Method) {
+			return fmt.Errorf("method %s is not a token (letters, digits and !#$%%&'*+-.^_`|~; no space)", Quote(t.Method))
+		}
+		if !flow.ValidHeaderValue(t.ContentType) {
+			return fmt.Errorf("Content-Type %s has a control character", Quote(t.ContentType))
 		}
 	}
 	return nil
@@ -134,6 +157,10 @@ type Workload struct {
 	cfg      Config
 	targets  []target // URL mode
 	stepOrig []int    // flow mode: origin of each step
+	// ownAuth: flow mode, per step, whether the step (or -H/-A) sets an
+	// Authorization header while its URL carries user:password too: the
+	// header is sent, not the URL's credentials.
+	ownAuth  []bool
 	origins  []origin
 	detailed bool
 	// lean holds each target's request on the lean path (lean.go), nil
@@ -178,6 +205,8 @@ func New(cfg Config) (*Workload, error) {
 		}
 	}
 	if f := cfg.Flow; f != nil {
+		// A base with user:password is sent as basic authentication.
+		w.secrets = userSecrets(w.secrets, f.Base)
 		if f.BaseLine > 0 {
 			// The file's base, path and all, as a URL on the command line
 			// is checked (one given with the command was checked there).
@@ -190,11 +219,13 @@ func New(cfg Config) (*Workload, error) {
 			if _, err := checkURLAs(s.Origin, "", true); err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
 			}
+			w.secrets = userSecrets(w.secrets, s.Origin)
 			o, err := w.origin(s.Origin)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
 			}
 			w.stepOrig = append(w.stepOrig, o)
+			w.ownAuth = append(w.ownAuth, strings.Contains(s.Origin, "@") && hasAuth(cfg.Headers, s.Headers))
 			for _, h := range s.Headers {
 				if SecretName(h.Name) {
 					w.secretHeaders = true
@@ -221,7 +252,23 @@ func New(cfg Config) (*Workload, error) {
 		}
 		w.targets = append(w.targets, target{Target: t, name: t.Method + " " + RedactURL(t.URL), origin: o})
 	}
-	w.detailed = len(w.targets) > 1 && len(w.targets) <= MaxDetailed
+	// Rows are named by method and URL; a URL listed twice (with two
+	// bodies, say) gets its URL file's line, or its place on the command
+	// line, so that its rows and messages can be told apart.
+	seen := map[string]int{}
+	for _, t := range w.targets {
+		seen[t.name]++
+	}
+	for i := range w.targets {
+		if t := &w.targets[i]; seen[t.name] > 1 {
+			if t.Line > 0 {
+				t.name += fmt.Sprintf(" (line %d)", t.Line)
+			} else {
+				t.name += fmt.Sprintf(" (#%d)", i+1)
+			}
+		}
+	}
+	w.detailed = (len(w.targets) > 1 || cfg.OpenLoop) && len(w.targets) <= MaxDetailed
 	if w.why = leanWhy(&w.cfg, w.origins); w.why == "" {
 		for i := range w.targets {
 			r, err := buildLean(&w.cfg, &w.targets[i].Target)
@@ -232,6 +279,22 @@ func New(cfg Config) (*Workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// hasAuth reports whether the headers of every request or of a step set
+// Authorization.
+func hasAuth(all []Header, step []flow.Header) bool {
+	for _, h := range all {
+		if strings.EqualFold(h.Name, "Authorization") {
+			return true
+		}
+	}
+	for _, h := range step {
+		if strings.EqualFold(h.Name, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // Client says which HTTP client sends the requests: "lean" (lean.go) or

@@ -2,13 +2,16 @@ package httpload
 
 import (
 	"context"
+	"encoding/base64"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -159,6 +162,17 @@ func TestTLS(t *testing.T) {
 	if ph.Errors != 0 || h.TLS.Count != 2 || h.TLS.Mean <= 0 || h.Waiting.Count != 20 {
 		t.Fatalf("errors %+v, tls %+v, waiting %+v", ph.ErrorClasses, h.TLS, h.Waiting)
 	}
+	// With a connection per request: the connect phase is the TCP dial
+	// alone, the handshake is counted apart, and ab's Connect holds both
+	// (docs/http.md, Per-request phases).
+	cfg := urls(ts.URL)
+	cfg.Close = true
+	h = run(t, cfg, engine.Config{Clients: 1, Count: 20}).HTTP
+	sum := h.TCPConnect.Mean*float64(h.TCPConnect.Count) + h.TLS.Mean*float64(h.TLS.Count)
+	if h.TCPConnect.Count != 20 || h.TLS.Count != 20 || h.TCPConnect.Mean <= 0 || h.TCPConnect.Max >= h.Connect.Max ||
+		math.Abs(sum-h.Connect.Mean*float64(h.Connect.Count)) > 0.01*sum+1 {
+		t.Fatalf("--close over TLS: tcp connect %+v, tls %+v, ab's connect %+v", h.TCPConnect, h.TLS, h.Connect)
+	}
 }
 
 func TestTransportErrors(t *testing.T) {
@@ -298,6 +312,46 @@ func TestOpenLoopChargesAStallToTheQueue(t *testing.T) {
 	}
 }
 
+// In an open loop the rows per URL or step run from the scheduled start
+// too, as the engine's latency does: a request that waited behind the
+// timetable is charged for the wait in its row, not only in the pass or
+// request the engine timed.
+func TestOpenLoopRowsFromTheScheduledStart(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  func(base string) Config
+	}{
+		{"one URL", func(base string) Config { return urls(base + "/a") }},
+		{"two URLs", func(base string) Config { return urls(base+"/a", base+"/b") }},
+		{"flow", func(base string) Config {
+			f, err := flow.Parse("s.yaml", []byte("steps:\n  - url: /a\n  - url: /b\n"), flow.Options{Base: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig()
+			cfg.Flow = f
+			return cfg
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// A server of its own: it stalls once, at its 40th request.
+			cfg := c.cfg(stalling(t, 40, 500*time.Millisecond).URL)
+			cfg.OpenLoop = true
+			ph := run(t, cfg, engine.Config{Clients: 4, Duration: time.Second, Rate: 200})
+			svc := ph.OpenLoop.Service
+			for _, tg := range ph.HTTP.Targets {
+				// Most requests were quick to serve but waited behind the
+				// stall: from the scheduled start, their mean is several
+				// times the service time's, as the engine's is.
+				if tg.Latency.Count == 0 || tg.Latency.Mean < 3*svc.Mean || tg.Latency.P90 < 5*svc.P90 {
+					t.Errorf("%s: mean %.0fµs p90 %.0fµs; service mean %.0fµs p90 %.0fµs; engine mean %.0fµs",
+						tg.Name, tg.Latency.Mean, tg.Latency.P90, svc.Mean, svc.P90, ph.Latency.Mean)
+				}
+			}
+		})
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -308,6 +362,12 @@ func TestConfigErrors(t *testing.T) {
 		{"ftp", urls("ftp://h/"), "not ftp"},
 		{"no host", urls("http:///x"), "no host"},
 		{"timeout", func() Config { c := urls("http://h/"); c.Timeout = 0; return c }(), "timeout"},
+		// What would break the request on the wire (the lean path writes
+		// it as given).
+		{"header value", func() Config { c := urls("http://h/"); c.Headers = []Header{{"X-A", "a\r\nX-Inj: b"}}; return c }(), "header X-A: the value has a control character"},
+		{"header name", func() Config { c := urls("http://h/"); c.Headers = []Header{{"X A", "b"}}; return c }(), "not a token"},
+		{"method", func() Config { c := urls("http://h/"); c.Targets[0].Method = "GE T"; return c }(), `method "GE T" is not a token`},
+		{"content type", func() Config { c := urls("http://h/"); c.Targets[0].ContentType = "a\nb"; return c }(), "Content-Type"},
 	} {
 		if _, err := New(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
@@ -429,5 +489,67 @@ func TestExampleFiles(t *testing.T) {
 	targets, err := ParseURLFile("urls.txt", data, URLFileOptions{ReadFile: func(n string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", n)) }})
 	if err != nil || len(targets) != 4 || string(targets[3].Body) != "category=test&text=from+a+file" {
 		t.Fatalf("%+v %v", targets, err)
+	}
+}
+
+// A step's own Authorization header is sent, not the base URL's
+// user:password (which apply only where no Authorization is set), and so
+// is one given with -H or -A for every request.
+func TestStepAuthorizationWinsOverBaseCredentials(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Values("Authorization")
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	base := strings.Replace(ts.URL, "http://", "http://u:BASEPW@", 1)
+	f, err := flow.Parse("a.yaml", []byte(`
+steps:
+  - url: /own
+    headers: {authorization: Bearer STEPTOKEN}
+  - url: /base
+`), flow.Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	if ph := run(t, cfg, engine.Config{Clients: 1, Count: 1}); ph.Errors != 0 {
+		t.Fatal(ph.ErrorClasses)
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:BASEPW"))
+	if !slices.Equal(seen["/own"], []string{"Bearer STEPTOKEN"}) || !slices.Equal(seen["/base"], []string{basic}) {
+		t.Fatalf("the server saw %q", seen)
+	}
+	cfg.Headers = []Header{{"Authorization", "Bearer ALL"}}
+	if ph := run(t, cfg, engine.Config{Clients: 1, Count: 1}); ph.Errors != 0 {
+		t.Fatal(ph.ErrorClasses)
+	}
+	if !slices.Equal(seen["/own"], []string{"Bearer STEPTOKEN"}) || !slices.Equal(seen["/base"], []string{"Bearer ALL"}) {
+		t.Fatalf("with -H: the server saw %q", seen)
+	}
+}
+
+// A URL listed twice (a URL file posting two bodies to one URL) gets two
+// rows that can be told apart: by the file's line, or by the place on the
+// command line.
+func TestRowsOfOneURLAreNamedApart(t *testing.T) {
+	ts, _ := counting(t)
+	targets, err := ParseURLFile("u.txt", []byte(ts.URL+"/posts POST a=1\n"+ts.URL+"/posts/count\n# c\n"+ts.URL+"/posts POST a=2\n"), URLFileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Targets = append(targets, Target{Method: "GET", URL: ts.URL + "/x"}, Target{Method: "GET", URL: ts.URL + "/x"})
+	var names []string
+	for _, tg := range run(t, cfg, engine.Config{Clients: 1, Count: 5}).HTTP.Targets {
+		names = append(names, tg.Name)
+	}
+	want := []string{"POST " + ts.URL + "/posts (line 1)", "GET " + ts.URL + "/posts/count", "POST " + ts.URL + "/posts (line 4)",
+		"GET " + ts.URL + "/x (#4)", "GET " + ts.URL + "/x (#5)"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("rows %q, want %q", names, want)
 	}
 }

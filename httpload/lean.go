@@ -23,7 +23,8 @@ package httpload
 //   - The response parser reads the status line and only Content-Length,
 //     Transfer-Encoding, Connection (and Server once); the body is counted
 //     and dropped in the read buffer, and kept only when --expect-body
-//     needs it.
+//     needs it (its start also when the status is not 2xx, to quote in
+//     the failure's message).
 //   - The phases come from four clock reads: start (which is also the
 //     write's start), write done, first byte, end.
 //
@@ -431,6 +432,7 @@ type respParser struct {
 	state      int
 	head       bool // the request was HEAD
 	retain     bool // keep the body
+	snip       bool // keep the start of the body (a failure's, for its message)
 	wantServer bool
 	code       int
 	close      bool  // the connection ends after this response
@@ -542,8 +544,14 @@ func (p *respParser) consume(b []byte) {
 	p.n += int64(len(b))
 	if p.retain {
 		p.body = append(p.body, b...)
+	} else if p.snip && len(p.body) < snipMax {
+		p.body = append(p.body, b[:min(len(b), snipMax-len(p.body))]...)
 	}
 }
+
+// snipMax is how much of a non-2xx response's body the lean path keeps
+// for the failure's message (BodyText quotes less of it).
+const snipMax = 2048
 
 // header reads a response head from b: the status line and the headers
 // up to the empty line, in one pass over the lines. It returns the bytes
@@ -619,6 +627,9 @@ func (p *respParser) header(b []byte) (int, error) {
 		}
 	}
 	p.code, p.close = code, close
+	// A server says why it refused in the body: kept for the message, and
+	// only for such responses, which cost the copy.
+	p.snip = code < 200 || code >= 300
 	switch {
 	case code >= 100 && code < 200 && code != 101:
 		// An interim response (100 Continue): the real one follows.

@@ -1,6 +1,7 @@
 package httpload
 
 import (
+	"encoding/base64"
 	"net/url"
 	"regexp"
 	"slices"
@@ -141,19 +142,43 @@ func SecretWords(v string) []string {
 }
 
 // headerSecrets returns what to scrub for a header value: the value, and
-// its credentials after a scheme ("Bearer TOKEN", "Basic BASE64").
+// its credentials after a scheme ("Bearer TOKEN", "Basic BASE64"), and for
+// basic authentication also user:password and the password decoded, which
+// a server's error page may show.
 func headerSecrets(dst []string, value string) []string {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return dst
 	}
 	dst = append(dst, value)
-	if _, cred, ok := strings.Cut(value, " "); ok {
+	if scheme, cred, ok := strings.Cut(value, " "); ok {
 		if cred = strings.TrimSpace(cred); cred != "" {
 			dst = append(dst, cred)
 		}
+		if b, err := base64.StdEncoding.DecodeString(cred); err == nil && strings.EqualFold(scheme, "basic") {
+			user, pw, _ := strings.Cut(string(b), ":")
+			dst = append(dst, string(b))
+			if pw != "" {
+				dst = append(dst, pw)
+			} else {
+				dst = append(dst, user)
+			}
+		}
 	}
 	return dst
+}
+
+// userSecrets returns what to scrub for the user information of a URL
+// sent as basic authentication (a flow's base http://user:password@host):
+// the password (or a user name given alone, which may be a token),
+// user:password and its base64 as sent.
+func userSecrets(dst []string, rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return dst
+	}
+	pw, _ := u.User.Password()
+	return headerSecrets(dst, "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 }
 
 // Quote quotes s for a message as %q does, clipped to 100 characters
@@ -235,4 +260,49 @@ func stepLabel(name string) string {
 		return name
 	}
 	return "step " + name
+}
+
+// BodyText returns the start of a response body for a one-line message:
+// every run of white space or control characters (a page's newlines, its
+// indentation) becomes one space, the text is cut at n characters with
+// "…", and a body that is not text (a NUL byte, bytes that are not UTF-8)
+// gives "". A server's error page or JSON reason says why a request
+// failed; its lines must not break the report's, nor its size fill it.
+// The caller scrubs secrets from the result (a page may echo a request's
+// Authorization header).
+func BodyText(b []byte, n int) string {
+	if len(b) > 4*n+4 {
+		b = b[:4*n+4] // enough for n characters of UTF-8
+	}
+	var sb strings.Builder
+	chars, space := 0, false
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == 0 || r == utf8.RuneError && size == 1 && len(b) >= utf8.UTFMax {
+			return "" // binary, not text (a rune cut by the clip above is fine)
+		}
+		b = b[size:]
+		if r == utf8.RuneError && size == 1 {
+			break // the end, cut in the middle of a character
+		}
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = sb.Len() > 0
+			continue
+		}
+		need := 1
+		if space {
+			need = 2
+		}
+		if chars+need > n {
+			sb.WriteString("…")
+			return sb.String()
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+		chars += need
+	}
+	return sb.String()
 }

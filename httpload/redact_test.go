@@ -1,6 +1,7 @@
 package httpload
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -83,7 +84,13 @@ func TestSecretsStayOutOfMessages(t *testing.T) {
 		mu.Unlock()
 		io.WriteString(w, `{"token":"TOKEN-4711"}`)
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	// The error page echoes what it got: the body the message quotes
+	// must not show it.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		u, p, _ := r.BasicAuth()
+		fmt.Fprintf(w, "got %s %s %s %s:%s %s", r.URL, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), u, p, r.Header.Get("X-Signature"))
+	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	base := strings.Replace(ts.URL, "http://", "http://bob:PWBOB42@", 1)
@@ -125,7 +132,7 @@ steps:
 	for k, v := range w.Params() {
 		all.WriteString(k + "=" + v + "\n")
 	}
-	for _, secret := range []string{"APIKEY77", "TOKEN-4711", "PWBOB42", "HDRKEY99", "SIG-0815"} {
+	for _, secret := range []string{"APIKEY77", "TOKEN-4711", "PWBOB42", "HDRKEY99", "SIG-0815", "Ym9iOlBXQk9CNDI"} {
 		if strings.Contains(all.String(), secret) {
 			t.Errorf("%s is recorded:\n%s", secret, all.String())
 		}
@@ -247,4 +254,77 @@ func TestFlowBaseChecked(t *testing.T) {
 	if _, err := New(cfg); err != nil {
 		t.Fatalf("a good base refused: %v", err)
 	}
+}
+
+func TestBodyText(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{`{"error": "limit must be a number"}`, 200, `{"error": "limit must be a number"}`},
+		// An HTML page: one line, runs of white space as one space.
+		{"<html>\n  <body>\r\n\t<h1>Not   Found</h1>\n</body>\n</html>\n", 200, "<html> <body> <h1>Not Found</h1> </body> </html>"},
+		{"  \n  ", 200, ""},
+		{"abcdef", 3, "abc…"},
+		{"ab cdef", 3, "ab…"}, // no space before the ellipsis
+		{"日本語のテキスト", 3, "日本語…"},
+		{"a\x00b", 200, ""},           // binary
+		{"ab\xff\xfecdefgh", 200, ""}, // not UTF-8
+		{strings.Repeat("é", 300), 2, "éé…"},
+	} {
+		if got := BodyText([]byte(c.in), c.n); got != c.want {
+			t.Errorf("BodyText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+	// A character cut by the window BodyText reads is not binary.
+	if got := BodyText([]byte(strings.Repeat("日", 20)), 3); got != "日日日…" {
+		t.Errorf("cut character: %q", got)
+	}
+}
+
+// A failed status's message quotes the start of the body, where a server
+// says why, on one line and without the credentials sent, on both paths.
+func TestFailureQuotesTheBody(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bad", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(400)
+		io.WriteString(w, `{"error": "limit must be 1 or more"}`)
+	})
+	mux.HandleFunc("/html", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		io.WriteString(w, "<html>\n  <body>\n\t<h1>Not   Found</h1>\n</body>\n</html>\n"+strings.Repeat("<!-- padding -->\n", 1000))
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		w.WriteHeader(401)
+		fmt.Fprintf(w, "no: %s (%s:%s)", r.Header.Get("Authorization"), u, p)
+	})
+	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		w.Write([]byte{0, 1, 2, 0xff})
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	cfg := urls(ts.URL+"/bad", ts.URL+"/html", ts.URL+"/echo", ts.URL+"/binary")
+	cfg.Headers = []Header{{"Authorization", "Basic Ym9iOkhUVFBQVzc3"}} // -A bob:HTTPPW77
+	paths(t, cfg, func(t *testing.T, w *Workload) {
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 8})
+		want := map[string]string{
+			"http 400": "GET " + ts.URL + `/bad: 400 Bad Request: {"error": "limit must be 1 or more"}`,
+			"http 404": "GET " + ts.URL + "/html: 404 Not Found: <html> <body> <h1>Not Found</h1> </body> </html> <!-- padding --> <!--",
+			"http 401": "GET " + ts.URL + "/echo: 401 Unauthorized: no: xxxxx (xxxxx)",
+			"http 500": "GET " + ts.URL + "/binary: 500 Internal Server Error",
+		}
+		for _, c := range ph.ErrorClasses {
+			if !strings.HasPrefix(c.First, want[c.Class]) || strings.ContainsAny(c.First, "\n\t") || len(c.First) > 300 ||
+				strings.Contains(c.First, "HTTPPW77") || strings.Contains(c.First, "Ym9iOkhUVFBQVzc3") {
+				t.Errorf("%s: %s\nwant %s…", c.Class, c.First, want[c.Class])
+			}
+			delete(want, c.Class)
+		}
+		if len(want) > 0 {
+			t.Errorf("no class for %v", want)
+		}
+	})
 }

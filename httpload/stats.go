@@ -22,7 +22,7 @@ type clientStats struct {
 	connect, processing, waiting, total *hist.Recorder
 	kept                                *hist.Recorder
 	noConnect                           uint64
-	tls, write, read                    moments
+	dial, tls, write, read              moments
 	targets                             []targetStats
 	server                              []byte
 }
@@ -206,7 +206,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 	var lengths []*lengthStats
 	var connect, processing, waiting, total []*hist.Recorder
 	var noConnect uint64
-	var tlsM, writeM, readM moments
+	var dialM, tlsM, writeM, readM moments
 	for _, c := range w.clients {
 		s := &c.stats
 		out.Requests += s.requests
@@ -228,6 +228,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 		waiting = append(waiting, s.waiting)
 		total = append(total, s.total, s.kept)
 		noConnect += s.noConnect
+		dialM.merge(&s.dial)
 		tlsM.merge(&s.tls)
 		writeM.merge(&s.write)
 		readM.merge(&s.read)
@@ -245,7 +246,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 	out.Processing = summarize(processing, false)
 	out.Waiting = summarize(waiting, false)
 	out.Total = summarize(total, true)
-	out.TLS, out.Write, out.Read = tlsM.result(), writeM.result(), readM.result()
+	out.TCPConnect, out.TLS, out.Write, out.Read = dialM.result(), tlsM.result(), writeM.result(), readM.result()
 
 	for i := range w.numTargets() {
 		t := result.HTTPTarget{}
@@ -270,7 +271,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 			}
 		}
 		t.Length = mergeLengths(ls)
-		if w.numTargets() == 1 {
+		if w.numTargets() == 1 && !w.cfg.OpenLoop {
 			t.Latency = out.Total // the same requests
 			t.Latency.Buckets = nil
 		} else if len(recs) > 0 {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"kurabe/flow"
 )
 
 // URLFileOptions are what parsing a URL file needs from outside it.
@@ -31,21 +33,12 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // ParseError holds every problem found in a file, in line order; its
-// message is the first, with a count of the rest, on one line.
+// message lists them one per line, as a flow's does.
 type ParseError struct {
 	Errs []*SyntaxError
 }
 
-func (e *ParseError) Error() string {
-	s := e.Errs[0].Error()
-	switch n := len(e.Errs) - 1; {
-	case n == 1:
-		s += " (and 1 more problem)"
-	case n > 1:
-		s += fmt.Sprintf(" (and %d more problems)", n)
-	}
-	return s
-}
+func (e *ParseError) Error() string { return flow.ListProblems(e.Errs) }
 
 // methods a URL file line may name after its URL.
 var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}

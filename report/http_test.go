@@ -76,7 +76,7 @@ func httpFlow() *result.Document {
 		Length:    result.BodyLength{Count: 3000, Min: 11, Max: 9000, Mean: 3010.5, Distinct: 192, MoreThan: true},
 		BodyBytes: 9_031_500, BytesReceived: 9_400_000, BytesSent: 420_000, RequestBodyBytes: 30_000, Connections: 8,
 		Connect: httpLat(rng, 8, 40, false), Processing: httpLat(rng, 3000, 300, false), Waiting: httpLat(rng, 3000, 280, false),
-		Total: httpLat(rng, 3000, 300, true), TLS: result.Moments{Count: 8, Mean: 812.5},
+		Total: httpLat(rng, 3000, 300, true), TCPConnect: result.Moments{Count: 8, Mean: 38.5}, TLS: result.Moments{Count: 8, Mean: 812.5},
 		Write: result.Moments{Count: 3000, Mean: 14.5}, Read: result.Moments{Count: 3000, Mean: 6.25},
 	}
 	for _, s := range []string{"login", "find", "logout"} {
@@ -264,6 +264,30 @@ func TestHTTPOpenLoopNotMeasured(t *testing.T) {
 		}
 		if strings.Contains(b.String(), "BEHIND: the store") {
 			t.Errorf("%s: BEHIND speaks of a store:\n%s", lang, b.String())
+		}
+	}
+}
+
+// The connect phase kurabe prints is the TCP connect alone, the TLS
+// handshake beside it; ab's Connect row holds both. A document from
+// before tcp_connect was recorded gets it from Connect less the
+// handshakes.
+func TestHTTPConnectIsTCPAlone(t *testing.T) {
+	for name, tcp := range map[string]result.Moments{"new": {Count: 40, Mean: 78}, "old": {}} {
+		h := &result.HTTPStats{Mode: "urls", Requests: 40, Responses: 40, Connections: 40,
+			Status:  []result.StatusCount{{Code: 200, Count: 40}},
+			Connect: result.Latency{Count: 40, Mean: 875, Min: 800, P50: 870, Max: 990}, TCPConnect: tcp,
+			TLS: result.Moments{Count: 40, Mean: 797}, Total: result.Latency{Count: 40, Mean: 1000}}
+		d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "http", Clients: 1, Count: 40},
+			Stores: []result.Store{{Label: "http", Phases: []result.Phase{{Op: "GET https://127.0.0.1:8443/", Clients: 1, Elapsed: 1, Ops: 40, HTTP: h}}}}}
+		var b bytes.Buffer
+		if err := HTTPFull(&b, English, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"connect 78.0 over 40 connections", "TLS handshake 797.0 in 40", "Connect:         0.800      0.875"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: no %q in\n%s", name, want, b.String())
+			}
 		}
 	}
 }

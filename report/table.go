@@ -357,7 +357,7 @@ func notes(d *result.Document, l tr) []string {
 			}
 			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, rate))
 		}
-		for _, p := range s.Phases {
+		for i, p := range s.Phases {
 			// The phase as its table row names it: with client levels or
 			// repeats, the same operation has several rows.
 			op := phaseName(d, p)
@@ -402,13 +402,36 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, line)
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
-				out = append(out, l.f("note.read-nothing", s.Label, op, p.Op))
+				out = append(out, readNothing(l, s, i, op))
 			}
 		}
 	}
 	out = append(out, fitNotes(d, l)...)
 	out = append(out, load.NotesIn(d, d.Env.FsyncsPerSec(), l.f)...)
 	return append(out, viaNotes(d, l)...)
+}
+
+// readNothing explains a phase that read nothing, with what is true of
+// the store: writes acknowledged before it (the store answered the reads
+// with no rows), a store whose tables kurabe does not empty (a service's),
+// or one kurabe emptied at the start of the run (a read needs a write
+// first). i is the phase's index in s.Phases.
+func readNothing(l tr, s result.Store, i int, op string) string {
+	p := s.Phases[i]
+	var acked, rows int64
+	for _, q := range s.Phases[:i] {
+		for _, v := range q.Verify {
+			acked += v.Acked
+			rows = v.After
+		}
+	}
+	switch {
+	case acked > 0:
+		return l.f("note.read-nothing.written", s.Label, op, acked, rows)
+	case s.Info.TablesKept:
+		return l.f("note.read-nothing.kept", s.Label, op, p.Op)
+	}
+	return l.f("note.read-nothing", s.Label, op, p.Op)
 }
 
 // kindsNote breaks a phase that mixes kinds of operation (bbs mix, ycsb's

@@ -39,18 +39,20 @@ type HTTPStats struct {
 	// They are not failures; their latency includes the reconnect.
 	Reconnects int64 `json:"reconnects,omitempty"`
 	// Per request, as ab reports them: Connect is the time spent opening a
-	// connection (0 on a kept-alive one), Processing the rest of the
-	// request, Waiting from the request written to the first byte of the
-	// response, Total the whole request.
+	// connection, the TLS handshake included (0 on a kept-alive one),
+	// Processing the rest of the request, Waiting from the request written
+	// to the first byte of the response, Total the whole request.
 	Connect    Latency `json:"connect"`
 	Processing Latency `json:"processing"`
 	Waiting    Latency `json:"waiting"`
 	Total      Latency `json:"total"`
-	// The finer phases: TLS handshake (per connection), writing the
-	// request, reading the response after its first byte.
-	TLS   Moments `json:"tls"`
-	Write Moments `json:"write"`
-	Read  Moments `json:"read"`
+	// The finer phases: the TCP connect alone and the TLS handshake (per
+	// connection, over the requests that opened one), writing the request,
+	// reading the response after its first byte.
+	TCPConnect Moments `json:"tcp_connect"`
+	TLS        Moments `json:"tls"`
+	Write      Moments `json:"write"`
+	Read       Moments `json:"read"`
 	// Targets breaks the requests down per URL or flow step.
 	Targets []HTTPTarget `json:"targets"`
 }

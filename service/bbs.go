@@ -148,6 +148,9 @@ func (s *Service) readPost(w http.ResponseWriter, r *http.Request) (category, te
 		return nil, nil, "missing category; post category=...&text=...", http.StatusBadRequest
 	case txt == nil:
 		return nil, nil, "missing text; post category=...&text=...", http.StatusBadRequest
+	case *cat == "":
+		// A post files under a category; the text may be empty.
+		return nil, nil, "empty category; post a category of one or more characters, category=...&text=...", http.StatusBadRequest
 	case !utf8.ValidString(*cat):
 		return nil, nil, "category is not valid UTF-8", http.StatusBadRequest
 	case !utf8.ValidString(*txt):
@@ -170,17 +173,28 @@ func bodyErr(err error) ([]byte, []byte, string, int) {
 	return nil, nil, "cannot read the request body: " + err.Error(), http.StatusBadRequest
 }
 
+// maxLimit is the most posts GET /posts?limit=N may ask for: more than
+// any board holds, and small enough that a store may size its buffers
+// from it (the file store reads about 128 bytes per post asked for).
+const maxLimit = 1<<31 - 1
+
 // list answers GET /posts (every post, oldest first) and GET
 // /posts?limit=N (the newest N, newest first).
 func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	q := store.Query{}
 	if v := r.URL.Query(); v.Has("limit") {
-		n, err := strconv.Atoi(v.Get("limit"))
-		if err != nil || n < 1 {
-			s.fail(w, http.StatusBadRequest, "", "limit="+strconv.Quote(v.Get("limit"))+": want a whole number of posts, 1 or more")
+		raw := v.Get("limit")
+		// Out of int64's range, ParseInt's n is the nearest end of it.
+		n, err := strconv.ParseInt(raw, 10, 64)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange) || n < 1:
+			s.fail(w, http.StatusBadRequest, "", "limit="+strconv.Quote(raw)+": want a whole number of posts from 1 to "+strconv.Itoa(maxLimit))
+			return
+		case n > maxLimit:
+			s.fail(w, http.StatusBadRequest, "", "limit="+strconv.Quote(raw)+": too large; ask for at most "+strconv.Itoa(maxLimit)+" posts (GET /posts, without limit, reads them all)")
 			return
 		}
-		q = store.Query{Desc: true, Limit: n}
+		q = store.Query{Desc: true, Limit: int(n)}
 	}
 	sl, err := s.pool.get(r.Context())
 	if err != nil {

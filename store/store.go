@@ -102,6 +102,10 @@ type Info struct {
 	Version string            `json:"version,omitempty"` // server or library version
 	Options map[string]string `json:"options"`           // effective settings, read back where possible
 	Facts   map[string]string `json:"facts,omitempty"`   // anything else worth reporting
+	// TablesKept says kurabe neither creates nor empties the store's
+	// tables: they are someone else's (a service's over HTTP), and a run
+	// starts from whatever they hold.
+	TablesKept bool `json:"tables_kept,omitempty"`
 }
 
 // BatchInserter is implemented by stores that insert many rows in one call

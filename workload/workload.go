@@ -74,6 +74,16 @@ type Client interface {
 	Do(ctx context.Context, kind int) (Done, error)
 }
 
+// Lagger is implemented by clients that keep figures of their own per
+// operation beside the engine's (kurabe http's rows per URL or flow step).
+// In an open loop the engine calls Lag right before each Do with how far
+// behind its scheduled start the operation begins, so that those figures,
+// too, can be measured from the scheduled start; it never calls it in a
+// closed loop.
+type Lagger interface {
+	Lag(d time.Duration)
+}
+
 // Preparer is implemented by workloads that fill their tables before the
 // measured phases (a data set to read); it returns the rows loaded. The
 // load is timed and reported, apart from the phases.

@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +45,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kurabe/httpload"
 	"kurabe/store"
 	"kurabe/workload/bbs"
 )
@@ -53,6 +55,8 @@ type Store struct {
 	scheme    string // http or https
 	base      string // scheme://host[:port][/prefix], without credentials or a trailing slash
 	user      *url.Userinfo
+	secrets   []string // what messages must not show: the password, and the credentials as sent
+	longest   int      // the longest of secrets
 	keepAlive bool
 	timeout   time.Duration
 	tls       *tls.Config
@@ -106,6 +110,10 @@ func open(spec store.Spec, tc *tls.Config) (*Store, error) {
 		return nil, fmt.Errorf("%s: target %q is not an address such as %s", spec.Driver, spec.Target, example)
 	}
 	s.user = u.User
+	s.secrets = credentials(u.User)
+	for _, v := range s.secrets {
+		s.longest = max(s.longest, len(v))
+	}
 	s.base = spec.Driver + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/")
 	s.postsURL, s.countURL, s.rootURL = s.base+"/posts", s.base+"/posts/count", s.base+"/"
 	s.admin = s.newConn()
@@ -206,7 +214,7 @@ func (c *conn) do(ctx context.Context, method, u string, form []byte) (http.Head
 		return resp.Header, classifyNet(method, u, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return resp.Header, statusError(method, u, resp.StatusCode, c.body)
+		return resp.Header, c.st.statusError(method, u, resp.StatusCode, c.body)
 	}
 	return resp.Header, nil
 }
@@ -237,14 +245,56 @@ func readBody(buf []byte, r io.Reader, n int64) ([]byte, error) {
 func (c *conn) close() { c.tr.CloseIdleConnections() }
 
 // statusError is a non-2xx answer, classed "http CODE" so the error
-// breakdown counts each status apart.
-func statusError(method, u string, code int, body []byte) error {
-	msg := strings.TrimSpace(string(body[:min(len(body), 200)]))
-	if len(body) > 200 {
-		msg += "…"
+// breakdown counts each status apart. It quotes the start of the body,
+// where a service says why, on one line and without the credentials (an
+// error page may echo the request's Authorization header).
+func (s *Store) statusError(method, u string, code int, body []byte) error {
+	msg := fmt.Sprintf("http: %s %s: %d %s", method, u, code, http.StatusText(code))
+	// Scrubbed before it is cut, so that the cut cannot leave a piece of
+	// a credential; the window holds more than the 200 characters kept.
+	window := body[:min(len(body), 1024+s.longest)]
+	if text := httpload.BodyText([]byte(s.scrub(string(window))), 200); text != "" {
+		msg += ": " + text
 	}
-	return &store.ClassError{Class: "http " + strconv.Itoa(code), Err: fmt.Errorf("http: %s %s: %d %s: %s", method, u, code, http.StatusText(code), msg)}
+	return &store.ClassError{Class: "http " + strconv.Itoa(code), Err: errors.New(msg)}
 }
+
+// badResponse is an answer that is not the API's, classed "bad-response",
+// with parse's error on body. The message quotes a piece of the body:
+// when the body holds a credential (a service that echoes the request),
+// it is parsed again with the credentials replaced, so that the piece
+// cannot show a part of one.
+func (s *Store) badResponse(method, u string, body []byte, err error, parse func([]byte) error) error {
+	if len(s.secrets) > 0 { // else nothing to hide, and no copy of a body that may be large
+		if clean := s.scrub(string(body)); clean != string(body) {
+			if e := parse([]byte(clean)); e != nil {
+				err = e
+			}
+		}
+	}
+	return &store.ClassError{Class: "bad-response", Err: errors.New(s.scrub(fmt.Sprintf("http: %s %s: %v", method, u, err)))}
+}
+
+// credentials returns what messages must not show of the spec's user
+// information: the password (or a user name given alone, which may be a
+// token), user:password, and the base64 of it that basic authentication
+// sends.
+func credentials(u *url.Userinfo) []string {
+	if u == nil {
+		return nil
+	}
+	pw, ok := u.Password()
+	cred := u.Username() + ":" + pw
+	out := []string{cred, base64.StdEncoding.EncodeToString([]byte(cred))}
+	if ok && pw != "" {
+		return append(out, pw)
+	}
+	return append(out, u.Username())
+}
+
+// scrub replaces the credentials in a message by xxxxx, as httpload does
+// for kurabe http's messages (values shorter than 4 characters are left).
+func (s *Store) scrub(msg string) string { return httpload.Scrub(msg, s.secrets) }
 
 // classifyNet classes a failed request: "connect" when no connection could
 // be made, "timeout" when the request took longer than the timeout option.
@@ -314,7 +364,7 @@ func (s *Store) count(ctx context.Context) (int64, error) {
 	s.server = h.Get("Server")
 	n, err := count(s.admin.body)
 	if err != nil {
-		return 0, &store.ClassError{Class: "bad-response", Err: fmt.Errorf("http: GET %s: %w", s.countURL, err)}
+		return 0, s.badResponse(http.MethodGet, s.countURL, s.admin.body, err, func(b []byte) error { _, err := count(b); return err })
 	}
 	return n, nil
 }
@@ -329,7 +379,7 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	info := store.Info{Driver: s.scheme, Target: s.base, Options: map[string]string{
 		"keepalive": map[bool]string{true: "1", false: "0"}[s.keepAlive],
 		"timeout":   s.timeout.String(),
-	}, Facts: map[string]string{}}
+	}, Facts: map[string]string{}, TablesKept: true}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, err := s.admin.do(ctx, http.MethodGet, s.rootURL, nil)
@@ -455,7 +505,7 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 	}
 	n, err := s.dec.posts(s.c.body)
 	if err != nil {
-		return 0, &store.ClassError{Class: "bad-response", Err: fmt.Errorf("http: GET %s: %w", u, err)}
+		return 0, s.st.badResponse(http.MethodGet, u, s.c.body, err, func(b []byte) error { var d decoder; _, err := d.posts(b); return err })
 	}
 	if latest && n > q.Limit {
 		return 0, &store.ClassError{Class: "bad-response", Err: fmt.Errorf("http: GET %s returned %d posts, more than the limit", u, n)}
