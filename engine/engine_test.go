@@ -309,6 +309,15 @@ func TestPerOpConnectReportedApart(t *testing.T) {
 	if res.Verify[0].Lost != 0 || res.Verify[0].After != 300 {
 		t.Fatalf("verify %+v", res.Verify[0])
 	}
+	// The open loop times connects as the closed loop does.
+	setup(t, st, w)
+	res, err = RunPhase(context.Background(), Config{Clients: 2, Count: 100, Rate: 2000, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Connect == nil || res.Connect.Count != 100 || res.Connect.Mean <= 0 || res.LatencyExclConnect == nil || res.LatencyExclConnect.Count != 100 {
+		t.Fatalf("open loop: connect %+v, without %+v; want 100 connects timed", res.Connect, res.LatencyExclConnect)
+	}
 }
 
 func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {

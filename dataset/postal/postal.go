@@ -193,9 +193,9 @@ func (r *Reader) Next() bool {
 		if b := r.broken; b.line > 0 && (len(first.f) <= 2 || first.f[2] == b.code) {
 			// Another malformed row of a record already left out: still
 			// that record's, its parentheses counted as far as they read.
-			r.breakOff(first, b.line, b.open)
+			r.breakOff(first, b.code, b.line, b.open)
 		} else {
-			r.breakOff(first, first.line, 0)
+			r.breakOff(first, "", first.line, 0)
 		}
 		r.err = first.bad
 		return false
@@ -227,7 +227,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		if next.bad != nil {
-			r.breakOff(next, r.rec.Line, open)
+			r.breakOff(next, r.rec.Fields[2], r.rec.Line, open)
 			r.err = r.incomplete(fmt.Sprintf("its row at line %d is malformed", next.line))
 			r.queue = append(r.queue, next.bad)
 			return false
@@ -259,13 +259,12 @@ func (r *Reader) stop(err error) {
 	}
 }
 
-// breakOff notes that the record starting at line, with open parentheses
-// still open, is cut short by the malformed row bad: the rows after it
-// with the same postal code are the rest of that record, until the
+// breakOff notes that the record of postal code code starting at line,
+// with open parentheses still open, is cut short by the malformed row bad:
+// the rows after it with that code are the rest of that record, until the
 // parentheses close. What can be read of bad counts: its own code when the
-// record starts with it, and its parentheses.
-func (r *Reader) breakOff(bad row, line, open int) {
-	code := r.rec.Fields[2]
+// record starts with it (open 0, code ""), and its parentheses.
+func (r *Reader) breakOff(bad row, code string, line, open int) {
 	if open == 0 { // bad starts the record
 		if len(bad.f) <= 2 || len(bad.f[2]) != 7 || !digits(bad.f[2]) {
 			r.broken = broken{}

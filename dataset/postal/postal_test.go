@@ -267,24 +267,32 @@ func TestLongSplitBrokenInTheMiddle(t *testing.T) {
 }
 
 func TestTwoBadRowsInOneSplit(t *testing.T) {
-	// The second and third rows of a split are malformed: the row that
-	// closes it still belongs to the record of line 2, and says so, rather
-	// than being a continuation of nothing.
+	// Two rows of a split are malformed: the row that closes it still
+	// belongs to the record of line 2, and says so, rather than being a
+	// continuation of nothing; also when the record's first row is one of
+	// the malformed ones.
 	row := func(code, town, flag string) string {
 		return `01101,"060  ","` + code + `","a","b","","d","e","` + town + `",` + flag + ",0,0,0,0,0\r\n"
 	}
-	in := row("0600001", "前", "0") +
-		row("0600002", "町（一", "0") +
-		row("0600002", "二", "x") +
-		row("0600002", "三", "y") +
-		row("0600002", "四）", "0") +
-		row("0600003", "後", "0")
-	recs, lines, errs, _ := readAll(t, []byte(in))
-	if !slices.Equal(lines, []int{2, 3, 4, 5}) || len(recs) != 2 {
-		t.Fatalf("errors at lines %v and %d records, want 2-5 and 2:\n%s", lines, len(recs), strings.Join(errs, "\n"))
-	}
-	if last := errs[len(errs)-1]; !strings.Contains(last, "continues the record of line 2") {
-		t.Errorf("line 5: %s; want it named as the rest of line 2's record", last)
+	for _, c := range []struct{ name, first, second string }{
+		{"middle rows", "0", "x"},
+		{"first and middle row", "x", "y"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := row("0600001", "前", "0") +
+				row("0600002", "町（一", c.first) +
+				row("0600002", "二", c.second) +
+				row("0600002", "三", "y") +
+				row("0600002", "四）", "0") +
+				row("0600003", "後", "0")
+			recs, lines, errs, _ := readAll(t, []byte(in))
+			if !slices.Equal(lines, []int{2, 3, 4, 5}) || len(recs) != 2 {
+				t.Fatalf("errors at lines %v and %d records, want 2-5 and 2:\n%s", lines, len(recs), strings.Join(errs, "\n"))
+			}
+			if last := errs[len(errs)-1]; !strings.Contains(last, "continues the record of line 2") {
+				t.Errorf("line 5: %s; want it named as the rest of line 2's record", last)
+			}
+		})
 	}
 }
 
