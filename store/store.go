@@ -115,18 +115,32 @@ type BatchInserter interface {
 }
 
 // InsertBatch inserts rows through the session's batch path when it has one,
-// and one by one otherwise.
+// and one by one otherwise. One by one, a failure after some rows went in
+// is a *PartialError saying how many did (a batch path stores all or none).
 func InsertBatch(ctx context.Context, s Session, t *Table, rows []Row) error {
 	if b, ok := s.(BatchInserter); ok {
 		return b.InsertBatch(ctx, t, rows)
 	}
-	for _, r := range rows {
+	for i, r := range rows {
 		if err := s.Insert(ctx, t, r); err != nil {
+			if i > 0 {
+				return &PartialError{Stored: i, Err: err}
+			}
 			return err
 		}
 	}
 	return nil
 }
+
+// PartialError is a batch insert that failed after Stored of its rows were
+// stored, so that a caller counting rows for verification counts them.
+type PartialError struct {
+	Stored int
+	Err    error
+}
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+func (e *PartialError) Unwrap() error { return e.Err }
 
 // ConnectTimer is implemented by sessions that open a new connection for
 // every operation (connect=per-op). The engine reads it after each

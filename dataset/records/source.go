@@ -304,6 +304,9 @@ func (s *Source) insertRange(ctx context.Context, sess store.Session, t *store.T
 			rows = append(rows, r)
 		}
 		if err := store.InsertBatch(ctx, sess, t, rows); err != nil {
+			if p, ok := errors.AsType[*store.PartialError](err); ok {
+				done += int64(p.Stored)
+			}
 			return done, err
 		}
 		done += int64(len(rows))
