@@ -279,37 +279,29 @@ func TestSessionsOpen(t *testing.T) {
 		auth = "2026-11-22 20:24:21.938 UTC [17380] 6b034f75.43e4 kurabe@postgres LOG:  connection authorized: user=kurabe database=postgres\n"
 		stmt = "2026-11-22 20:24:21.939 UTC [17380] 6b034f75.43e4 kurabe@postgres LOG:  statement: select 1\n"
 		end  = "2026-11-22 20:24:21.939 UTC [17380] 6b034f75.43e4 kurabe@postgres LOG:  disconnection: session time: 0:00:00.002 user=kurabe\n"
-	)
-	for _, c := range []struct {
-		log  string
-		want int
-	}{
-		{"", 0},
-		{auth + stmt, 1},
-		{auth + auth + stmt + end, 1},
-		{auth + stmt + end, 0},
-	} {
-		if got := pgSessionsOpen([]byte(c.log)); got != c.want {
-			t.Errorf("pgSessionsOpen(%q) = %d, want %d", c.log, got, c.want)
-		}
-	}
-	const (
+
 		head    = "/usr/sbin/mariadbd, Version: 10.11.14-MariaDB-0+deb12u2-log (Debian 12). started with:\nTcp port: 0  Unix socket: /tmp/x/mysql.sock\nTime\t\t    Id Command\tArgument\n"
 		connect = "261122  7:22:35\t     4 Connect\tapp@127.0.0.1 on kurabe using TCP/IP\n"
 		query   = "\t\t     4 Query\tSELECT 'a Quit\t'\n"
 		quit    = "\t\t     4 Quit\t\n"
 	)
+	pg, maria := pgSessionsOpen, mariadbSessionsOpen
 	for _, c := range []struct {
+		open func([]byte) int
 		log  string
 		want int
 	}{
-		{head, 0},
-		{head + connect + query, 1},
-		{head + connect + query + quit, 0},
-		{head + connect + strings.Replace(connect, "4", "5", 1) + quit, 1},
+		{pg, "", 0},
+		{pg, auth + stmt, 1},
+		{pg, auth + auth + stmt + end, 1},
+		{pg, auth + stmt + end, 0},
+		{maria, head, 0},
+		{maria, head + connect + query, 1},
+		{maria, head + connect + query + quit, 0},
+		{maria, head + connect + strings.Replace(connect, "4", "5", 1) + quit, 1},
 	} {
-		if got := mariadbSessionsOpen([]byte(c.log)); got != c.want {
-			t.Errorf("mariadbSessionsOpen(%q) = %d, want %d", c.log, got, c.want)
+		if got := c.open([]byte(c.log)); got != c.want {
+			t.Errorf("sessions open in %q: %d, want %d", c.log, got, c.want)
 		}
 	}
 }
