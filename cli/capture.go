@@ -306,7 +306,6 @@ func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string
 	return c, nil
 }
 
-// withOptions returns sp with a map of options of its own to change.
 // pgSessionsOpen counts the sessions a PostgreSQL log written with
 // pgCaptureSettings shows authorized and not yet ended.
 func pgSessionsOpen(log []byte) int {
@@ -324,6 +323,7 @@ var (
 	mariadbQuit    = regexp.MustCompile(`(?m)^[^\t\n]*\t[ \t]*\d+ Quit\t`)
 )
 
+// withOptions returns sp with a map of options of its own to change.
 func withOptions(sp store.Spec) store.Spec {
 	opts := url.Values{}
 	for k, v := range sp.Options {

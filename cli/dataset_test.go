@@ -3,13 +3,13 @@ package cli
 import (
 	"compress/gzip"
 	"context"
-	"kurabe/datasets"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"kurabe/dataset/postal"
+	"kurabe/datasets"
 	"kurabe/store"
 	"kurabe/store/sqlite"
 )

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"kurabe/numfmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"kurabe/numfmt"
 )
 
 // A scenario file is a study written down: the settings of kurabe run by

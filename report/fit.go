@@ -241,7 +241,9 @@ func viaNotes(d *result.Document, l tr) []string {
 			}
 			for _, vp := range v.Phases {
 				for _, sp := range s.Phases {
-					if sp.Op != vp.Op || sp.Clients != vp.Clients || sp.Repeat != vp.Repeat || sp.OpsPerSec == 0 {
+					// A side where nothing succeeded has no latency to
+					// compare: its errors are noted on their own.
+					if sp.Op != vp.Op || sp.Clients != vp.Clients || sp.Repeat != vp.Repeat || sp.Ops == 0 || vp.Ops == 0 {
 						continue
 					}
 					cost := l.f("note.via.adds", v.Via, dur(vp.Latency.Mean-sp.Latency.Mean))

@@ -349,6 +349,23 @@ func TestNotesCountsAndDrops(t *testing.T) {
 	}
 }
 
+// A phase that failed every operation through the HTTP layer gets no
+// comparison of its latency with the direct run's: it has none.
+func TestNotesNoViaCostOfAFailedPhase(t *testing.T) {
+	d := notesBase("bbs", 6, "write")
+	failed := notesPhase("write", 1, 0)
+	failed.Ops, failed.OpsPerSec, failed.Errors, failed.Latency = 0, 0, 20, result.Latency{}
+	failed.ErrorClasses = []result.ErrorClass{{Class: "http:400", Count: 20, First: "400 Bad Request"}}
+	d.Stores = []result.Store{
+		{Label: "file", Phases: []result.Phase{notesPhase("write", 1, 30)}},
+		{Label: "file via http", Via: "http", Of: "file", Phases: []result.Phase{failed}},
+	}
+	text := strings.Join(Notes(d, English), "\n")
+	if strings.Contains(text, "through http") || strings.Contains(text, "layer") {
+		t.Errorf("a via note for a phase with no successful operation:\n%s", text)
+	}
+}
+
 // A data set loaded into each isolated client's tables (--isolate) is
 // said per table: the run's rows=500 is one table's, not the sum's.
 func TestNotesLoadedPerTable(t *testing.T) {

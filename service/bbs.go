@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"kurabe/store"
+	"kurabe/workload/bbs"
 )
 
 // KeyInserter is implemented by sessions that report the key the store
@@ -176,7 +177,7 @@ func bodyErr(err error) ([]byte, []byte, string, int) {
 // maxLimit is the most posts GET /posts?limit=N may ask for: more than
 // any board holds, and small enough that a store may size its buffers
 // from it (the file store reads about 128 bytes per post asked for).
-const maxLimit = 1<<31 - 1
+const maxLimit = bbs.MaxLatest
 
 // list answers GET /posts (every post, oldest first) and GET
 // /posts?limit=N (the newest N, newest first).

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"kurabe/dataset/records"
 	"kurabe/store"
@@ -26,6 +27,11 @@ const (
 )
 
 var kindNames = []string{"write", "read-all", "read-latest"}
+
+// MaxLatest is the most posts read-latest may ask for, as kurabe serve's
+// GET /posts?limit=N takes: more than any board holds, and small enough for
+// a store to size buffers from.
+const MaxLatest = 1<<31 - 1
 
 // Posts is the table of posts: id, category, text, created time (µs since
 // the Unix epoch).
@@ -87,8 +93,14 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	if c.TextSize != 8 || c.Text != "hogehoge" {
 		c.Text = ""
 	}
-	if c.Latest < 1 {
-		return nil, fmt.Errorf("--latest %d: want 1 or more posts", c.Latest)
+	// The service's API (kurabe serve, docs/serve.md) takes the same:
+	// a run through it must not fail every operation on a value the
+	// direct run takes.
+	if c.Latest < 1 || c.Latest > MaxLatest {
+		return nil, fmt.Errorf("--latest %d: want 1 to %d posts", c.Latest, MaxLatest)
+	}
+	if c.Category == "" || !utf8.ValidString(c.Category) {
+		return nil, fmt.Errorf("--category %q: want one or more characters of UTF-8 text", c.Category)
 	}
 	if c.Prefill < 0 {
 		return nil, fmt.Errorf("--prefill %d: want 0 or more posts", c.Prefill)

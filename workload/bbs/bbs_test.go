@@ -174,6 +174,9 @@ func TestBuildRejects(t *testing.T) {
 	}{
 		{nil, []string{"delete"}, "no operation"},
 		{[]string{"--latest", "0"}, []string{"read-latest"}, "--latest"},
+		{[]string{"--latest", "3000000000"}, []string{"read-latest"}, "--latest"},
+		{[]string{"--category", ""}, []string{"write"}, "--category"},
+		{[]string{"--category", "\xff"}, []string{"write"}, "--category"},
 		{[]string{"--text-size", "-1"}, []string{"write"}, "--text-size"},
 	}
 	for _, c := range cases {
