@@ -264,7 +264,9 @@ func TestCompareSaysAStoreFailed(t *testing.T) {
 	// SQLite's header, then garbage: Open takes it (the header is
 	// there), and the store fails when SQLite reads it.
 	notDB := filepath.Join(dir, "notdb")
-	os.WriteFile(notDB, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 200)...), 0o644)
+	if err := os.WriteFile(notDB, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 200)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	good, failed, alone := filepath.Join(dir, "good.json"), filepath.Join(dir, "failed.json"), filepath.Join(dir, "alone.json")
 	for _, r := range []struct {
 		json   string
@@ -291,6 +293,9 @@ func TestCompareSaysAStoreFailed(t *testing.T) {
 	}
 	if !strings.Contains(out, "file   write") {
 		t.Errorf("the store that ran in both is not compared:\n%s", out)
+	}
+	if strings.Contains(out, "only in old") {
+		t.Errorf("the failed store's phases are listed as only in the old run:\n%s", out)
 	}
 	out, errs, code = runCLI(t, testApp(), "compare", failed, good)
 	if code != ExitFailed || !strings.Contains(out, "sqlite FAILED in the old run") {

@@ -87,10 +87,17 @@ func Compare(old, new *result.Document) *Comparison {
 	newS, newKeys := samples(new)
 	levels := levelsVary(old, new)
 	name := func(k sampleKey) string { return k.store + " " + k.phase.name(levels) }
+	// A store that failed in one run is said as such, not as phases the
+	// other run has alone.
+	failed := func(fs []Failure, store string) bool {
+		return slices.ContainsFunc(fs, func(f Failure) bool { return f.Store == store })
+	}
 	for _, k := range oldKeys {
 		n, ok := newS[k]
 		if !ok {
-			c.OnlyOld = append(c.OnlyOld, name(k))
+			if !failed(c.FailedNew, k.store) {
+				c.OnlyOld = append(c.OnlyOld, name(k))
+			}
 			continue
 		}
 		o := oldS[k]
@@ -98,7 +105,7 @@ func Compare(old, new *result.Document) *Comparison {
 			OpsPerSec: change(o.opsPerSec, n.opsPerSec), P99: change(o.p99, n.p99)})
 	}
 	for _, k := range newKeys {
-		if _, ok := oldS[k]; !ok {
+		if _, ok := oldS[k]; !ok && !failed(c.FailedOld, k.store) {
 			c.OnlyNew = append(c.OnlyNew, name(k))
 		}
 	}
