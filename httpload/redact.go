@@ -169,16 +169,25 @@ func headerSecrets(dst []string, value string) []string {
 }
 
 // userSecrets returns what to scrub for the user information of a URL
-// sent as basic authentication (a flow's base http://user:password@host):
-// the password (or a user name given alone, which may be a token),
-// user:password and its base64 as sent.
+// (see UserSecrets).
 func userSecrets(dst []string, rawURL string) []string {
 	u, err := url.Parse(rawURL)
-	if err != nil || u.User == nil {
+	if err != nil {
 		return dst
 	}
-	pw, _ := u.User.Password()
-	return headerSecrets(dst, "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	return UserSecrets(dst, u.User)
+}
+
+// UserSecrets returns what to scrub for a URL's user information sent as
+// basic authentication (a flow's base http://user:password@host, an http:
+// store's URL): the password (or a user name given alone, which may be a
+// token), user:password and its base64 as sent.
+func UserSecrets(dst []string, u *url.Userinfo) []string {
+	if u == nil {
+		return dst
+	}
+	pw, _ := u.Password()
+	return headerSecrets(dst, "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
 }
 
 // Quote quotes s for a message as %q does, clipped to 100 characters
@@ -271,8 +280,9 @@ func stepLabel(name string) string {
 // The caller scrubs secrets from the result (a page may echo a request's
 // Authorization header).
 func BodyText(b []byte, n int) string {
-	if len(b) > 4*n+4 {
-		b = b[:4*n+4] // enough for n characters of UTF-8
+	clipped := len(b) > 4*n+4
+	if clipped {
+		b = b[:4*n+4] // enough for n characters of UTF-8, unless white space takes much of it
 	}
 	var sb strings.Builder
 	chars, space := 0, false
@@ -303,6 +313,9 @@ func BodyText(b []byte, n int) string {
 		}
 		sb.WriteRune(r)
 		chars += need
+	}
+	if clipped && sb.Len() > 0 {
+		sb.WriteString("…") // the body goes on past what was read
 	}
 	return sb.String()
 }

@@ -272,6 +272,8 @@ func TestBodyText(t *testing.T) {
 		{"a\x00b", 200, ""},           // binary
 		{"ab\xff\xfecdefgh", 200, ""}, // not UTF-8
 		{strings.Repeat("é", 300), 2, "éé…"},
+		// Indentation fills the window read: still cut, and said so.
+		{strings.Repeat("<p>x</p>"+strings.Repeat(" ", 100)+"\n", 20), 40, "<p>x</p> <p>x</p>…"},
 	} {
 		if got := BodyText([]byte(c.in), c.n); got != c.want {
 			t.Errorf("BodyText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)

@@ -29,7 +29,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +109,7 @@ func open(spec store.Spec, tc *tls.Config) (*Store, error) {
 		return nil, fmt.Errorf("%s: target %q is not an address such as %s", spec.Driver, spec.Target, example)
 	}
 	s.user = u.User
-	s.secrets = credentials(u.User)
+	s.secrets = httpload.UserSecrets(nil, u.User)
 	for _, v := range s.secrets {
 		s.longest = max(s.longest, len(v))
 	}
@@ -273,23 +272,6 @@ func (s *Store) badResponse(method, u string, body []byte, err error, parse func
 		}
 	}
 	return &store.ClassError{Class: "bad-response", Err: errors.New(s.scrub(fmt.Sprintf("http: %s %s: %v", method, u, err)))}
-}
-
-// credentials returns what messages must not show of the spec's user
-// information: the password (or a user name given alone, which may be a
-// token), user:password, and the base64 of it that basic authentication
-// sends.
-func credentials(u *url.Userinfo) []string {
-	if u == nil {
-		return nil
-	}
-	pw, ok := u.Password()
-	cred := u.Username() + ":" + pw
-	out := []string{cred, base64.StdEncoding.EncodeToString([]byte(cred))}
-	if ok && pw != "" {
-		return append(out, pw)
-	}
-	return append(out, u.Username())
 }
 
 // scrub replaces the credentials in a message by xxxxx, as httpload does
