@@ -339,6 +339,9 @@ func TestOpenLoopRowsFromTheScheduledStart(t *testing.T) {
 			cfg.OpenLoop = true
 			ph := run(t, cfg, engine.Config{Clients: 4, Duration: time.Second, Rate: 200})
 			svc := ph.OpenLoop.Service
+			if len(ph.HTTP.Targets) == 0 {
+				t.Fatal("no per-target rows")
+			}
 			for _, tg := range ph.HTTP.Targets {
 				// Most requests were quick to serve but waited behind the
 				// stall: from the scheduled start, their mean is several

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -449,9 +450,12 @@ func TestInterruptGivesNoVerdict(t *testing.T) {
 	lg := load(t, evs...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var once sync.Once
+	// Interrupted as the 10th statement starts, by then 9 × 100 ms late.
+	var started atomic.Int32
 	st := &fakeStore{dialect: Postgres, delay: func(string) time.Duration {
-		once.Do(func() { time.AfterFunc(1200*time.Millisecond, cancel) })
+		if started.Add(1) == 10 {
+			cancel()
+		}
 		return 150 * time.Millisecond
 	}}
 	ps, err := Run(ctx, Config{Speed: 1}, st, lg)
