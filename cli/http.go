@@ -272,7 +272,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		}
 		value = strings.TrimSpace(value)
 		if !flow.ValidHeaderValue(value) {
-			return bad("-H %s: the value has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)", name)
+			return bad("-H %s: the value has a control character (such as CR, LF, NUL or DEL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)", name)
 		}
 		given[strings.ToLower(name)] = true
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: name, Value: value})
@@ -286,7 +286,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 				return bad("-C: want name=value; the cookie given has no = (not shown, in case it holds a secret)")
 			}
 			if !flow.ValidHeaderValue(c) {
-				return bad("-C: the cookie has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)")
+				return bad("-C: the cookie has a control character (such as CR, LF, NUL or DEL; only a tab is allowed), which would break the request on the wire (not shown, in case it holds a secret)")
 			}
 		}
 		cfg.Headers = append(cfg.Headers, httpload.Header{Name: "Cookie", Value: strings.Join(f.cookies, "; ")})

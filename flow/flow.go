@@ -517,7 +517,7 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 			}
 			if !ValidHeaderValue(hs[k]) {
 				// Not quoted: the value may be a secret.
-				p.errorf(hline[k], "step %s: header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed), which would break the request on the wire", st.Name, k)
+				p.errorf(hline[k], "step %s: header %s: the value has a control character (such as CR, LF, NUL or DEL; only a tab is allowed), which would break the request on the wire", st.Name, k)
 				continue
 			}
 			t, refs, err := parseTemplate(hs[k])

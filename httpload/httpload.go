@@ -121,7 +121,7 @@ func (c *Config) Validate() error {
 			return errors.New("a header name is not a token (letters, digits and !#$%&'*+-.^_`|~; no space, colon or control character)")
 		}
 		if !flow.ValidHeaderValue(h.Value) {
-			return fmt.Errorf("header %s: the value has a control character (a CR, LF or NUL; only a tab is allowed)", h.Name)
+			return fmt.Errorf("header %s: the value has a control character (such as CR, LF, NUL or DEL; only a tab is allowed)", h.Name)
 		}
 	}
 	for _, t := range c.Targets {

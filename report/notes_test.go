@@ -209,7 +209,7 @@ func TestNotesKindsCovered(t *testing.T) {
 	text := strings.Join(all, "\n")
 	for _, want := range []string{
 		"FAILED:", "data set loaded", "could not open a session", "errors of class", "could not verify", "LOST 2 writes", "EXTRA 1 rows",
-		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing: the table was empty", "read nothing, although 20 writes were acknowledged before it and the store counted 26 rows after them", "kurabe does not empty this store's tables", "mean latency =", "cross at", "do not cross between 1 and 100 records", "no crossing stated: mariadb's line fits its points poorly",
+		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing: the table was empty", "read nothing, although writes were acknowledged before it (20) and the store counted 26 rows after them", "kurabe does not empty this store's tables", "mean latency =", "cross at", "do not cross between 1 and 100 records", "no crossing stated: mariadb's line fits its points poorly",
 		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
 		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {
