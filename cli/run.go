@@ -1345,19 +1345,29 @@ func checkWritableDir(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// redactArgs returns the command line with passwords in store specs hidden.
+// redactArgs returns the command line with passwords in store specs
+// hidden. A spec without secrets stays as typed (its options in the order
+// given), so that the line reads as the user wrote it.
 func redactArgs(args []string) []string {
 	out := make([]string, len(args))
+	hidden := func(spec string) (string, bool) {
+		sp, err := store.ParseSpec(spec)
+		if err != nil {
+			return "", false
+		}
+		s := sp.String()
+		return s, strings.Contains(s, "xxxxx") || strings.Contains(s, "(unparseable") || store.HideSecrets(spec) != spec
+	}
 	for i, a := range args {
 		out[i] = a
 		if prev := i > 0 && strings.TrimLeft(args[i-1], "-") == "store"; prev || strings.HasPrefix(strings.TrimLeft(a, "-"), "store=") {
 			name, val, hasEq := strings.Cut(a, "=")
 			if !prev && hasEq {
-				if sp, err := store.ParseSpec(val); err == nil {
-					out[i] = name + "=" + sp.String()
+				if s, ok := hidden(val); ok {
+					out[i] = name + "=" + s
 				}
-			} else if sp, err := store.ParseSpec(a); err == nil {
-				out[i] = sp.String()
+			} else if s, ok := hidden(a); ok {
+				out[i] = s
 			}
 		}
 	}

@@ -272,6 +272,11 @@ func TestRedactArgs(t *testing.T) {
 	if !strings.Contains(got, "postgres://u:xxxxx@db/app") {
 		t.Fatalf("spec mangled: %s", got)
 	}
+	// A spec without secrets stays as typed, its options in their order.
+	typed := []string{"run", "--store", "sqlite:?synchronous=off&journal_mode=wal", "--store=file:/tmp/p.txt?sync=write"}
+	if got := redactArgs(typed); !slices.Equal(got, typed) {
+		t.Errorf("redactArgs(%q) = %q, want it as typed", typed, got)
+	}
 }
 
 func TestHelpAndVersion(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"kurabe/numfmt"
+	"kurabe/report"
 )
 
 // A scenario file is a study written down: the settings of kurabe run by
@@ -245,7 +246,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
 		if len(steps) > 1 {
-			fmt.Fprintf(stdout, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), strings.Join(redactArgs(p.args), " "))
+			fmt.Fprintf(stdout, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args)))
 		}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil

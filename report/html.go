@@ -294,7 +294,25 @@ func commandLine(d *result.Document) string {
 		}
 		args = append([]string{name}, args...)
 	}
-	return "kurabe " + strings.Join(args, " ")
+	return "kurabe " + ShellJoin(args)
+}
+
+// ShellJoin joins args into a line a POSIX shell reads back as the same
+// words: an argument with anything but letters, digits and -_./:=,@%+ in
+// it (a store's ?a=1&b=2, a space) is put in single quotes.
+func ShellJoin(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+") == "" {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
 }
 
 func environment(d *result.Document, l tr) [][2]string {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -817,5 +818,23 @@ func TestClientChartTakesMedians(t *testing.T) {
 	}
 	if chs := clientCharts(newChartStyle(English, nil, nil), levelsDoc([]int{1, 2}, 1)); len(chs) != 1 || chs[0].Caption != "" {
 		t.Errorf("without repeats: a caption %q", chs[0].Caption)
+	}
+}
+
+// ShellJoin's line, read back by a shell, gives the same arguments: the
+// HTML report's command line is there to paste and run again.
+func TestShellJoinRoundTrips(t *testing.T) {
+	args := []string{"run", "--store", "sqlite:?journal_mode=wal&synchronous=off", "--category", "a b", "--text", "it's", "-n", "50", "", "$HOME", "`x`", "日本", "--store=postgres://u:xxxxx@db/app"}
+	line := ShellJoin(args)
+	got, err := exec.Command("sh", "-c", "printf '%s\\0' "+line).Output()
+	if err != nil {
+		t.Fatalf("sh read %q: %v", line, err)
+	}
+	words := strings.Split(strings.TrimSuffix(string(got), "\x00"), "\x00")
+	if !slices.Equal(words, args) {
+		t.Errorf("ShellJoin(%q) = %s, read back as %q", args, line, words)
+	}
+	if want := "run --store 'sqlite:?journal_mode=wal&synchronous=off' --category 'a b'"; !strings.HasPrefix(line, want) {
+		t.Errorf("ShellJoin = %s, want it to begin %s", line, want)
 	}
 }
