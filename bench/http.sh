@@ -8,7 +8,8 @@
 #
 # nginx, wrk, apache2-utils (ab) and siege come from Debian's packages and
 # are installed when missing (as root or through sudo); the script says how
-# long that took. nginx runs as this user from a temporary prefix, with
+# long that took. nginx runs from a temporary prefix (its workers as nobody
+# when the script runs as root, as this user otherwise), with
 # access logging off and keep-alive without a request limit, so that no
 # tool pays for reconnects the others do not.
 #
@@ -178,13 +179,14 @@ run_tool() {
 	NOTE=""
 	for try in 1 2; do
 		wait_idle
-		[[ -z $IDLE_NOTE ]] || NOTE="$IDLE_NOTE"
+		[[ -z $IDLE_NOTE ]] || NOTE="${NOTE:+$NOTE; }$IDLE_NOTE"
 		nginx_ticks
 		n0=$NGINX_TICKS
 		now_us
 		t0=$NOW_US
 		case $name in
-		wrk) measure "$out" wrk -t 2 -c "$CONNS" -d "${DURATION}s" "$url" ;;
+		# wrk needs a connection per thread at least.
+		wrk) measure "$out" wrk -t $((CONNS < 2 ? CONNS : 2)) -c "$CONNS" -d "${DURATION}s" "$url" ;;
 		ab) measure "$out" ab -k -q -c "$CONNS" -t "$DURATION" -n 100000000 "$url" ;;
 		# SIGINT makes a hung siege print its summary; KILL follows.
 		siege) measure "$out" timeout -s INT -k 10 $((DURATION + 10)) siege -R "$tmp/siege/siegerc" -b -c "$CONNS" -t "${DURATION}S" "$url" 2>"$tmp/siege.err" || true ;;
