@@ -213,10 +213,12 @@ var words = map[string][2]string{
 	// English format, which that package writes itself.
 	"%s load, rows/s: %s": {"", "%s の読み込み (行/秒): %s"},
 	"%s %s (incomplete)":  {"", "%s %s (未完了)"},
-	"autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs": {"", "autocommit とディスク: 行ごとに fsync が何回分かかるかは、ストアのディスクで kurabe probe --dir を実行すると分かります"},
-	"%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row":    {"", "%s autocommit: %s 行/秒、ディスクの fsync 付き追記は %s 回/秒 (kurabe probe): 行ごとに fsync %.1f 回分の時間"},
-	"; faster than one fsync per row: concurrent commits shared fsyncs (group commit)":                              {"", "。行ごとに fsync 一回分より速い: 同時のコミットが fsync を共有しました (グループコミット)"},
-	"; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)":                    {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (またはディスクのキャッシュが吸収しています)"},
+
+	"autocommit against the disk: to see how many fsyncs each row costs, run kurabe probe --dir D --json disk.json with D on the stores' disk, then this run with --disk-probe disk.json": {"", "autocommit とディスク: 行ごとに fsync が何回分かかるかは、ストアのディスク上の D で kurabe probe --dir D --json disk.json を実行し、この実行に --disk-probe disk.json を付けると分かります"},
+
+	"%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row": {"", "%s autocommit: %s 行/秒、ディスクの fsync 付き追記は %s 回/秒 (kurabe probe): 行ごとに fsync %.1f 回分の時間"},
+	"; faster than one fsync per row: concurrent commits shared fsyncs (group commit)":                           {"", "。行ごとに fsync 一回分より速い: 同時のコミットが fsync を共有しました (グループコミット)"},
+	"; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)":                 {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (またはディスクのキャッシュが吸収しています)"},
 	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
 	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
 }

@@ -150,8 +150,8 @@ func loadNotesDoc(fsyncs float64) *result.Document {
 	}
 	d.Stores = []result.Store{
 		{Label: "sqlite", Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
-		{Label: "mariadb", Phases: []result.Phase{phase("autocommit", 1, 24.1, 0), phase("transaction", 1, 3.0, 1)}},
-		{Label: "postgres", Phases: []result.Phase{phase("autocommit", 4, 10, 0)}},
+		{Label: "mariadb", Info: store.Info{Driver: "mariadb"}, Phases: []result.Phase{phase("autocommit", 1, 24.1, 0), phase("transaction", 1, 3.0, 1)}},
+		{Label: "postgres", Info: store.Info{Driver: "postgres"}, Phases: []result.Phase{phase("autocommit", 4, 10, 0)}},
 		{Label: "file", Phases: []result.Phase{phase("autocommit", 1, 5, 0)}},
 	}
 	return d

@@ -12,12 +12,15 @@ import (
 // Rate is one load phase's rows per second.
 type Rate struct {
 	Store, Way string
-	Clients    int
-	Repeat     int
-	Rows       int64
-	Seconds    float64
-	RowsPerSec float64
-	Complete   bool // every chunk loaded without error
+	// GroupCommit says the store can sync several clients' commits at
+	// once (PostgreSQL, MariaDB/MySQL); SQLite and the file store cannot.
+	GroupCommit bool
+	Clients     int
+	Repeat      int
+	Rows        int64
+	Seconds     float64
+	RowsPerSec  float64
+	Complete    bool // every chunk loaded without error
 }
 
 // Rates reads the rows per second of every load phase of a result: the
@@ -37,6 +40,10 @@ func Rates(d *result.Document) []Rate {
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
 			r := Rate{Store: s.Label, Way: p.Op, Clients: p.Clients, Repeat: p.Repeat, Seconds: p.Elapsed}
+			switch s.Info.Driver {
+			case "postgres", "mysql", "mariadb":
+				r.GroupCommit = true
+			}
 			r.Rows = min(p.Ops*chunk, rows)
 			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
 			if p.Elapsed > 0 {
@@ -102,7 +109,7 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 	flush()
 	if fsyncsPerSec <= 0 {
 		if len(autos) > 0 {
-			out = append(out, say("autocommit against the disk: run kurabe probe --dir on the stores' disk to see how many fsyncs each row costs"))
+			out = append(out, say("autocommit against the disk: to see how many fsyncs each row costs, run kurabe probe --dir D --json disk.json with D on the stores' disk, then this run with --disk-probe disk.json"))
 		}
 		return out
 	}
@@ -110,7 +117,7 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 		per := fsyncsPerSec / r.RowsPerSec
 		line := say("%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row", r.Store, group(r.RowsPerSec), group(fsyncsPerSec), per)
 		switch {
-		case per < 0.8 && r.Clients > 1:
+		case per < 0.8 && r.Clients > 1 && r.GroupCommit:
 			line += say("; faster than one fsync per row: concurrent commits shared fsyncs (group commit)")
 		case per < 0.8:
 			line += say("; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)")
