@@ -237,6 +237,15 @@ type runPlan struct {
 
 func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if path, rest, ok := a.findScenario(args); ok {
+		var f runFlags
+		fs := a.runFlagSet(&f, io.Discard).fs
+		if fs.Parse(rest) == nil {
+			for _, other := range fs.Args() {
+				if isScenario(other) {
+					return usageErr("one scenario file at a time: run %s and %s one after the other", path, other)
+				}
+			}
+		}
 		return a.runScenario(ctx, path, rest, stdout, stderr)
 	}
 	p, err := a.planRun(args, stderr)

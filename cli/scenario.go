@@ -237,6 +237,10 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	if sc.Title != "" {
 		fmt.Fprintf(stdout, "# %s\n", sc.Title)
 	}
+	if about := strings.TrimSpace(sc.About); about != "" {
+		// What the study was and how to run it at full size.
+		fmt.Fprintf(stdout, "\n%s\n", about)
+	}
 	var failed []string // the steps that failed
 	for i, args := range steps {
 		// Planned again: the check's plan, and the data set its workload

@@ -55,6 +55,19 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 	}
 }
 
+// Two scenario files are refused as such, not as an argument the first
+// file's step does not take.
+func TestTwoScenarioFiles(t *testing.T) {
+	a := writeScenario(t, "run: {n: 5}\n")
+	b := writeScenario(t, "run: {n: 6}\n")
+	for _, args := range [][]string{{"run", a, b}, {"run", a, "-n", "3", b}} {
+		_, errs, code := runCLI(t, testApp(), args...)
+		if code != ExitUsage || !strings.Contains(errs, "one scenario file at a time") {
+			t.Errorf("%v: exit %d, %q; want exit 2, one scenario file at a time", args, code, errs)
+		}
+	}
+}
+
 func TestScenarioStepsRunWithOverrides(t *testing.T) {
 	dir := t.TempDir()
 	p := writeScenario(t, `title: two steps
@@ -73,7 +86,7 @@ steps:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "# two steps") || !strings.Contains(out, "step 2 of 2") {
+	if !strings.Contains(out, "# two steps\n\ntest\n") || !strings.Contains(out, "step 2 of 2") {
 		t.Fatalf("output:\n%s", out)
 	}
 	for step, n := range map[int]int64{1: 30, 2: 40} {
