@@ -191,7 +191,7 @@ func fitNotes(d *result.Document, l tr) []string {
 		if slope < 0 {
 			sign, slope = "-", -slope
 		}
-		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), singular(f.Sweep), f.R2, f.Points))
+		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), l.t(singular(f.Sweep)), f.R2, f.Points))
 	}
 	for _, v := range verdicts(fits) {
 		b := v.g.Store
@@ -203,9 +203,9 @@ func fitNotes(d *result.Document, l tr) []string {
 			out = append(out, l.f("note.cross.poor", v.f.Store, b, v.poor.Store, v.poor.R2, MinR2))
 		case v.cross != nil:
 			c := v.cross
-			out = append(out, l.f("note.cross", c.A, b, num(c.At), c.Sweep, c.Below, c.Above))
+			out = append(out, l.f("note.cross", c.A, b, num(c.At), l.t(c.Sweep), c.Below, c.Above))
 		case v.faster != "":
-			out = append(out, l.f("note.cross.none", v.f.Store, b, sweepValue(v.lo), sweepValue(v.hi), v.f.Sweep, v.faster))
+			out = append(out, l.f("note.cross.none", v.f.Store, b, sweepValue(v.lo), sweepValue(v.hi), l.t(v.f.Sweep), v.faster))
 		}
 	}
 	return out

@@ -155,6 +155,8 @@ var words = map[string][2]string{
 	"note.read-nothing":         {"%s %s: read nothing: the table was empty (kurabe empties its tables at the start of a run); put a writing operation first, e.g. --ops write,%s", "%s %s: 何も読めませんでした: テーブルが空でした (kurabe は実行の最初にテーブルを空にします)。書き込む操作を先に置いてください (例: --ops write,%s)"},
 	"note.read-nothing.written": {"%s %s: read nothing, although writes were acknowledged before it (%d) and the store counted %d rows after them: the store answered every read with no rows", "%s %s: 何も読めませんでした。それまでに %d 件の書き込みが確認され、その後のストアの行数は %d でしたが、ストアはどの読み込みにも行を返しませんでした"},
 	"note.read-nothing.kept":    {"%s %s: read nothing: the store returned no rows; kurabe does not empty this store's tables (the service owns them), so they were empty or the service answers reads with nothing; a writing operation first fills them, e.g. --ops write,%s", "%s %s: 何も読めませんでした: ストアは行を返しませんでした。kurabe はこのストアのテーブルを空にしません (サービスが所有しています) ので、テーブルが空だったか、サービスが読み込みに何も返していません。書き込む操作を先に置けば埋まります (例: --ops write,%s)"},
+	"record":                    {"", "レコード"},
+	"records":                   {"", "レコード"},
 	"note.fit":                  {"%s: mean latency = %s %s %s per %s (R² %.3f, %d points)", "%s: 平均レイテンシ = %s %s %s/%s (R² %.3f、%d 点)"},
 	"note.cross":                {"%s and %s cross at %s %s: %s is faster below, %s above", "%s と %s の直線は %s %s で交差します。それより少ないと %s が速く、多いと %s が速くなります"},
 	"note.cross.none":           {"%s and %s: the lines do not cross between %s and %s %s, the range both measured; %s is faster throughout", "%s と %s: 両方が測定した範囲 (%s〜%s %s) では直線は交差しません。範囲全体で %s が速い"},
