@@ -135,6 +135,7 @@ var words = map[string][2]string{
 	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
 	"note.loaded":      {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
 	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
+	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
 	"note.session":     {"%s %s: %d clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %d クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
 	"note.error":       {"%s %s: %d error of class %s: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件: %[5]s"},
 	"note.errors":      {"%s %s: %d errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]d 件、最初のエラー: %[5]s"},
