@@ -701,6 +701,8 @@ func TestOpenValidates(t *testing.T) {
 		{"mysql://u@127.0.0.1:1/x?innodb_page_size=4k", "unknown option"}, // a server setting is no option for an external server
 		{"mysql://127.0.0.1:1/x", "no user"},
 		{"mysql:/var/run/mysqld.sock", "managed"},
+		{"mariadb:managed?innodb_page_size=3k", "4k, 8k, 16k"}, // the server would run 4096
+		{"mariadb:managed?innodb-page-size=16", "4k, 8k, 16k"},
 		{"mariadb:managed?port=3306", "kurabe's to set"},
 		{"mariadb:managed?bind-address=0.0.0.0", "kurabe's to set"},
 	} {
