@@ -338,6 +338,16 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 		}
 	}
+	// A table of someone else's by kurabe_meta's name is not kurabe's list.
+	var cols string
+	if err := tx.QueryRow(ctx, `SELECT coalesce(string_agg(column_name, ',' ORDER BY ordinal_position), '')
+		FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kurabe_meta'`, schema).Scan(&cols); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up %s.kurabe_meta: %w", s.target, schema, err))
+	}
+	if cols != "name,created" {
+		return fmt.Errorf("postgres: %s.kurabe_meta on %s was %w (kurabe's list of its tables has the columns name, created); kurabe will not change it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+			schema, s.target, store.ErrNotOwned)
+	}
 	for _, t := range tables {
 		if t.Name == "kurabe_meta" {
 			return fmt.Errorf("postgres: a workload table may not be called kurabe_meta, kurabe's own list of its tables")
