@@ -435,6 +435,13 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, badFlag("vary", "%v", err)
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
+	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
+		for _, sp := range p.specs {
+			if sp.Options.Get("connect") == "per-op" {
+				return nil, badFlag("store", "workload %s runs transactions, which need one connection from BEGIN to COMMIT, and the store %s opens a connection per operation; give it connect=session (the default) or connect=pool, or run -w select-only", f.workload, sp)
+			}
+		}
+	}
 	return p, nil
 }
 

@@ -207,6 +207,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"misspelt option of a managed server", []string{"run", "--store", "postgres:managed?conect=pool"}, "did you mean connect?"},
 		{"misspelt option of a managed MariaDB", []string{"run", "--store", "mariadb:managed?engin=MyISAM"}, "did you mean engine?"},
 		{"tpcb on file", []string{"run", "-w", "tpcb", "--store", "file:", "--store", "sqlite:"}, "the store file: runs none"},
+		{"tpcb per-op", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=per-op"}, "opens a connection per operation"},
+		{"tpcb op per-op", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,per-op"}, "mariadb:managed?connect=per-op opens a connection per operation"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
