@@ -209,6 +209,10 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"tpcb on file", []string{"run", "-w", "tpcb", "--store", "file:", "--store", "sqlite:"}, "the store file: runs none"},
 		{"tpcb per-op", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=per-op"}, "opens a connection per operation"},
 		{"tpcb op per-op", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,per-op"}, "mariadb:managed?connect=per-op opens a connection per operation"},
+		{"unparseable postgres address", []string{"run", "--store", "postgres://app:pwSECRET@127.0.0.1:notaport/app"}, `cannot parse the address //app:xxxxx@127.0.0.1:notaport/app: its port "notaport" is not a number from 0 to 65535; want postgres://USER@HOST:PORT/DB, a password as USER:PASSWORD@`},
+		{"unparseable mariadb address", []string{"run", "--store", "mariadb://app:pwSECRET@127.0.0.1:notaport/app"}, `its port "notaport" is not a number from 0 to 65535; want mariadb://USER@HOST[:PORT][/DB], a password as USER:PASSWORD@`},
+		{"mysql port out of range", []string{"run", "--store", "mysql://app:pwSECRET@127.0.0.1:99999/app"}, `its port "99999" is not a number from 0 to 65535`},
+		{"slash in a password", []string{"run", "--store", "postgres://app:pw/SECRET@127.0.0.1:5432/app"}, "the part before the @ holds a /"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
@@ -225,7 +229,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 				t.Fatalf("exit %d, want 2; stderr %s", code, errs)
 			}
 			last := strings.TrimSpace(errs[strings.LastIndex(strings.TrimSuffix(errs, "\n"), "\n")+1:])
-			if !strings.Contains(last, c.want) || strings.Contains(errs, "goroutine") {
+			if !strings.Contains(last, c.want) || strings.Contains(errs, "goroutine") || strings.Contains(errs, "SECRET") {
 				t.Fatalf("error line %q lacks %q", last, c.want)
 			}
 			if out != "" {

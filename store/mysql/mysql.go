@@ -245,8 +245,15 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		s.target = "managed (not started)"
 		return s, nil
 	}
-	return nil, fmt.Errorf("%s: target %q is neither a server address nor managed; give %s://user[:password]@host:port/db or %s:managed",
-		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, spec.Driver)
+	return nil, fmt.Errorf("%s: target %q is neither a server address nor managed; give %s:managed or %s",
+		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, addressForm(spec.Driver))
+}
+
+// addressForm is the address a message asks for. Its password is not
+// written as in a URL (user:password@), which would be hidden in the
+// message like a real one.
+func addressForm(driver string) string {
+	return driver + "://USER@HOST[:PORT][/DB], a password as USER:PASSWORD@ (special characters %-encoded) or in MYSQL_PWD"
 }
 
 // parseURL turns //user[:password]@host[:port][/db] into the driver's
@@ -254,10 +261,14 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 // built directly so that the password never sits in a DSN string an error
 // could quote), the password, and the database of the path, if any.
 func parseURL(driver, target string) (*mysql.Config, string, string, error) {
-	want := "want " + driver + "://user[:password]@host[:port][/db], with special characters in the password %-encoded"
+	want := "want " + addressForm(driver)
 	u, err := url.Parse("mysql:" + target)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("%s: cannot read address %s: %s", driver, store.RedactTarget(target), want)
+		what := store.AddressProblem(target)
+		if what != "" {
+			what = ": " + what
+		}
+		return nil, "", "", fmt.Errorf("%s: cannot read address %s%s; %s", driver, store.RedactTarget(target), what, want)
 	}
 	if u.User == nil || u.User.Username() == "" {
 		return nil, "", "", fmt.Errorf("%s: address %s names no user; %s", driver, store.RedactTarget(target), want)
@@ -268,6 +279,9 @@ func parseURL(driver, target string) (*mysql.Config, string, string, error) {
 	port := u.Port()
 	if port == "" {
 		port = "3306"
+	}
+	if what := store.AddressProblem(target); what != "" {
+		return nil, "", "", fmt.Errorf("%s: address %s: %s; %s", driver, store.RedactTarget(target), what, want)
 	}
 	pass, ok := u.User.Password()
 	if !ok {
