@@ -65,8 +65,9 @@ func rangeNotesDoc() *result.Document {
 	sq.Notes = []string{"journal_mode=wal was applied"} // a store's own words, quoted as they are
 	sq.Prepared = []result.Prepared{{Rows: 120720, Seconds: 2.5}}
 	sq.Phases[1].SessionErrors = []result.ErrorClass{{Class: "busy", Count: 2, First: "database is locked"}}
-	sq.Phases[1].Errors = 3
-	sq.Phases[1].ErrorClasses = []result.ErrorClass{{Class: "short-read", Count: 3, First: "99 rows, want 100"}}
+	// Grouped in the table and the note (98,525), as ops/s are.
+	sq.Phases[1].Errors = 98525
+	sq.Phases[1].ErrorClasses = []result.ErrorClass{{Class: "short-read", Count: 98525, First: "99 rows, want 100"}}
 	fi := sweep("file", 400, 0.5)
 	fi.Phases[2].Interrupted = true
 	// Through kurabe serve: slower on one record, faster on 100 (the

@@ -284,7 +284,7 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		if x.p.FinishRatio > 0 {
 			ratio = strconv.FormatFloat(x.p.FinishRatio, 'f', 2, 64)
 		}
-		r = append(r, strconv.FormatInt(x.p.Errors, 10), lostCell(x.p), ratio)
+		r = append(r, num0(x.p.Errors), lostCell(x.p), ratio)
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {
@@ -363,13 +363,13 @@ func notes(d *result.Document, l tr) []string {
 			// repeats, the same operation has several rows.
 			op := phaseName(d, p)
 			for _, c := range p.SessionErrors {
-				out = append(out, l.f("note.session", s.Label, op, c.Count, c.Class, c.First, p.Clients))
+				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
 				if c.Count == 1 {
-					out = append(out, l.f("note.error", s.Label, op, c.Count, c.Class, c.First))
+					out = append(out, l.f("note.error", s.Label, op, num0(c.Count), c.Class, c.First))
 				} else {
-					out = append(out, l.f("note.errors", s.Label, op, c.Count, c.Class, c.First))
+					out = append(out, l.f("note.errors", s.Label, op, num0(c.Count), c.Class, c.First))
 				}
 			}
 			for _, v := range p.Verify {
