@@ -445,6 +445,18 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	return p, nil
 }
 
+// openError says why a store did not open. An option it does not know
+// that only --vary gave it is the --vary's, not the spec's the user typed:
+// --vary applies to every store.
+func openError(sp store.Spec, variant []result.Setting, err error) error {
+	var oe *store.OptionError
+	if errors.As(err, &oe) && oe.Value == "" && slices.ContainsFunc(variant, func(v result.Setting) bool { return v.Name == oe.Name }) {
+		base := sp.Driver + ":" + store.RedactTarget(sp.Target)
+		return fmt.Errorf("--vary %s: the store %s has no option %s (its options: %s), and --vary applies to every store; run %s in a run of its own, without this --vary", oe.Name, base, oe.Name, oe.Want, base)
+	}
+	return fmt.Errorf("store %s: %w", sp, err)
+}
+
 // startsServer says whether a store is a server kurabe starts itself for
 // the run, which the processes of CGI requests cannot share.
 func startsServer(sp store.Spec) bool {
@@ -587,7 +599,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {

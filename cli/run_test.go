@@ -213,6 +213,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"unparseable mariadb address", []string{"run", "--store", "mariadb://app:pwSECRET@127.0.0.1:notaport/app"}, `its port "notaport" is not a number from 0 to 65535; want mariadb://USER@HOST[:PORT][/DB], a password as USER:PASSWORD@`},
 		{"mysql port out of range", []string{"run", "--store", "mysql://app:pwSECRET@127.0.0.1:99999/app"}, `its port "99999" is not a number from 0 to 65535`},
 		{"slash in a password", []string{"run", "--store", "postgres://app:pw/SECRET@127.0.0.1:5432/app"}, "the part before the @ holds a /"},
+		{"vary an option one store lacks", []string{"run", "--store", "file:", "--store", "sqlite:", "--vary", "journal_mode=wal,delete"}, "--vary journal_mode: the store file: has no option journal_mode (its options: sync"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
