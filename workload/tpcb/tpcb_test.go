@@ -290,6 +290,23 @@ func TestNonTransactionalEngineNote(t *testing.T) {
 	}
 }
 
+// Behind the command line's refusal of connect=per-op, Prepare still
+// fails on a store whose sessions cannot begin a transaction, before
+// loading anything.
+func TestPrepareWithoutTransactions(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, postgres.Open, "postgres:managed?connect=per-op", serverDir(t))
+	w := build(t, New(), nil)
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatal(err)
+	}
+	n, err := w.Prepare(ctx, st)
+	if n != 0 || err == nil || !strings.Contains(err.Error(), "tpcb needs transactions") {
+		t.Fatalf("Prepare = %d, %v; want 0 rows and an error saying tpcb needs transactions", n, err)
+	}
+}
+
 // lying wraps a session and reports other row counts than the store did.
 type lying struct {
 	store.SQLSession
