@@ -85,7 +85,12 @@ func RedactTarget(target string) string {
 		// (an unencoded / or @ in it is what broke the parse, often).
 		at := strings.LastIndex(target, "@")
 		if at < 0 {
-			return target // no user part, no password
+			// No @, so no user part, unless the host was left out
+			// (//user:password): what follows a colon stays hidden.
+			if c := strings.Index(target, ":"); c >= 0 {
+				return target[:c] + ":xxxxx"
+			}
+			return target
 		}
 		user := target[2:at]
 		if c := strings.Index(user, ":"); c >= 0 {
@@ -109,6 +114,11 @@ func AddressProblem(target string) string {
 	if c := strings.LastIndex(hostport, ":"); c >= 0 && c > strings.LastIndex(hostport, "]") {
 		port := hostport[c+1:]
 		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			if at < 0 {
+				// No @: what looks like a port may be a password
+				// whose host was left out (//user:password).
+				return "what follows the last : before the path is not a port, a number from 0 to 65535"
+			}
 			return fmt.Sprintf("its port %q is not a number from 0 to 65535", port)
 		}
 	}

@@ -280,8 +280,8 @@ func parseURL(driver, target string) (*mysql.Config, string, string, error) {
 	if port == "" {
 		port = "3306"
 	}
-	if what := store.AddressProblem(target); what != "" {
-		return nil, "", "", fmt.Errorf("%s: address %s: %s; %s", driver, store.RedactTarget(target), what, want)
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return nil, "", "", fmt.Errorf("%s: address %s: its port %q is not a number from 0 to 65535; %s", driver, store.RedactTarget(target), port, want)
 	}
 	pass, ok := u.User.Password()
 	if !ok {
