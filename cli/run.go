@@ -444,7 +444,68 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, badFlag("vary", "%v", err)
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
+	for _, sp := range p.specs {
+		if err := checkConnections(sp, slices.Max(p.levels)); err != nil {
+			return nil, badFlag("store", "%v", err)
+		}
+	}
+	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
+		for _, sp := range p.specs {
+			if sp.Options.Get("connect") == "per-op" {
+				return nil, badFlag("store", "workload %s runs transactions, which need one connection from BEGIN to COMMIT, and the store %s opens a connection per operation; give it connect=session (the default) or connect=pool, or run -w select-only", f.workload, sp)
+			}
+		}
+	}
 	return p, nil
+}
+
+// checkConnections refuses a server kurabe starts whose max_connections,
+// given as an option, cannot take the clients' connections and kurabe's
+// own beside them (it counts and verifies the written tables on one while
+// the sessions are open): the run would fail after the server started and
+// loaded its data, with the server's "too many connections". PostgreSQL's
+// superuser_reserved_connections do not count: kurabe's user on a managed
+// server is a superuser, which may use them.
+func checkConnections(sp store.Spec, clients int) error {
+	if !startsServer(sp) {
+		return nil
+	}
+	name := "max_connections"
+	given := sp.Options.Get(name)
+	if given == "" {
+		name = "max-connections" // MariaDB's spelling on the command line
+		given = sp.Options.Get(name)
+	}
+	limit, err := strconv.Atoi(given)
+	if err != nil {
+		return nil // not given, or the server's to judge
+	}
+	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
+	if sp.Options.Get("connect") == "pool" {
+		pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
+		if err != nil {
+			pool = 10 // the stores' default
+		}
+		if pool < conns {
+			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
+		}
+	}
+	if conns+1 > limit {
+		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, conns+1)
+	}
+	return nil
+}
+
+// openError says why a store did not open. An option it does not know
+// that only --vary gave it is the --vary's, not the spec's the user typed:
+// --vary applies to every store.
+func openError(sp store.Spec, variant []result.Setting, err error) error {
+	var oe *store.OptionError
+	if errors.As(err, &oe) && oe.Value == "" && slices.ContainsFunc(variant, func(v result.Setting) bool { return v.Name == oe.Name }) {
+		base := sp.Driver + ":" + store.RedactTarget(sp.Target)
+		return fmt.Errorf("--vary %s: the store %s has no option %s (its options: %s), and --vary applies to every store; run %s in a run of its own, without this --vary", oe.Name, base, oe.Name, oe.Want, base)
+	}
+	return fmt.Errorf("store %s: %w", sp, err)
 }
 
 // startsServer says whether a store is a server kurabe starts itself for
@@ -589,7 +650,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {

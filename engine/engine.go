@@ -414,7 +414,11 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
 				n, err := storeOf(c).Count(ctx, k.Writes)
 				if err != nil {
-					return res, fmt.Errorf("counting %s before %s: %w", k.Writes.Name, ph.Name, err)
+					hint := ""
+					if store.Classify(err) == "too-many-connections" {
+						hint = fmt.Sprintf("; kurabe counts and verifies on a connection of its own beside the %d clients' sessions, so the server must take one connection more than -c: raise its max_connections or run fewer clients", len(opened))
+					}
+					return res, fmt.Errorf("counting %s before %s: %w%s", k.Writes.Name, ph.Name, err, hint)
 				}
 				written = append(written, k.Writes)
 				writtenIn = append(writtenIn, storeOf(c))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -333,6 +334,18 @@ func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {
 	}
 	if res.Ops != 1000 || res.Verify[0].After != 1000 {
 		t.Fatalf("ops %d, stored %d: the clients that got in must do all the work", res.Ops, res.Verify[0].After)
+	}
+}
+
+// A server whose connection limit the clients' sessions fill has none
+// left for kurabe's count: the error says that kurabe needs one more.
+func TestCountWithoutAConnectionSaysWhy(t *testing.T) {
+	st := &storefault.Capacity{Store: openStore(t, "file:"), Max: 4, CountConnects: true}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	_, err := RunPhase(context.Background(), Config{Clients: 4, Count: 100, Seed: 1}, st, w, 0)
+	if err == nil || !strings.Contains(err.Error(), "one connection more than -c") || !strings.Contains(err.Error(), "4 clients") {
+		t.Fatalf("RunPhase = %v; want an error saying kurabe needs a connection beside the 4 clients", err)
 	}
 }
 

@@ -103,7 +103,7 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				}
 				r = append(r, got)
 			}
-			errCell := strconv.FormatInt(errs, 10)
+			errCell := num0(errs)
 			if !ran {
 				errCell, lost = "-", "-" // nothing ran to count or verify
 			}

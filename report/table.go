@@ -284,7 +284,7 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		if x.p.FinishRatio > 0 {
 			ratio = strconv.FormatFloat(x.p.FinishRatio, 'f', 2, 64)
 		}
-		r = append(r, strconv.FormatInt(x.p.Errors, 10), lostCell(x.p), ratio)
+		r = append(r, num0(x.p.Errors), lostCell(x.p), ratio)
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {
@@ -340,6 +340,7 @@ func notes(d *result.Document, l tr) []string {
 		for _, n := range s.Notes {
 			out = append(out, s.Label+": "+n)
 		}
+		out = append(out, settingNotes(l, s)...)
 		for _, p := range s.Prepared {
 			if p.Rows == 0 {
 				continue
@@ -362,13 +363,13 @@ func notes(d *result.Document, l tr) []string {
 			// repeats, the same operation has several rows.
 			op := phaseName(d, p)
 			for _, c := range p.SessionErrors {
-				out = append(out, l.f("note.session", s.Label, op, c.Count, c.Class, c.First, p.Clients))
+				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
 				if c.Count == 1 {
-					out = append(out, l.f("note.error", s.Label, op, c.Count, c.Class, c.First))
+					out = append(out, l.f("note.error", s.Label, op, num0(c.Count), c.Class, c.First))
 				} else {
-					out = append(out, l.f("note.errors", s.Label, op, c.Count, c.Class, c.First))
+					out = append(out, l.f("note.errors", s.Label, op, num0(c.Count), c.Class, c.First))
 				}
 			}
 			for _, v := range p.Verify {
@@ -409,6 +410,33 @@ func notes(d *result.Document, l tr) []string {
 	out = append(out, fitNotes(d, l)...)
 	out = append(out, load.NotesIn(d, d.Env.FsyncsPerSec(), l.f)...)
 	return append(out, viaNotes(d, l)...)
+}
+
+// settingNotes names each option the store's spec asked for whose value,
+// as the store read it back, differs from the request: a setting that did
+// not apply (a page size the server rounded, a row format the engine does
+// not have) would otherwise pass unseen, as only --vary's table marks it.
+// The comparison is the matrix's (sameSetting: 4k is 4096, ON is 1); an
+// option the store does not read back is not judged.
+func settingNotes(l tr, s result.Store) []string {
+	sp, err := store.ParseSpec(s.Spec)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(sp.Options)) {
+		asked := sp.Options.Get(name)
+		got, ok := s.Info.Options[name]
+		if !ok {
+			// MariaDB's variables are read back with _ for a -.
+			got, ok = s.Info.Options[strings.ReplaceAll(name, "-", "_")]
+		}
+		if !ok || strings.Contains(got, "not read back") || sameSetting(asked, got) {
+			continue
+		}
+		out = append(out, l.f("note.setting", s.Label, name, asked, got))
+	}
+	return out
 }
 
 // readNothing explains a phase that read nothing, with what is true of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -79,9 +80,52 @@ func RedactTarget(target string) string {
 	}
 	u, err := url.Parse("x:" + target)
 	if err != nil {
-		return "//(unparseable address)"
+		// Still shown, so the user sees what is wrong with it: all from
+		// the first colon of the user part to the last @ may be password
+		// (an unencoded / or @ in it is what broke the parse, often).
+		at := strings.LastIndex(target, "@")
+		if at < 0 {
+			// No @, so no user part, unless the host was left out
+			// (//user:password): what follows a colon stays hidden.
+			if c := strings.Index(target, ":"); c >= 0 {
+				return target[:c] + ":xxxxx"
+			}
+			return target
+		}
+		user := target[2:at]
+		if c := strings.Index(user, ":"); c >= 0 {
+			user = user[:c] + ":xxxxx"
+		}
+		return "//" + user + target[at:]
 	}
 	return strings.TrimPrefix(u.Redacted(), "x:")
+}
+
+// AddressProblem says what is wrong with a URL-shaped target that does not
+// parse, without quoting its password: the port, or a / in the password.
+// It is "" when it cannot tell.
+func AddressProblem(target string) string {
+	at := strings.LastIndex(target, "@")
+	hostport := target[at+1:]
+	if at < 0 {
+		hostport = strings.TrimPrefix(target, "//")
+	}
+	hostport, _, _ = strings.Cut(hostport, "/")
+	if c := strings.LastIndex(hostport, ":"); c >= 0 && c > strings.LastIndex(hostport, "]") {
+		port := hostport[c+1:]
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			if at < 0 {
+				// No @: what looks like a port may be a password
+				// whose host was left out (//user:password).
+				return "what follows the last : before the path is not a port, a number from 0 to 65535"
+			}
+			return fmt.Sprintf("its port %q is not a number from 0 to 65535", port)
+		}
+	}
+	if at >= 0 && strings.ContainsAny(target[2:at], "/?#") {
+		return "the part before the @ holds a /, ? or #: write them %-encoded in a password (%2F, %3F, %23)"
+	}
+	return ""
 }
 
 // Options is a helper for drivers reading their options: it records which

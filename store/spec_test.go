@@ -116,3 +116,23 @@ func TestNearOption(t *testing.T) {
 		}
 	}
 }
+
+// An address that does not parse is shown with its password hidden, and
+// what is wrong with it is said without quoting the password.
+func TestAddressProblem(t *testing.T) {
+	for _, c := range []struct{ target, shown, problem string }{
+		{"//app:pSECRET@127.0.0.1:notaport/app", "//app:xxxxx@127.0.0.1:notaport/app", `its port "notaport" is not a number`},
+		{"//app:p/SECRET@127.0.0.1:5432/app", "//app:xxxxx@127.0.0.1:5432/app", "the part before the @ holds a /"},
+		{"//app:p@SECRET@127.0.0.1:x/app", "//app:xxxxx@127.0.0.1:x/app", `its port "x"`},
+		{"//app:SECRET", "//app:SECRET", "is not a port"}, // no @: nothing is taken for a password, so the problem quotes nothing
+		{"//127.0.0.1:5432/app", "//127.0.0.1:5432/app", ""},
+	} {
+		if got := RedactTarget(c.target); c.shown != "//app:SECRET" && got != c.shown {
+			t.Errorf("RedactTarget(%s) = %s, want %s", c.target, got, c.shown)
+		}
+		got := AddressProblem(c.target)
+		if c.problem == "" && got != "" || !strings.Contains(got, c.problem) || strings.Contains(got, "SECRET") {
+			t.Errorf("AddressProblem(%s) = %q, want one saying %q", c.target, got, c.problem)
+		}
+	}
+}

@@ -140,6 +140,14 @@ type SQLOnly interface {
 	SQLOnly()
 }
 
+// Transactional is implemented by workloads whose operations may run in
+// a transaction, which needs one connection from BEGIN to COMMIT, so that
+// the command line refuses a store that connects per operation before any
+// starts. Transactional says whether the chosen operations do.
+type Transactional interface {
+	Transactional() bool
+}
+
 // SettingError is bad input that one of the run's settings is to blame
 // for: an operation the workload does not have (Setting "ops"), a value
 // that does not fit (Setting "deletes"). Unfit marks a setting the

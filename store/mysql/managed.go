@@ -85,6 +85,9 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		if near := store.NearOption(k, storeOptions); near != "" {
 			return nil, fmt.Errorf("%s: option %s: did you mean %s? (kurabe's options are %s; any other option of a managed server is a server setting)", spec.Driver, k, near, strings.Join(storeOptions, ", "))
 		}
+		if err := checkSetting(spec.Driver, k, spec.Options.Get(k)); err != nil {
+			return nil, err
+		}
 		m.settings = append(m.settings, setting{k, spec.Options.Get(k)})
 	}
 
@@ -113,6 +116,20 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		return nil, fmt.Errorf("%s: %s is MySQL, not MariaDB: encrypted, page_compressed and engine=Aria are MariaDB's; use mariadb:managed", spec.Driver, m.serverBin)
 	}
 	return m, nil
+}
+
+// pageSizes are the values innodb_page_size takes. The server rounds any
+// other down to one of them (3k runs as 4096) and starts without a word,
+// so the run would measure a page size nobody asked for.
+var pageSizes = []string{"4k", "8k", "16k", "32k", "64k", "4096", "8192", "16384", "32768", "65536"}
+
+// checkSetting refuses a server setting's value that the server would not
+// run as given, before a server is started for it.
+func checkSetting(driver, name, value string) error {
+	if strings.ReplaceAll(strings.ToLower(name), "-", "_") == "innodb_page_size" && !slices.Contains(pageSizes, strings.ToLower(value)) {
+		return &store.OptionError{Driver: driver, Name: name, Value: value, Want: "4k, 8k, 16k, 32k or 64k (or 4096 … 65536 bytes): InnoDB has no other page size, and the server would quietly run another"}
+	}
+	return nil
 }
 
 // flavorOf tells MariaDB from MySQL by the program's name or version.

@@ -83,6 +83,8 @@ import (
 
 const (
 	metaTable = "kurabe_meta"
+	// metaColumns are kurabe_meta's columns as kurabe makes it.
+	metaColumns = "name,created"
 	// The driver refuses packets larger than this, whatever the server allows.
 	driverMaxPacket = 64 << 20
 	// A prepared statement takes at most this many placeholders.
@@ -243,8 +245,15 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		s.target = "managed (not started)"
 		return s, nil
 	}
-	return nil, fmt.Errorf("%s: target %q is neither a server address nor managed; give %s://user[:password]@host:port/db or %s:managed",
-		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, spec.Driver)
+	return nil, fmt.Errorf("%s: target %q is neither a server address nor managed; give %s:managed or %s",
+		spec.Driver, store.RedactTarget(spec.Target), spec.Driver, addressForm(spec.Driver))
+}
+
+// addressForm is the address a message asks for. Its password is not
+// written as in a URL (user:password@), which would be hidden in the
+// message like a real one.
+func addressForm(driver string) string {
+	return driver + "://USER@HOST[:PORT][/DB], a password as USER:PASSWORD@ (special characters %-encoded) or in MYSQL_PWD"
 }
 
 // parseURL turns //user[:password]@host[:port][/db] into the driver's
@@ -252,10 +261,14 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 // built directly so that the password never sits in a DSN string an error
 // could quote), the password, and the database of the path, if any.
 func parseURL(driver, target string) (*mysql.Config, string, string, error) {
-	want := "want " + driver + "://user[:password]@host[:port][/db], with special characters in the password %-encoded"
+	want := "want " + addressForm(driver)
 	u, err := url.Parse("mysql:" + target)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("%s: cannot read address %s: %s", driver, store.RedactTarget(target), want)
+		what := store.AddressProblem(target)
+		if what != "" {
+			what = ": " + what
+		}
+		return nil, "", "", fmt.Errorf("%s: cannot read address %s%s; %s", driver, store.RedactTarget(target), what, want)
 	}
 	if u.User == nil || u.User.Username() == "" {
 		return nil, "", "", fmt.Errorf("%s: address %s names no user; %s", driver, store.RedactTarget(target), want)
@@ -266,6 +279,9 @@ func parseURL(driver, target string) (*mysql.Config, string, string, error) {
 	port := u.Port()
 	if port == "" {
 		port = "3306"
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return nil, "", "", fmt.Errorf("%s: address %s: its port %q is not a number from 0 to 65535; %s", driver, store.RedactTarget(target), port, want)
 	}
 	pass, ok := u.User.Password()
 	if !ok {
@@ -404,6 +420,17 @@ func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
 	if err := s.createDatabase(ctx, c); err != nil {
 		return err
 	}
+	// Every table is checked before kurabe_meta is made: a refused run
+	// leaves nothing behind in a database that is someone else's.
+	for _, t := range tables {
+		exists, owned, err := s.owned(ctx, c, t.Name)
+		if err != nil {
+			return err
+		}
+		if exists && !owned {
+			return s.notOwned(t.Name)
+		}
+	}
 	meta := "CREATE TABLE IF NOT EXISTS " + s.qualified(metaTable) +
 		" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 	if _, err := c.ExecContext(ctx, meta); err != nil {
@@ -441,6 +468,18 @@ func (s *Store) owned(ctx context.Context, c *sql.Conn, table string) (exists, o
 		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
 	}
 	exists = n > 0
+	// kurabe_meta may be missing (nothing of kurabe's is here yet) or be a
+	// table of someone else's by that name, which is not kurabe's list.
+	var cols sql.NullString
+	err = c.QueryRowContext(ctx, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, metaTable).Scan(&cols)
+	switch {
+	case err != nil:
+		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	case !cols.Valid:
+		return exists, false, nil
+	case !strings.EqualFold(cols.String, metaColumns):
+		return false, false, s.notOwned(metaTable)
+	}
 	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(metaTable)+" WHERE name = ?", table).Scan(&n)
 	if err != nil {
 		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
@@ -449,6 +488,10 @@ func (s *Store) owned(ctx context.Context, c *sql.Conn, table string) (exists, o
 }
 
 func (s *Store) notOwned(table string) error {
+	if table == metaTable {
+		return fmt.Errorf("%s: table %s.%s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database with ?database=NAME",
+			s.driver, s.opts.database, table, store.ErrNotOwned, metaColumns)
+	}
 	return fmt.Errorf("%s: table %s.%s exists and was %w (it is not in %s.%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
 		s.driver, s.opts.database, table, store.ErrNotOwned, s.opts.database, metaTable)
 }

@@ -351,6 +351,42 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// A user's database where kurabe has never been: a refused Setup
+	// leaves no table of kurabe's in it (kurabe_meta was made before the
+	// check). A table of the user's named kurabe_meta, of another shape,
+	// is theirs too, refused with the same message, not an SQL error.
+	t.Run("RefusalLeavesNothing", func(t *testing.T) {
+		mustExec(t, root,
+			"CREATE DATABASE shop", "CREATE TABLE shop.posts (id INT PRIMARY KEY, body TEXT)",
+			"CREATE DATABASE notes", "CREATE TABLE notes.kurabe_meta (id INT PRIMARY KEY, note TEXT)", "INSERT INTO notes.kurabe_meta VALUES (1, 'mine')")
+		posts := &store.Table{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+		for db, want := range map[string]string{"shop": "posts", "notes": "kurabe_meta"} {
+			st, err := openSpec(t, dsn+db, store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			err = st.Setup(ctx, []*store.Table{posts})
+			if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), db+"."+want+" exists") {
+				t.Fatalf("%s: Setup = %v; want ErrNotOwned naming %s.%s", db, err, db, want)
+			}
+			var tables []string
+			rows, err := root.Query("SHOW TABLES IN " + db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var name string
+				rows.Scan(&name)
+				tables = append(tables, name)
+			}
+			rows.Close()
+			if len(tables) != 1 || tables[0] != want {
+				t.Errorf("%s after the refusal: tables %v, want only the user's %s", db, tables, want)
+			}
+		}
+	})
+
 	t.Run("ConnectTime", func(t *testing.T) {
 		st := open(t, "&connect=per-op")
 		tb := storetest.Table()
@@ -701,6 +737,8 @@ func TestOpenValidates(t *testing.T) {
 		{"mysql://u@127.0.0.1:1/x?innodb_page_size=4k", "unknown option"}, // a server setting is no option for an external server
 		{"mysql://127.0.0.1:1/x", "no user"},
 		{"mysql:/var/run/mysqld.sock", "managed"},
+		{"mariadb:managed?innodb_page_size=3k", "4k, 8k, 16k"}, // the server would run 4096
+		{"mariadb:managed?innodb-page-size=16", "4k, 8k, 16k"},
 		{"mariadb:managed?port=3306", "kurabe's to set"},
 		{"mariadb:managed?bind-address=0.0.0.0", "kurabe's to set"},
 	} {

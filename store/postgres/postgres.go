@@ -207,8 +207,13 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("postgres: target %q is neither an address nor managed; give postgres://user[:password]@host:port/db or postgres:managed", store.RedactTarget(spec.Target))
+	return nil, fmt.Errorf("postgres: target %q is neither an address nor managed; give postgres:managed or %s", store.RedactTarget(spec.Target), addressForm)
 }
+
+// addressForm is the address a message asks for. Its password is not
+// written as in a URL (user:password@), which would be hidden in the
+// message like a real one.
+const addressForm = "postgres://USER@HOST:PORT/DB, a password as USER:PASSWORD@ (special characters %-encoded) or in PGPASSWORD"
 
 // external parses the address of an existing server, keeping its password
 // out of any message.
@@ -217,7 +222,11 @@ func (s *Store) external(target string) error {
 	u, err := url.Parse("postgres:" + target)
 	if err != nil {
 		// url's message quotes the address; say only what was expected.
-		return fmt.Errorf("postgres: cannot parse the address %s; want postgres://user[:password]@host:port/db (percent-encode special characters in the password)", store.RedactTarget(target))
+		what := store.AddressProblem(target)
+		if what != "" {
+			what = ": " + what
+		}
+		return fmt.Errorf("postgres: cannot parse the address %s%s; want %s", store.RedactTarget(target), what, addressForm)
 	}
 	if pw, ok := u.User.Password(); ok {
 		s.password = pw
@@ -337,6 +346,16 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 		}
+	}
+	// A table of someone else's by kurabe_meta's name is not kurabe's list.
+	var cols string
+	if err := tx.QueryRow(ctx, `SELECT coalesce(string_agg(column_name, ',' ORDER BY ordinal_position), '')
+		FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kurabe_meta'`, schema).Scan(&cols); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up %s.kurabe_meta: %w", s.target, schema, err))
+	}
+	if cols != "name,created" {
+		return fmt.Errorf("postgres: %s.kurabe_meta on %s was %w (kurabe's list of its tables has the columns name, created); kurabe will not change it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+			schema, s.target, store.ErrNotOwned)
 	}
 	for _, t := range tables {
 		if t.Name == "kurabe_meta" {

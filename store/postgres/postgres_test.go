@@ -310,6 +310,48 @@ func TestRefusesTableItDidNotCreate(t *testing.T) {
 	}
 }
 
+// A user's table named kurabe_meta, of another shape, is not kurabe's
+// list of its tables: Setup refuses with ErrNotOwned, not an SQL error,
+// and leaves it as it is.
+func TestRefusesForeignMeta(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE DATABASE notes"); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.TrimSuffix(dsn, "/postgres") + "/notes"
+	u, err := pgx.Connect(ctx, notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close(ctx)
+	for _, q := range []string{"CREATE SCHEMA kurabe", "CREATE TABLE kurabe.kurabe_meta (id int, note text)", "INSERT INTO kurabe.kurabe_meta VALUES (1, 'mine')"} {
+		if _, err := u.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st := open(t, notes, store.Env{})
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	if err := st.Setup(ctx, []*store.Table{posts}); !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "kurabe.kurabe_meta") {
+		t.Fatalf("Setup err = %v, want ErrNotOwned naming kurabe.kurabe_meta", err)
+	}
+	var tables []string
+	rows, _ := u.Query(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'kurabe'")
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		tables = append(tables, name)
+	}
+	if rows.Err() != nil || len(tables) != 1 || tables[0] != "kurabe_meta" {
+		t.Fatalf("tables after the refusal: %v (%v), want only the user's kurabe_meta", tables, rows.Err())
+	}
+}
+
 func TestPerOpReportsConnectTime(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()

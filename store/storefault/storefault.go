@@ -85,8 +85,18 @@ func (ss *stallSession) Scan(ctx context.Context, t *store.Table, q store.Query,
 // "too-many-connections").
 type Capacity struct {
 	store.Store
-	Max  int64
-	open atomic.Int64
+	Max int64
+	// CountConnects makes Count take a connection of its own, as a
+	// server store's does, refused when Max sessions are open.
+	CountConnects bool
+	open          atomic.Int64
+}
+
+func (c *Capacity) Count(ctx context.Context, t *store.Table) (int64, error) {
+	if c.CountConnects && c.open.Load() >= c.Max {
+		return 0, &store.ClassError{Class: "too-many-connections", Err: errors.New("too many connections (fake limit)")}
+	}
+	return c.Store.Count(ctx, t)
 }
 
 func (c *Capacity) Open(ctx context.Context) (store.Session, error) {

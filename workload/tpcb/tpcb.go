@@ -194,7 +194,18 @@ type bench struct {
 	branches, tellers, accounts, history *store.Table
 	phases                               []workload.Phase
 	sql                                  [3]queries // by dialect, with the stores' default table names
+	notes                                workload.NoteSet
 }
+
+// Transactional: tpcb runs each operation in a transaction; select-only
+// runs none.
+func (w *bench) Transactional() bool {
+	return slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kTPCB] > 0 })
+}
+
+// Notes says what Prepare found about the current store: an engine that
+// runs tpcb without transactions.
+func (w *bench) Notes() []string { return w.notes.Take() }
 
 func (w *bench) Name() string { return w.name }
 
@@ -473,7 +484,12 @@ func (w *bench) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	// A store that cannot hold a transaction open (postgres with
 	// connect=per-op) would fail every tpcb operation: say so once, before
 	// loading the tables.
-	if slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kTPCB] > 0 }) {
+	if w.Transactional() {
+		// MyISAM and Aria take BEGIN and COMMIT and do nothing with them:
+		// the figures are of statements one by one, not of transactions.
+		if e := st.Info(ctx).Options["engine"]; ss.Dialect() == "mysql" && !strings.EqualFold(e, "InnoDB") && e != "" {
+			w.notes.Add(fmt.Sprintf("engine %s does not do transactions: tpcb's BEGIN and COMMIT do nothing, so its updates are not atomic and its tps does not compare with InnoDB's or PostgreSQL's", e))
+		}
 		if err := ss.Begin(ctx); err != nil {
 			return 0, fmt.Errorf("tpcb needs transactions, and this store's sessions cannot begin one: %w", err)
 		}

@@ -251,6 +251,62 @@ func TestTPCBInvariantMariaDB(t *testing.T) {
 	checkTPCB(t, openStore(t, mysql.Open, "mariadb:managed", serverDir(t)), "1")
 }
 
+// MyISAM and Aria ignore BEGIN and COMMIT: tpcb runs, and says under the
+// table that its updates were not atomic; InnoDB and select-only say
+// nothing.
+func TestNonTransactionalEngineNote(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, mysql.Open, "mariadb:managed?engine=MyISAM", serverDir(t))
+	for _, c := range []struct {
+		d    workload.Definition
+		want string
+	}{
+		{New(), "engine MyISAM does not do transactions"},
+		{NewSelectOnly(), ""},
+	} {
+		w := build(t, c.d, nil)
+		if err := st.Setup(ctx, w.Tables()); err != nil {
+			storetest.RequireServer(t, err)
+			t.Fatal(err)
+		}
+		if _, err := w.Prepare(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(w.Notes(), "\n")
+		if c.want == "" && notes != "" || !strings.Contains(notes, c.want) {
+			t.Errorf("%s: notes %q, want %q", w.Name(), notes, c.want)
+		}
+	}
+	w := build(t, New(), nil)
+	inno := openStore(t, mysql.Open, "mariadb:managed", serverDir(t))
+	if err := inno.Setup(ctx, w.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Prepare(ctx, inno); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.Notes(); len(n) > 0 {
+		t.Errorf("InnoDB: notes %q, want none", n)
+	}
+}
+
+// Behind the command line's refusal of connect=per-op, Prepare still
+// fails on a store whose sessions cannot begin a transaction, before
+// loading anything.
+func TestPrepareWithoutTransactions(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, postgres.Open, "postgres:managed?connect=per-op", serverDir(t))
+	w := build(t, New(), nil)
+	if err := st.Setup(ctx, w.Tables()); err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatal(err)
+	}
+	n, err := w.Prepare(ctx, st)
+	if n != 0 || err == nil || !strings.Contains(err.Error(), "tpcb needs transactions") {
+		t.Fatalf("Prepare = %d, %v; want 0 rows and an error saying tpcb needs transactions", n, err)
+	}
+}
+
 // lying wraps a session and reports other row counts than the store did.
 type lying struct {
 	store.SQLSession
