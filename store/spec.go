@@ -25,6 +25,14 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("store %q: want DRIVER:[TARGET][?OPTION=VALUE&...], e.g. sqlite:/tmp/bbs.db?journal_mode=wal or file:", s)
 	}
 	target, query, _ := strings.Cut(rest, "?")
+	// A ? in a URL's password (//u:pa?ss@host): the options begin after
+	// the @, not in the password, which would be shown as an option name.
+	if u, _, _ := strings.Cut(strings.TrimPrefix(target, "//"), "/"); strings.HasPrefix(rest, "//") && strings.Contains(u, ":") && !strings.Contains(u, "@") {
+		if at := strings.LastIndex(rest, "@"); at > len(target) {
+			target, query, _ = strings.Cut(rest[at:], "?")
+			target = rest[:at] + target
+		}
+	}
 	opts, err := url.ParseQuery(query)
 	if err != nil {
 		return Spec{}, fmt.Errorf("store %q: bad options %q: %v", s, query, err)
@@ -75,30 +83,40 @@ func secretOption(name string) bool {
 
 // RedactTarget hides the password of a URL-shaped target.
 func RedactTarget(target string) string {
-	if !strings.HasPrefix(target, "//") {
+	// A key=value form (libpq's "host=h password=p"): secret-named values.
+	target = keyValue.ReplaceAllStringFunc(target, func(m string) string {
+		k, _, _ := strings.Cut(m, "=")
+		if secretOption(k) {
+			return k + "=xxxxx"
+		}
+		return m
+	})
+	// All from the first colon of the user part to the last @ may be
+	// password, whether or not the whole parses as a URL: an unencoded /,
+	// ? or @ in a password makes a URL that parses as something else
+	// (//u:12/34@h is host u, port 12). A Go driver's DSN (user:pass@tcp(…))
+	// has the same shape without the //.
+	start := 0
+	if strings.HasPrefix(target, "//") {
+		start = 2
+	}
+	if at := strings.LastIndex(target, "@"); at >= start {
+		user := target[start:at]
+		if c := strings.Index(user, ":"); c >= 0 {
+			return target[:start] + user[:c] + ":xxxxx" + target[at:]
+		}
 		return target
 	}
-	u, err := url.Parse("x:" + target)
-	if err != nil {
-		// Still shown, so the user sees what is wrong with it: all from
-		// the first colon of the user part to the last @ may be password
-		// (an unencoded / or @ in it is what broke the parse, often).
-		at := strings.LastIndex(target, "@")
-		if at < 0 {
+	if start == 2 {
+		if _, err := url.Parse("x:" + target); err != nil {
 			// No @, so no user part, unless the host was left out
 			// (//user:password): what follows a colon stays hidden.
 			if c := strings.Index(target, ":"); c >= 0 {
 				return target[:c] + ":xxxxx"
 			}
-			return target
 		}
-		user := target[2:at]
-		if c := strings.Index(user, ":"); c >= 0 {
-			user = user[:c] + ":xxxxx"
-		}
-		return "//" + user + target[at:]
 	}
-	return strings.TrimPrefix(u.Redacted(), "x:")
+	return target
 }
 
 // AddressProblem says what is wrong with a URL-shaped target that does not
@@ -165,6 +183,7 @@ func (o *Options) Check() error {
 // urlPassword finds the password of a URL written in text
 // (scheme://user:password@), and secretParam an option named as a secret.
 var (
+	keyValue    = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*=\S+`)
 	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:'"]*):[^\s/@'"]*@`)
 	secretParam = regexp.MustCompile(`([?&]([A-Za-z0-9_]+)=)([^&\s'"]*)`)
 )

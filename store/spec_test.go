@@ -117,6 +117,36 @@ func TestNearOption(t *testing.T) {
 	}
 }
 
+// A password that makes its URL parse as something else, or a target that
+// is not a URL at all, is hidden all the same; so is a ? in a password,
+// which is not taken for the start of the options.
+func TestRedactTargetShapes(t *testing.T) {
+	for target, want := range map[string]string{
+		"//u:12/34@127.0.0.1:1/db":      "//u:xxxxx@127.0.0.1:1/db", // parses: host u, port 12
+		"//u:p@ss@127.0.0.1:5432/db":    "//u:xxxxx@127.0.0.1:5432/db",
+		"//u@127.0.0.1/db":              "//u@127.0.0.1/db",
+		"//127.0.0.1:5432/db":           "//127.0.0.1:5432/db",
+		"u:pw12@tcp(127.0.0.1:1)/db":    "u:xxxxx@tcp(127.0.0.1:1)/db", // a Go driver's DSN
+		"host=h password=pw12 dbname=d": "host=h password=xxxxx dbname=d",
+		"/tmp/kurabe/board.db":          "/tmp/kurabe/board.db",
+	} {
+		if got := RedactTarget(target); got != want {
+			t.Errorf("RedactTarget(%s) = %s, want %s", target, got, want)
+		}
+	}
+	sp, err := ParseSpec("postgres://u:pa?ss@127.0.0.1:1/db?connect=pool")
+	if err != nil || sp.Target != "//u:pa?ss@127.0.0.1:1/db" || sp.Options.Get("connect") != "pool" || len(sp.Options) != 1 {
+		t.Errorf("ParseSpec with a ? in the password: %+v, %v", sp, err)
+	}
+	if s := sp.String(); strings.Contains(s, "pa?ss") || strings.Contains(s, "ss@") {
+		t.Errorf("String() = %s shows the password", s)
+	}
+	sp, _ = ParseSpec("postgres://u:p@h/db?connect=pool")
+	if sp.Target != "//u:p@h/db" || sp.Options.Get("connect") != "pool" {
+		t.Errorf("ParseSpec of a plain URL: %+v", sp)
+	}
+}
+
 // An address that does not parse is shown with its password hidden, and
 // what is wrong with it is said without quoting the password.
 func TestAddressProblem(t *testing.T) {
@@ -124,10 +154,10 @@ func TestAddressProblem(t *testing.T) {
 		{"//app:pSECRET@127.0.0.1:notaport/app", "//app:xxxxx@127.0.0.1:notaport/app", `its port "notaport" is not a number`},
 		{"//app:p/SECRET@127.0.0.1:5432/app", "//app:xxxxx@127.0.0.1:5432/app", "the part before the @ holds a /"},
 		{"//app:p@SECRET@127.0.0.1:x/app", "//app:xxxxx@127.0.0.1:x/app", `its port "x"`},
-		{"//app:SECRET", "//app:SECRET", "is not a port"}, // no @: nothing is taken for a password, so the problem quotes nothing
+		{"//app:SECRET", "//app:xxxxx", "is not a port"}, // no @: the host may have been left out, so what follows the colon is hidden, and the problem quotes nothing
 		{"//127.0.0.1:5432/app", "//127.0.0.1:5432/app", ""},
 	} {
-		if got := RedactTarget(c.target); c.shown != "//app:SECRET" && got != c.shown {
+		if got := RedactTarget(c.target); got != c.shown {
 			t.Errorf("RedactTarget(%s) = %s, want %s", c.target, got, c.shown)
 		}
 		got := AddressProblem(c.target)
