@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,32 +116,84 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 }
 
 // sameSetting compares a requested setting with the value a store reports,
-// allowing for the spellings servers use: 4k and 4096, ON and 1, wal and WAL.
+// allowing for the spellings stores use: 4k and 4096, ON and 1, wal and WAL,
+// 1000ms and 1s, 300s and 5min, 1.0 and 1, utf8 and utf8mb3. Values of
+// different kinds (a number asked, a name read back: SQLite's
+// synchronous=1 is normal; PostgreSQL's wal_compression=on is pglz) cannot
+// be told apart without the store's own table of names, so they count as
+// the same: a note that a setting did not apply must be true.
 func sameSetting(asked, got string) bool {
-	a, g := normSetting(asked), normSetting(got)
-	return a == g
+	ka, a := normSetting(asked)
+	kg, g := normSetting(got)
+	if ka != kg {
+		return true
+	}
+	if ka == settingWord {
+		return a == g
+	}
+	return math.Abs(settingFloat(a)-settingFloat(g)) <= 1e-9*math.Max(math.Abs(settingFloat(a)), 1)
 }
 
-func normSetting(v string) string {
+// settingFloat reads back a number normSetting wrote.
+func settingFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+type settingKind uint8
+
+const (
+	settingWord     settingKind = iota
+	settingNumber               // a number, a size in bytes, a boolean as 0 or 1
+	settingDuration             // in milliseconds
+)
+
+// aliases are names servers read back for others: MariaDB's utf8 is
+// utf8mb3.
+var aliases = map[string]string{"utf8": "utf8mb3"}
+
+// normSetting says what kind of value v is and writes it in one spelling.
+func normSetting(v string) (settingKind, string) {
 	v = strings.ToLower(strings.TrimSpace(v))
 	switch v {
 	case "on", "yes", "true":
-		return "1"
+		return settingNumber, "1"
 	case "off", "no", "false":
-		return "0"
+		return settingNumber, "0"
 	}
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(v, "kb"), strings.HasSuffix(v, "k"):
-		mult = 1 << 10
-	case strings.HasSuffix(v, "mb"), strings.HasSuffix(v, "m"):
-		mult = 1 << 20
-	case strings.HasSuffix(v, "gb"), strings.HasSuffix(v, "g"):
-		mult = 1 << 30
+	number := func(s string, mult float64) (string, bool) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", false
+		}
+		return strconv.FormatFloat(f*mult, 'g', -1, 64), true
 	}
-	n, err := strconv.ParseInt(strings.TrimRight(v, "kmgb"), 10, 64)
-	if err != nil {
-		return v
+	// Durations before sizes: "min" and "ms" end as "m" and "s" do.
+	for _, u := range []struct {
+		suffix string
+		ms     float64
+	}{{"us", 1e-3}, {"ms", 1}, {"min", 60e3}, {"s", 1e3}, {"h", 3600e3}, {"d", 86400e3}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			if f, ok := number(n, u.ms); ok {
+				return settingDuration, f
+			}
+		}
 	}
-	return strconv.FormatInt(n*mult, 10)
+	for _, u := range []struct {
+		suffix string
+		bytes  float64
+	}{{"kb", 1 << 10}, {"k", 1 << 10}, {"mb", 1 << 20}, {"m", 1 << 20}, {"gb", 1 << 30}, {"g", 1 << 30}, {"tb", 1 << 40}, {"t", 1 << 40}, {"b", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			if f, ok := number(n, u.bytes); ok {
+				return settingNumber, f
+			}
+		}
+	}
+	if f, ok := number(v, 1); ok {
+		return settingNumber, f
+	}
+	if a, ok := aliases[v]; ok {
+		v = a
+	}
+	return settingWord, v
 }

@@ -120,6 +120,14 @@ func TestMatrixMarksSettingsThatDidNotApply(t *testing.T) {
 	}{
 		{"4k", "4096", true}, {"ON", "1", true}, {"wal", "WAL", true}, {"128M", "134217728", true},
 		{"16k", "4096", false}, {"off", "1", false},
+		// Spellings of one value that real runs read back.
+		{"1000ms", "1s", true}, {"300s", "5min", true}, {"60s", "1min", true}, {"1.0", "1", true},
+		{"utf8", "utf8mb3", true}, {"8kB", "8192", true},
+		// A number asked, a name read back: not told apart, so not called
+		// different (SQLite's synchronous=1 is normal).
+		{"1", "normal", true}, {"on", "pglz", true},
+		// Different values of one kind still are.
+		{"1e2", "100000000", false}, {"Compressed", "Page", false}, {"1s", "2s", false},
 	}
 	for _, c := range cases {
 		if sameSetting(c.asked, c.got) != c.same {
