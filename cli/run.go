@@ -452,7 +452,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
 			if sp.Options.Get("connect") == "per-op" {
-				return nil, badFlag("store", "workload %s runs transactions, which need one connection from BEGIN to COMMIT, and the store %s opens a connection per operation; give it connect=session (the default) or connect=pool, or run -w select-only", f.workload, sp)
+				give := "connect=session (the default) or connect=pool"
+				if sp.Driver == "sqlite" {
+					give = "connect=session (the default)"
+				}
+				other := "or run -w select-only, which needs none"
+				if f.workload != "tpcb" {
+					other = "or leave tpcb out of --ops"
+				}
+				return nil, badFlag("store", "workload %s runs transactions, which need one connection from BEGIN to COMMIT, and the store %s opens a connection per operation; give it %s, %s", f.workload, sp, give, other)
 			}
 		}
 	}
@@ -490,8 +498,17 @@ func checkConnections(sp store.Spec, clients int) error {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
 	}
-	if conns+1 > limit {
-		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, conns+1)
+	need, runs := conns+1, limit
+	switch sp.Driver {
+	case "postgres":
+		// The server refuses to start with max_connections at or below
+		// its superuser_reserved_connections (3 by default).
+		need = max(need, 4)
+	case "mariadb":
+		runs = max(limit, 10) // MariaDB raises a smaller value to 10
+	}
+	if need > runs {
+		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, need)
 	}
 	return nil
 }

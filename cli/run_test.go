@@ -215,8 +215,13 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"slash in a password", []string{"run", "--store", "postgres://app:pw/SECRET@127.0.0.1:5432/app"}, "the part before the @ holds a /"},
 		{"vary an option one store lacks", []string{"run", "--store", "file:", "--store", "sqlite:", "--vary", "journal_mode=wal,delete"}, "--vary journal_mode: the store file: has no option journal_mode (its options: sync"},
 		{"max_connections at -c", []string{"run", "--store", "postgres:managed?max_connections=10", "-c", "10"}, "max_connections=10 cannot take -c 10 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=11 or more"},
-		{"max_connections below a level", []string{"run", "--store", "mariadb:managed?max-connections=4", "-c", "1,4"}, "max-connections=4 cannot take -c 4 clients"},
+		// MariaDB runs at least 10, so the level of 10 is the one refused.
+		{"max_connections below a level", []string{"run", "--store", "mariadb:managed?max-connections=4", "-c", "1,4,10"}, "max-connections=4 cannot take -c 10 clients"},
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
+		// PostgreSQL does not start at or below its 3 reserved connections.
+		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
+		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or run -w select-only"},
+		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
 		{"max_connections below a pool", []string{"run", "--store", "postgres:managed?connect=pool&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
