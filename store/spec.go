@@ -81,7 +81,9 @@ func secretOption(name string) bool {
 	return strings.HasSuffix(n, "_password") || strings.HasSuffix(n, "_secret")
 }
 
-// RedactTarget hides the password of a URL-shaped target.
+// RedactTarget hides the password in a target: a URL's, whether or not it
+// parses, a Go driver DSN's (user:password@tcp(…)), and a key=value form's
+// secret-named values.
 func RedactTarget(target string) string {
 	// A key=value form (libpq's "host=h password=p"): secret-named values.
 	target = keyValue.ReplaceAllStringFunc(target, func(m string) string {
@@ -181,7 +183,8 @@ func (o *Options) Check() error {
 }
 
 // urlPassword finds the password of a URL written in text
-// (scheme://user:password@), and secretParam an option named as a secret.
+// (scheme://user:password@), secretParam an option named as a secret, and
+// keyValue a key=value word (a libpq connection string's).
 var (
 	keyValue    = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*=\S+`)
 	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/@:'"]*):[^\s/@'"]*@`)
