@@ -250,7 +250,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
 		if len(steps) > 1 {
-			fmt.Fprintf(stdout, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args)))
+			fmt.Fprint(stdout, report.Sprintf(*p.f.lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
 		}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil

@@ -55,6 +55,15 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 	}
 }
 
+// The step headings follow --lang.
+func TestScenarioHeadingsFollowTheLanguage(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, n: 5}\nsteps:\n  - {c: 1}\n  - {c: 2}\n")
+	out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--lang", "ja")
+	if code != ExitOK || !strings.Contains(out, "## ステップ 2 / 2: kurabe run") || strings.Contains(out, "step 2 of 2") {
+		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+}
+
 // Two scenario files are refused as such, not as an argument the first
 // file's step does not take.
 func TestTwoScenarioFiles(t *testing.T) {

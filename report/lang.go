@@ -224,6 +224,9 @@ var words = map[string][2]string{
 	"; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)":                 {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (またはディスクのキャッシュが吸収しています)"},
 	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
 	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
+
+	// A scenario's step heading.
+	"\n## step %d of %d: kurabe run %s\n\n": {"", "\n## ステップ %d / %d: kurabe run %s\n\n"},
 }
 
 // tr is a language: it turns an English key into that language's words.
@@ -243,6 +246,10 @@ func (l tr) t(key string) string {
 
 // f formats the words for key with args.
 func (l tr) f(key string, args ...any) string { return fmt.Sprintf(l.t(key), args...) }
+
+// Sprintf formats the words for key in lang, for a command's own lines
+// (a scenario's step headings).
+func Sprintf(lang, key string, args ...any) string { return tr(lang).f(key, args...) }
 
 // CheckLang returns an error naming the choices when lang is not a known
 // language.
