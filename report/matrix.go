@@ -123,21 +123,14 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 // be told apart without the store's own table of names, so they count as
 // the same: a note that a setting did not apply must be true.
 func sameSetting(asked, got string) bool {
-	ka, a := normSetting(asked)
-	kg, g := normSetting(got)
-	if ka != kg {
+	a, g := normSetting(asked), normSetting(got)
+	switch {
+	case a.kind != g.kind:
 		return true
+	case a.kind == settingWord:
+		return a.word == g.word
 	}
-	if ka == settingWord {
-		return a == g
-	}
-	return math.Abs(settingFloat(a)-settingFloat(g)) <= 1e-9*math.Max(math.Abs(settingFloat(a)), 1)
-}
-
-// settingFloat reads back a number normSetting wrote.
-func settingFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+	return math.Abs(a.num-g.num) <= 1e-9*math.Max(math.Abs(a.num), 1)
 }
 
 type settingKind uint8
@@ -148,52 +141,49 @@ const (
 	settingDuration             // in milliseconds
 )
 
+// setting is a value in one spelling: a number (in bytes, milliseconds or
+// as it stands) or a word in lower case.
+type setting struct {
+	kind settingKind
+	num  float64
+	word string
+}
+
 // aliases are names servers read back for others: MariaDB's utf8 is
 // utf8mb3.
 var aliases = map[string]string{"utf8": "utf8mb3"}
 
 // normSetting says what kind of value v is and writes it in one spelling.
-func normSetting(v string) (settingKind, string) {
+func normSetting(v string) setting {
 	v = strings.ToLower(strings.TrimSpace(v))
 	switch v {
 	case "on", "yes", "true":
-		return settingNumber, "1"
+		return setting{kind: settingNumber, num: 1}
 	case "off", "no", "false":
-		return settingNumber, "0"
+		return setting{kind: settingNumber, num: 0}
 	}
-	number := func(s string, mult float64) (string, bool) {
+	number := func(s string) (float64, bool) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return "", false
-		}
-		return strconv.FormatFloat(f*mult, 'g', -1, 64), true
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 	}
 	// Durations before sizes: "min" and "ms" end as "m" and "s" do.
 	for _, u := range []struct {
 		suffix string
-		ms     float64
-	}{{"us", 1e-3}, {"ms", 1}, {"min", 60e3}, {"s", 1e3}, {"h", 3600e3}, {"d", 86400e3}} {
+		kind   settingKind
+		mult   float64
+	}{
+		{"us", settingDuration, 1e-3}, {"ms", settingDuration, 1}, {"min", settingDuration, 60e3}, {"s", settingDuration, 1e3}, {"h", settingDuration, 3600e3}, {"d", settingDuration, 86400e3},
+		{"kb", settingNumber, 1 << 10}, {"k", settingNumber, 1 << 10}, {"mb", settingNumber, 1 << 20}, {"m", settingNumber, 1 << 20}, {"gb", settingNumber, 1 << 30}, {"g", settingNumber, 1 << 30}, {"tb", settingNumber, 1 << 40}, {"t", settingNumber, 1 << 40}, {"b", settingNumber, 1},
+		{"", settingNumber, 1},
+	} {
 		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			if f, ok := number(n, u.ms); ok {
-				return settingDuration, f
+			if f, ok := number(n); ok {
+				return setting{kind: u.kind, num: f * u.mult}
 			}
 		}
-	}
-	for _, u := range []struct {
-		suffix string
-		bytes  float64
-	}{{"kb", 1 << 10}, {"k", 1 << 10}, {"mb", 1 << 20}, {"m", 1 << 20}, {"gb", 1 << 30}, {"g", 1 << 30}, {"tb", 1 << 40}, {"t", 1 << 40}, {"b", 1}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			if f, ok := number(n, u.bytes); ok {
-				return settingNumber, f
-			}
-		}
-	}
-	if f, ok := number(v, 1); ok {
-		return settingNumber, f
 	}
 	if a, ok := aliases[v]; ok {
 		v = a
 	}
-	return settingWord, v
+	return setting{kind: settingWord, word: v}
 }
