@@ -106,23 +106,64 @@ func RedactText(s string) string {
 }
 
 // Scrub replaces each of secrets (and its percent-encoded form) in s by
-// xxxxx. Values shorter than minSecret are left: replacing every "1" of a
-// message would hide nothing and garble the rest (such short values are
-// still hidden where they are a query parameter named like a secret).
+// xxxxx. A value shorter than minSecret is replaced only where it stands
+// as a word of its own (no letter or digit on either side): replacing
+// every "1" of a message would garble the rest, but a server's page that
+// echoes a three-letter password ("password: abc") must not show it.
 func Scrub(s string, secrets []string) string {
 	for _, v := range secrets {
-		if len(v) < minSecret || v == Redacted {
+		if v == "" || v == Redacted {
 			continue
 		}
-		s = strings.ReplaceAll(s, v, Redacted)
+		forms := []string{v}
 		if e := url.QueryEscape(v); e != v {
-			s = strings.ReplaceAll(s, e, Redacted)
+			forms = append(forms, e)
 		}
-		if e := url.PathEscape(v); e != v {
-			s = strings.ReplaceAll(s, e, Redacted)
+		if e := url.PathEscape(v); e != v && !slices.Contains(forms, e) {
+			forms = append(forms, e)
+		}
+		for _, f := range forms {
+			if len(v) >= minSecret {
+				s = strings.ReplaceAll(s, f, Redacted)
+			} else {
+				s = replaceWord(s, f)
+			}
 		}
 	}
 	return s
+}
+
+// replaceWord replaces by xxxxx each occurrence of w in s that has no
+// letter or digit right before or after it.
+func replaceWord(s, w string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			break
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if wordRune(before) || wordRune(after) {
+			from = i + 1
+			continue
+		}
+		b.WriteString(s[done:i])
+		b.WriteString(Redacted)
+		done = i + len(w)
+		from = done
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+func wordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 const minSecret = 4
