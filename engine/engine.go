@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"kurabe/hist"
+	"kurabe/numfmt"
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/workload"
@@ -361,9 +362,14 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t0 := time.Now()
-			s, err := storeOf(i).Open(ctx)
-			wk.openTime = time.Since(t0)
+			var s store.Session
+			err := patiently(ctx, func() error {
+				t0 := time.Now()
+				var err error
+				s, err = storeOf(i).Open(ctx)
+				wk.openTime = time.Since(t0)
+				return err
+			})
 			if err != nil {
 				openErrs[i] = err
 				return
@@ -412,11 +418,15 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		for i, k := range instance(c).Kinds() {
 			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
-				n, err := storeOf(c).Count(ctx, k.Writes)
+				var n int64
+				err := patiently(ctx, func() (err error) {
+					n, err = storeOf(c).Count(ctx, k.Writes)
+					return err
+				})
 				if err != nil {
 					hint := ""
 					if store.Classify(err) == "too-many-connections" {
-						hint = fmt.Sprintf("; kurabe counts and verifies on a connection of its own beside the %d clients' sessions, so the server must take one connection more than -c: raise its max_connections or run fewer clients", len(opened))
+						hint = fmt.Sprintf("; kurabe counts and verifies on a connection of its own beside the sessions of %s, so the server must take one connection more than -c: raise its max_connections or run fewer clients", numfmt.Count(int64(len(opened)), "client", "clients"))
 					}
 					return res, fmt.Errorf("counting %s before %s: %w%s", k.Writes.Name, ph.Name, err, hint)
 				}
@@ -619,7 +629,11 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				}
 			}
 		}
-		n, err := writtenIn[i].Count(vctx, written[i])
+		var n int64
+		err := patiently(vctx, func() (err error) {
+			n, err = writtenIn[i].Count(vctx, written[i])
+			return err
+		})
 		if err != nil {
 			v.Error = err.Error()
 			continue
@@ -634,6 +648,35 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	res.Verify = verify
 	return res, nil
 }
+
+// patiently calls f, and again while it fails for too many connections,
+// for up to CapacityPatience: a server frees the connections of the phase
+// before only a moment after they were closed (a PostgreSQL backend exits
+// after its client hung up), so a phase that opens as many sessions as
+// the one before at a server's limit would otherwise find some refused.
+// A refusal that lasts is the server's capacity, and counted as such.
+func patiently(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(CapacityPatience)
+	wait := 5 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || store.Classify(err) != "too-many-connections" || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// CapacityPatience is how long a session or kurabe's own counting
+// connection refused for too many connections is tried again.
+var CapacityPatience = 2 * time.Second
 
 // clientIO resolves cfg.IO for the phase: IOPoller unless the phase is a
 // closed loop without think time whose operations use only their

@@ -337,6 +337,24 @@ func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {
 	}
 }
 
+func TestSessionsOfThePhaseBeforeAreWaitedFor(t *testing.T) {
+	// A server at its limit frees the last phase's connections a moment
+	// after they closed: the next phase's clients and kurabe's counting
+	// connection wait for them instead of running short.
+	st := &storefault.Capacity{Store: openStore(t, "file:"), Max: 5, CountConnects: true, Release: 100 * time.Millisecond}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	for phase := range 2 {
+		res, err := RunPhase(context.Background(), Config{Clients: 4, Count: 200, Seed: 1}, st, w, 0)
+		if err != nil {
+			t.Fatalf("phase %d: %v", phase, err)
+		}
+		if res.Clients != 4 || len(res.SessionErrors) != 0 || res.Verify[0].Error != "" || res.Verify[0].Lost != 0 {
+			t.Fatalf("phase %d: clients %d, session errors %+v, verify %+v", phase, res.Clients, res.SessionErrors, res.Verify)
+		}
+	}
+}
+
 // A server whose connection limit the clients' sessions fill has none
 // left for kurabe's count: the error says that kurabe needs one more.
 func TestCountWithoutAConnectionSaysWhy(t *testing.T) {

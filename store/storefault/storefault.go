@@ -89,7 +89,11 @@ type Capacity struct {
 	// CountConnects makes Count take a connection of its own, as a
 	// server store's does, refused when Max sessions are open.
 	CountConnects bool
-	open          atomic.Int64
+	// Release is how long a closed session keeps its place, as a
+	// server's process for the connection exits a moment after the
+	// client hung up.
+	Release time.Duration
+	open    atomic.Int64
 }
 
 func (c *Capacity) Count(ctx context.Context, t *store.Table) (int64, error) {
@@ -118,7 +122,11 @@ type capSession struct {
 }
 
 func (s *capSession) Close() error {
-	s.c.open.Add(-1)
+	if s.c.Release > 0 {
+		time.AfterFunc(s.c.Release, func() { s.c.open.Add(-1) })
+	} else {
+		s.c.open.Add(-1)
+	}
 	return s.Session.Close()
 }
 
