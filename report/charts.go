@@ -500,6 +500,31 @@ func baseStore(s result.Store) string {
 	return spec
 }
 
+// seriesLabel names a store's line or bars in a chart's legend: its
+// label, or for a variant of a --vary run the settings it ran with, as the
+// CSV's variant column writes them (journal_mode=wal synchronous=off), so
+// variants of one store are told apart by what differs. With several
+// stores varied, the store (its spec without the varied settings) comes
+// first; a run through kurabe serve says so after.
+func seriesLabel(d *result.Document, label string) string {
+	i := slices.IndexFunc(d.Stores, func(s result.Store) bool { return s.Label == label })
+	if i < 0 || len(d.Stores[i].Variant) == 0 {
+		return label
+	}
+	s := d.Stores[i]
+	name := variantString(s.Variant)
+	for _, o := range d.Stores {
+		if baseStore(o) != baseStore(s) {
+			name = baseStore(s) + " " + name
+			break
+		}
+	}
+	if s.Via != "" {
+		name += " via " + s.Via
+	}
+	return name
+}
+
 // latencyQuantiles are the points of a percentile curve: from p50 to
 // p99.99, evenly spaced in "nines" (x = -log10(1-q)).
 func nines(q float64) float64 { return -math.Log10(1 - q) }
@@ -543,7 +568,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 			}
 			l.LineStyle = draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(2), Dashes: st.dash(s.Label)}
 			p.Add(l)
-			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
 		}
 		if len(ch.legend) == 0 {
 			continue
@@ -599,7 +624,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 			ls := draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(1.5), Dashes: st.dash(s.Label)}
 			addSeries(top, opsXY, ls)
 			addSeries(bottom, p99XY, ls)
-			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
 		}
 		if len(ch.legend) == 0 {
 			continue

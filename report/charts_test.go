@@ -195,3 +195,40 @@ func TestBarLabelsClearWhiskers(t *testing.T) {
 		})
 	}
 }
+
+// TestVaryChartsNameVariants checks that the lines of a --vary run's
+// charts are named by their settings, as the table and the CSV name them,
+// not by the store they all share; with two stores varied, each name
+// starts with its store.
+func TestVaryChartsNameVariants(t *testing.T) {
+	one := varyDoc()
+	two := varyDoc()
+	for i := range two.Stores[:2] {
+		s := &two.Stores[i]
+		s.Spec = "sqlite:?cache_size=-4000&journal_mode=" + s.Variant[0].Value + "&synchronous=" + s.Variant[1].Value
+		s.Label += "&cache_size=-4000"
+	}
+	for _, c := range []struct {
+		name string
+		d    *result.Document
+		want []string
+	}{
+		{"one store", one, []string{"journal_mode=delete synchronous=off", "journal_mode=delete synchronous=full",
+			"journal_mode=wal synchronous=off", "journal_mode=wal synchronous=full"}},
+		{"two stores", two, []string{"sqlite:?cache_size=-4000 journal_mode=delete synchronous=off", "sqlite:?cache_size=-4000 journal_mode=delete synchronous=full",
+			"sqlite: journal_mode=wal synchronous=off", "sqlite: journal_mode=wal synchronous=full"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := newChartStyle(English, nil, []*result.Document{c.d})
+			for _, ch := range append(latencyCharts(st, c.d), timelineCharts(st, c.d)...) {
+				var got []string
+				for _, e := range ch.legend {
+					got = append(got, e.label)
+				}
+				if !slices.Equal(got, c.want) {
+					t.Errorf("%s: legend %q, want %q", ch.Name, got, c.want)
+				}
+			}
+		})
+	}
+}
