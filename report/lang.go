@@ -225,6 +225,11 @@ var words = map[string][2]string{
 	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
 	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
 
+	// After the clients asked for, in the lines that say what ran, when a
+	// store refused some of them a session.
+	"clients.ran":     {"%d ran", "実行 %d"},
+	"clients.ran.min": {"as few as %d ran", "実行は最少 %d"},
+
 	// A scenario's step heading.
 	"\n## step %d of %d: kurabe run %s\n\n": {"", "\n## ステップ %d / %d: kurabe run %s\n\n"},
 }
