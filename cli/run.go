@@ -815,7 +815,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	if outErr != nil {
 		return outErr
 	}
-	return outcome(doc)
+	return outcome(doc, *f.lang)
 }
 
 // startError is a store's failure to start: its Setup (a managed server
@@ -1123,8 +1123,9 @@ func parseLevels(s string) ([]int, error) {
 	return out, nil
 }
 
-// outcome turns what the run found into an exit status.
-func outcome(d *result.Document) error {
+// outcome turns what the run found into an exit status, its message in
+// lang (kurabe prints it as its last line).
+func outcome(d *result.Document, lang string) error {
 	lost, extra := d.Lost()
 	var failed, nothing, unverified []string
 	for _, s := range d.Stores {
@@ -1145,15 +1146,15 @@ func outcome(d *result.Document) error {
 	}
 	switch {
 	case lost > 0 || extra > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", lost, extra)}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.lost", lost, extra))}
 	case d.Interrupted:
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
+		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "run.exit.interrupted"))}
 	case len(failed) > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.failed", strings.Join(failed, ", ")))}
 	case len(nothing) > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every operation of %s failed, so its figures time errors; see the notes under the table", strings.Join(nothing, ", "))}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.nothing", strings.Join(nothing, ", ")))}
 	case len(unverified) > 0:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", strings.Join(unverified, ", "))}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.unverified", strings.Join(unverified, ", ")))}
 	}
 	return nil
 }

@@ -705,7 +705,7 @@ func TestOutcome(t *testing.T) {
 		{"store failed", result.Document{Stores: []result.Store{{Label: "a", Error: "boom"}}}, ExitFailed, "store a failed"},
 	}
 	for _, c := range cases {
-		err := outcome(&c.doc)
+		err := outcome(&c.doc, "en")
 		code := ExitOK
 		var ee *ExitError
 		if errors.As(err, &ee) {

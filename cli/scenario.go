@@ -12,7 +12,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"kurabe/numfmt"
 	"kurabe/report"
 )
 
@@ -242,6 +241,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		fmt.Fprintf(stdout, "\n%s\n", about)
 	}
 	var failed []string // the steps that failed
+	lang := report.English
 	for i, args := range steps {
 		// Planned again: the check's plan, and the data set its workload
 		// decoded, were let go, so that only the running step's is held.
@@ -249,8 +249,9 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		if err != nil {
 			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
+		lang = *p.f.lang
 		if len(steps) > 1 {
-			fmt.Fprint(stdout, report.Sprintf(*p.f.lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
+			fmt.Fprint(stdout, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
 		}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil
@@ -262,8 +263,8 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		case errors.As(err, &ee) && ee.Code == ExitInterrupted:
 			return err
 		default:
-			fmt.Fprintf(stderr, "kurabe: %s, step %d: %v\n", path, i+1, err)
-			failed = append(failed, "step "+strconv.Itoa(i+1))
+			fmt.Fprintf(stderr, "kurabe: %s\n", report.Sprintf(lang, "scenario.step.failed", path, i+1, err))
+			failed = append(failed, report.Sprintf(lang, "scenario.step", i+1))
 		}
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
@@ -271,7 +272,11 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	}
 	if len(failed) > 0 {
 		// Each failure was said as its step ended; this is the verdict.
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %s of %d failed (%s, said above)", path, numfmt.Count(int64(len(failed)), "step", "steps"), len(steps), strings.Join(failed, ", "))}
+		key := "scenario.failed"
+		if len(failed) > 1 {
+			key = "scenario.failed.n"
+		}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, key, path, len(failed), len(steps), strings.Join(failed, ", ")))}
 	}
 	return nil
 }
@@ -289,6 +294,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 // several steps would otherwise hold them all.
 func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra []string, stderr io.Writer) (steps [][]string, notes []string, err error) {
 	given := a.splitGiven(extra)
+	var langs []string // each step's --lang, for the notes on it
 	// left[j][i] is why step i leaves out given[j], if it does.
 	left := make([][]error, len(given))
 	for j := range left {
@@ -328,6 +334,7 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 				return nil, nil, stepError(path, i, len(sc.Steps), full, err)
 			}
 			steps = append(steps, args)
+			langs = append(langs, *p.f.lang)
 			break
 		}
 	}
@@ -346,7 +353,7 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 			return nil, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s applies to no step of the scenario (step 1: %v)", path, strings.Join(g.args, " "), left[j][0])}
 		default:
 			for _, i := range skipped {
-				notes = append(notes, fmt.Sprintf("%s: step %d leaves out %s and keeps its own settings: %v", path, i+1, strings.Join(g.args, " "), left[j][i]))
+				notes = append(notes, report.Sprintf(langs[i], "scenario.leaves-out", path, i+1, strings.Join(g.args, " "), left[j][i]))
 			}
 		}
 	}

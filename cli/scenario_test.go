@@ -132,6 +132,37 @@ steps:
 	}
 }
 
+// Under --lang ja, what a scenario says on stderr is in Japanese: a flag
+// a step leaves out, a step that failed, the verdict, and the run's own
+// last line for that step; none of it in English.
+func TestScenarioStderrFollowsTheLanguage(t *testing.T) {
+	p := writeScenario(t, `run:
+  store: ["sqlite:"]
+steps:
+  - {workload: load, dataset: records, dataset-rows: 50}
+  - {workload: crud, n: 20, ops: read}
+  - {workload: crud, n: 20, ops: insert}
+`)
+	out, errs, code := runCLI(t, testApp(), "run", p, "-n", "20", "-q", "--lang", "ja")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1: %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{
+		"ステップ 1 は -n 20 を使わず、自身の設定で実行します: ",
+		"、ステップ 2: sqlite read の操作はすべて失敗したため",
+		": 3 ステップ中 1 ステップが失敗しました (ステップ 2、上記のとおり)",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	for _, english := range []string{"leaves out", "keeps its own", ", step 2:", "every operation", "failed (", "see the notes"} {
+		if strings.Contains(errs, english) {
+			t.Errorf("stderr says %q in English:\n%s", english, errs)
+		}
+	}
+}
+
 // Every shipped scenario plans, stores checked, as the file stands, with
 // -d 5s (which docs/scenarios.md shows), and with each override its about
 // text tells users to give for the study's full size. The overrides are

@@ -463,7 +463,7 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 			st.Method = "GET"
 		}
 		if !validMethod(st.Method) {
-			p.errorf(p.line("steps", i, "method"), "step %s: method %q is not an HTTP method token", st.Name, sy.Method)
+			p.errorf(p.line("steps", i, "method"), "%s: method %q is not an HTTP method token", StepLabel(st.Name), sy.Method)
 		}
 		st.Vars = p.vars(sy.Vars, "steps", i, "vars")
 		for _, v := range st.Vars {
@@ -473,26 +473,26 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 		use := func(refs []ref, path ...any) {
 			for _, r := range refs {
 				if !defined[r.name] {
-					p.errorf(p.line(path...), "step %s uses {{%s}}, which no vars section defines and no earlier step extracts", st.Name, r.name)
+					p.errorf(p.line(path...), "%s uses {{%s}}, which no vars section defines and no earlier step extracts", StepLabel(st.Name), r.name)
 				}
 				uses = append(uses, r.name)
 			}
 		}
 		// The URL: joined to the base, its scheme and host literal.
 		if sy.URL == "" {
-			p.errorf(st.Line, "step %s has no url", st.Name)
+			p.errorf(st.Line, "%s has no url", StepLabel(st.Name))
 		} else {
 			full := joinURL(f.Base, sy.URL)
 			t, refs, err := parseTemplate(full)
 			switch {
 			case err != nil:
-				p.errorf(p.line("steps", i, "url"), "step %s: url %v", st.Name, err)
+				p.errorf(p.line("steps", i, "url"), "%s: url %v", StepLabel(st.Name), err)
 			case !strings.Contains(sy.URL, "://") && f.Base == "":
-				p.errorf(p.line("steps", i, "url"), "step %s: url %q is relative and the flow has no base; give base: http://host:port or a full URL", st.Name, sy.URL)
+				p.errorf(p.line("steps", i, "url"), "%s: url %q is relative and the flow has no base; give base: http://host:port or a full URL", StepLabel(st.Name), sy.URL)
 			default:
 				o, err := origin(full)
 				if err != nil {
-					p.errorf(p.line("steps", i, "url"), "step %s: url %q: %v", st.Name, full, err)
+					p.errorf(p.line("steps", i, "url"), "%s: url %q: %v", StepLabel(st.Name), full, err)
 				}
 				st.URL, st.Origin = t, o
 				use(refs, "steps", i, "url")
@@ -512,17 +512,17 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 		}
 		for _, k := range sortedKeys(hs) {
 			if !validToken(k) {
-				p.errorf(hline[k], "step %s: %q is not a valid header name", st.Name, k)
+				p.errorf(hline[k], "%s: %q is not a valid header name", StepLabel(st.Name), k)
 				continue
 			}
 			if !ValidHeaderValue(hs[k]) {
 				// Not quoted: the value may be a secret.
-				p.errorf(hline[k], "step %s: header %s: the value has a control character (such as CR, LF, NUL or DEL; only a tab is allowed), which would break the request on the wire", st.Name, k)
+				p.errorf(hline[k], "%s: header %s: the value has a control character (such as CR, LF, NUL or DEL; only a tab is allowed), which would break the request on the wire", StepLabel(st.Name), k)
 				continue
 			}
 			t, refs, err := parseTemplate(hs[k])
 			if err != nil {
-				p.errorf(hline[k], "step %s: header %s: %v", st.Name, k, err)
+				p.errorf(hline[k], "%s: header %s: %v", StepLabel(st.Name), k, err)
 				continue
 			}
 			use(refs, "steps", i, "headers", k)
@@ -533,18 +533,18 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 		body := sy.Body
 		if sy.BodyFile != "" {
 			if sy.Body != "" {
-				p.errorf(p.line("steps", i, "body_file"), "step %s has both body and body_file; give one", st.Name)
+				p.errorf(p.line("steps", i, "body_file"), "%s has both body and body_file; give one", StepLabel(st.Name))
 			}
 			b, err := p.readFile(sy.BodyFile)
 			if err != nil {
-				p.errorf(p.line("steps", i, "body_file"), "step %s: body_file: %v", st.Name, readErr(sy.BodyFile, err))
+				p.errorf(p.line("steps", i, "body_file"), "%s: body_file: %v", StepLabel(st.Name), readErr(sy.BodyFile, err))
 			}
 			body = string(b)
 		}
 		if body != "" {
 			t, refs, err := parseTemplate(body)
 			if err != nil {
-				p.errorf(p.line("steps", i, "body"), "step %s: body %v", st.Name, err)
+				p.errorf(p.line("steps", i, "body"), "%s: body %v", StepLabel(st.Name), err)
 			} else {
 				use(refs, "steps", i, "body")
 				t.resolveLater(refs)
@@ -558,7 +558,7 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 		for _, e := range st.Extract {
 			defined[e.Name] = true
 			if p.set[e.Name] != nil {
-				p.errorf(0, "--set %s: step %s extracts {{%s}} from its response, so a value given here would be overwritten; set another variable", e.Name, st.Name, e.Name)
+				p.errorf(0, "--set %s: %s extracts {{%s}} from its response, so a value given here would be overwritten; set another variable", e.Name, StepLabel(st.Name), e.Name)
 			}
 		}
 		for _, n := range uses {
@@ -915,4 +915,13 @@ func (f *Flow) HeaderVars(secret func(header string) bool) []string {
 		}
 	}
 	return names
+}
+
+// StepLabel names a step in messages: "step login", and "step 2" for a
+// step without a name, whose name is already "step 2" (not "step step 2").
+func StepLabel(name string) string {
+	if strings.HasPrefix(name, "step ") {
+		return name
+	}
+	return "step " + name
 }

@@ -243,15 +243,15 @@ func TestParseErrors(t *testing.T) {
 func TestParseReportsEveryProblem(t *testing.T) {
 	_, err := Parse("f.yaml", []byte("base: http://h\nsteps:\n  - url: /a?{{x}}\n  - url: /b?{{y}}\n"), Options{})
 	var pe *ParseError
-	want := "f.yaml:3: step step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
-		"f.yaml:4: step step 2 uses {{y}}, which no vars section defines and no earlier step extracts"
+	want := "f.yaml:3: step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
+		"f.yaml:4: step 2 uses {{y}}, which no vars section defines and no earlier step extracts"
 	if !errors.As(err, &pe) || len(pe.Errs) != 2 || err.Error() != want {
 		t.Fatalf("got %v", err)
 	}
 	src := "base: http://h\nsteps:\n" + strings.Repeat("  - url: /a?{{x}}\n", 25)
 	_, err = Parse("f.yaml", []byte(src), Options{})
 	lines := strings.Split(fmt.Sprint(err), "\n")
-	if len(lines) != 21 || lines[19] != "f.yaml:22: step step 20 uses {{x}}, which no vars section defines and no earlier step extracts" || lines[20] != "(and 5 more problems)" {
+	if len(lines) != 21 || lines[19] != "f.yaml:22: step 20 uses {{x}}, which no vars section defines and no earlier step extracts" || lines[20] != "(and 5 more problems)" {
 		t.Fatalf("25 problems:\n%v", err)
 	}
 }
@@ -368,7 +368,7 @@ func TestSetErrors(t *testing.T) {
 	const src = "base: http://h\nvars: {n: {int: [1, 2]}}\nsteps:\n  - url: /a?n={{n}}\n    extract: {tok: {json: $.t}}\n  - url: /b?t={{tok}}\n"
 	for _, c := range []struct{ set, want string }{
 		{"m=1", "--set m: no step uses {{m}}; the flow's variables are n"},
-		{"tok=x", "--set tok: step step 1 extracts {{tok}}"},
+		{"tok=x", "--set tok: step 1 extracts {{tok}}"},
 		{"n={int: [5, 1]}", "--set n: int wants [low, high]"},
 		{"n={int: [1, 2], choice: [a]}", "--set n: give exactly one"},
 		{"n={integer: [1, 2]}", `--set n={integer: [1, 2]}: unknown field "integer"`},
@@ -393,6 +393,22 @@ func TestSetErrors(t *testing.T) {
 	for _, s := range []string{"records", "=5", "1n=5", "a b=5"} {
 		if _, err := ParseSetting(s); err == nil {
 			t.Errorf("ParseSetting(%q) accepted", s)
+		}
+	}
+}
+
+// A step is named once in messages: "step 2" for an unnamed step (whose
+// name is already "step 2"), "step login" for a named one.
+func TestMessagesNameAStepOnce(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"base: http://h\nsteps:\n  - url: /a\n  - {url: /b, method: 'G T'}\n", `f.yaml:4: step 2: method "G T" is not an HTTP method token`},
+		{"base: http://h\nsteps:\n  - {name: login, url: /a, method: 'G T'}\n", `f.yaml:3: step login: method "G T" is not an HTTP method token`},
+		{"base: http://h\nsteps:\n  - url: /a\n  - {name: x}\n", "f.yaml:4: step x has no url"},
+		{"base: http://h\nsteps:\n  - {body: 'a'}\n", "f.yaml:3: step 1 has no url"},
+	} {
+		_, err := Parse("f.yaml", []byte(c.src), Options{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
 		}
 	}
 }

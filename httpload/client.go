@@ -443,7 +443,7 @@ const bodyQuote = 200
 func (c *client) what(ti int) string {
 	if f := c.w.cfg.Flow; f != nil {
 		s := &f.Steps[ti]
-		return fmt.Sprintf("%s (%s %s)", stepLabel(s.Name), s.Method, c.req.URI().FullURI())
+		return fmt.Sprintf("%s (%s %s)", flow.StepLabel(s.Name), s.Method, c.req.URI().FullURI())
 	}
 	return c.w.targets[ti].name
 }

@@ -217,12 +217,12 @@ func New(cfg Config) (*Workload, error) {
 		for i := range f.Steps {
 			s := &f.Steps[i]
 			if _, err := checkURLAs(s.Origin, "", true); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
+				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, flow.StepLabel(s.Name), err)
 			}
 			w.secrets = userSecrets(w.secrets, s.Origin)
 			o, err := w.origin(s.Origin)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, stepLabel(s.Name), err)
+				return nil, fmt.Errorf("%s:%d: %s: %v", f.File, s.Line, flow.StepLabel(s.Name), err)
 			}
 			w.stepOrig = append(w.stepOrig, o)
 			w.ownAuth = append(w.ownAuth, strings.Contains(s.Origin, "@") && hasAuth(cfg.Headers, s.Headers))

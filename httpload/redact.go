@@ -303,15 +303,6 @@ func flowSecretVars(f *flow.Flow) []string {
 	return out
 }
 
-// stepLabel names a flow step in messages: "step login", and "step 2" for
-// a step without a name (whose name is already "step 2").
-func stepLabel(name string) string {
-	if strings.HasPrefix(name, "step ") {
-		return name
-	}
-	return "step " + name
-}
-
 // BodyText returns the start of a response body for a one-line message:
 // every run of white space or control characters (a page's newlines, its
 // indentation) becomes one space, the text is cut at n characters with

@@ -500,6 +500,31 @@ func baseStore(s result.Store) string {
 	return spec
 }
 
+// seriesLabel names a store's line or bars in a chart's legend: its
+// label, or for a variant of a --vary run the settings it ran with, as the
+// CSV's variant column writes them (journal_mode=wal synchronous=off), so
+// variants of one store are told apart by what differs. With several
+// stores varied, the store (its spec without the varied settings) comes
+// first; a run through kurabe serve says so after.
+func seriesLabel(d *result.Document, label string) string {
+	i := slices.IndexFunc(d.Stores, func(s result.Store) bool { return s.Label == label })
+	if i < 0 || len(d.Stores[i].Variant) == 0 {
+		return label
+	}
+	s := d.Stores[i]
+	name := variantString(s.Variant)
+	for _, o := range d.Stores {
+		if baseStore(o) != baseStore(s) {
+			name = baseStore(s) + " " + name
+			break
+		}
+	}
+	if s.Via != "" {
+		name += " via " + s.Via
+	}
+	return name
+}
+
 // latencyQuantiles are the points of a percentile curve: from p50 to
 // p99.99, evenly spaced in "nines" (x = -log10(1-q)).
 func nines(q float64) float64 { return -math.Log10(1 - q) }
@@ -543,7 +568,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 			}
 			l.LineStyle = draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(2), Dashes: st.dash(s.Label)}
 			p.Add(l)
-			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
 		}
 		if len(ch.legend) == 0 {
 			continue
@@ -599,7 +624,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 			ls := draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(1.5), Dashes: st.dash(s.Label)}
 			addSeries(top, opsXY, ls)
 			addSeries(bottom, p99XY, ls)
-			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
 		}
 		if len(ch.legend) == 0 {
 			continue
@@ -713,7 +738,11 @@ func (numTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // bars is a bar plotter in data units: each bar spans x0..x1 from zero to
 // its median, with a whisker from its lowest to its highest repeat and,
-// when there is room, its value above it.
+// when there is room, its value above it. A value is written within its
+// own bar's width, above the bar's whisker (or its top): across the bar
+// when it fits, up along it when only that fits, and not at all when
+// neither does, so that it never runs over a neighbour's whisker, bar or
+// value. Bars side by side never overlap, so neither do their columns.
 type bars struct {
 	style  *chartStyle
 	labels bool
@@ -727,20 +756,54 @@ type bar struct {
 	color  color.Color
 }
 
+// labelGap is the room between a whisker's (or a bar's) top and its value.
+const labelGap = 3 * vg.Length(1)
+
 func (b *bars) add(x0, x1 float64, v spread, c color.Color) {
 	b.items = append(b.items, bar{x0, x1, v, c})
 	b.max = math.Max(b.max, v.hi)
 }
 
+// whiskered reports whether a bar has a whisker: repeats that differ.
+func (it bar) whiskered() bool { return it.v.n > 1 && it.v.hi > it.v.lo }
+
+// top is the highest value a bar draws: its whisker's top, or its median.
+func (it bar) top() float64 {
+	if it.whiskered() {
+		return math.Max(it.v.hi, it.v.med)
+	}
+	return it.v.med
+}
+
+func (b *bars) labelStyle() plottext.Style { return b.style.text(8) }
+
+// labelAt places a bar's value: the text style (rotated or not) and the
+// point to draw it at, given the bar's left and right edges and its top
+// on the canvas; ok is false when the value fits the bar's width neither
+// across nor along.
+func (b *bars) labelAt(s string, x0, x1, top vg.Length) (lt plottext.Style, at vg.Point, ok bool) {
+	lt = b.labelStyle()
+	w, h := lt.Width(s), lt.Height(s)
+	at = vg.Point{X: (x0 + x1) / 2, Y: top + labelGap}
+	switch {
+	case w <= x1-x0:
+		lt.XAlign, lt.YAlign = draw.XCenter, draw.YBottom
+		return lt, at, true
+	case h <= x1-x0:
+		// Up along the bar: its start at the point, centred across.
+		lt.Rotation = math.Pi / 2
+		lt.XAlign, lt.YAlign = draw.XLeft, draw.YCenter
+		return lt, at, true
+	}
+	return lt, at, false
+}
+
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	lt := b.style.text(8)
-	lt.XAlign, lt.YAlign = draw.XCenter, draw.YBottom
 	for _, it := range b.items {
 		x0, x1, y0, y1 := trX(it.x0), trX(it.x1), trY(0), trY(it.v.med)
 		c.FillPolygon(it.color, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
-		top := y1
-		if it.v.n > 1 && it.v.hi > it.v.lo {
+		if it.whiskered() {
 			xm := (x0 + x1) / 2
 			ls := draw.LineStyle{Color: color.Gray{0x30}, Width: vg.Points(1)}
 			yl, yh := trY(it.v.lo), trY(it.v.hi)
@@ -748,12 +811,34 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			cap := (x1 - x0) / 4
 			c.StrokeLine2(ls, xm-cap, yl, xm+cap, yl)
 			c.StrokeLine2(ls, xm-cap, yh, xm+cap, yh)
-			top = yh
 		}
-		if b.labels {
-			c.FillText(lt, vg.Point{X: (x0 + x1) / 2, Y: top + vg.Points(2)}, num(it.v.med))
+		if !b.labels {
+			continue
+		}
+		// Above the whisker's cap, whose line is 1 pt thick.
+		s := num(it.v.med)
+		if lt, at, ok := b.labelAt(s, x0, x1, trY(it.top())+vg.Points(0.5)); ok {
+			c.FillText(lt, at, s)
 		}
 	}
+}
+
+// GlyphBoxes keeps room above each bar for its value, written across or
+// up along the bar (which one is known only when drawn, on the canvas):
+// the plot shrinks so that no value runs into the legend or the title.
+func (b *bars) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	if !b.labels {
+		return nil
+	}
+	lt := b.labelStyle()
+	var out []plot.GlyphBox
+	for _, it := range b.items {
+		s := num(it.v.med)
+		room := labelGap + vg.Points(0.5) + max(lt.Width(s), lt.Height(s))
+		out = append(out, plot.GlyphBox{X: p.X.Norm((it.x0 + it.x1) / 2), Y: p.Y.Norm(it.top()),
+			Rectangle: vg.Rectangle{Max: vg.Point{Y: room}}})
+	}
+	return out
 }
 
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {

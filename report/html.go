@@ -227,7 +227,7 @@ func whatRan(d *result.Document, l tr) [][2]string {
 	kv := [][2]string{
 		{l.t("workload"), r.Workload + " " + params(r.Params)},
 		{l.t("op"), strings.Join(r.Ops, ", ")},
-		{l.t("clients"), clientLevels(r)},
+		{l.t("clients"), clientLevels(r) + clientsRan(d, l)},
 	}
 	if r.Count > 0 {
 		kv = append(kv, [2]string{"n", num0(r.Count) + " " + l.t("per op")})

@@ -225,8 +225,30 @@ var words = map[string][2]string{
 	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
 	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
 
+	// After the clients asked for, in the lines that say what ran, when a
+	// store refused some of them a session.
+	"clients.ran":     {"%d ran", "実行 %d"},
+	"clients.ran.min": {"as few as %d ran", "実行は最少 %d"},
+
 	// A scenario's step heading.
 	"\n## step %d of %d: kurabe run %s\n\n": {"", "\n## ステップ %d / %d: kurabe run %s\n\n"},
+
+	// A scenario's lines on stderr: a flag of the command line a step
+	// leaves out (with the step's reason, a usage message), a step that
+	// failed, and the verdict.
+	"scenario.leaves-out":  {"%s: step %d leaves out %s and keeps its own settings: %v", "%s: ステップ %d は %s を使わず、自身の設定で実行します: %v"},
+	"scenario.step":        {"step %d", "ステップ %d"},
+	"scenario.step.failed": {"%s, step %d: %v", "%s、ステップ %d: %v"},
+	"scenario.failed":      {"%s: %d step of %d failed (%s, said above)", "%s: %[3]d ステップ中 %[2]d ステップが失敗しました (%[4]s、上記のとおり)"},
+	"scenario.failed.n":    {"%s: %d steps of %d failed (%s, said above)", "%s: %[3]d ステップ中 %[2]d ステップが失敗しました (%[4]s、上記のとおり)"},
+
+	// kurabe run's last line when the run failed (its exit status is 1, or
+	// 130 when interrupted).
+	"run.exit.lost":        {"verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", "検証に失敗しました: 書き込みの消失 %d 件、過剰な行 %d 行。確認応答した書き込みはすべて保存されていなければなりません"},
+	"run.exit.interrupted": {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
+	"run.exit.failed":      {"store %s failed; see the notes under the table", "ストア %s が失敗しました。表の下の注記を参照してください"},
+	"run.exit.nothing":     {"every operation of %s failed, so its figures time errors; see the notes under the table", "%s の操作はすべて失敗したため、その数値はエラーの時間です。表の下の注記を参照してください"},
+	"run.exit.unverified":  {"the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", "%s の書き込みを検証できなかったため (消失 ?)、すべて保存されたとは言えません。表の下の注記を参照してください"},
 }
 
 // tr is a language: it turns an English key into that language's words.

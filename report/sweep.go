@@ -52,7 +52,7 @@ func sweepCharts(st *chartStyle, d *result.Document) []*chart {
 		line := plotter.NewFunction(func(x float64) float64 { return fit.Intercept + fit.Slope*x })
 		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: st.dash(f.Store)}
 		p.Add(line)
-		ch.legend = append(ch.legend, legendEntry{label: f.Store, color: c, line: true, dash: st.dash(f.Store)})
+		ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, f.Store), color: c, line: true, dash: st.dash(f.Store)})
 	}
 	// The notes' rule: a crossing only where both lines fit and within the
 	// range both stores measured, so the mark never widens the chart.
@@ -112,7 +112,7 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 			for i, p := range panels {
 				addSeries(p, pts[i], ls)
 			}
-			ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
 		}
 		if len(ch.legend) == 0 {
 			continue

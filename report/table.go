@@ -55,11 +55,11 @@ func summary(d *result.Document, l tr) []string {
 		for _, l := range r.Levels {
 			ls = append(ls, strconv.Itoa(l))
 		}
-		what = append(what, l.t("clients")+" "+strings.Join(ls, ","))
+		what = append(what, l.t("clients")+" "+strings.Join(ls, ",")+clientsRan(d, l))
 	case l == Japanese:
-		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client"))
+		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client")+clientsRan(d, l))
 	default:
-		what = append(what, plural(r.Clients, "client"))
+		what = append(what, plural(r.Clients, "client")+clientsRan(d, l))
 	}
 	if r.Count > 0 {
 		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
@@ -95,6 +95,50 @@ func summary(d *result.Document, l tr) []string {
 		lines = append(lines, l.t("INTERRUPTED"))
 	}
 	return lines
+}
+
+// clientsRan says, after the clients asked for, how many ran where the
+// store refused some of them a session (a server's max_connections): " (6
+// ran)", " (as few as 6 ran)" when other phases at that level ran more,
+// and with client levels the level it was at (" (c=8: 6 ran)"). It is
+// empty when every client of every phase ran; the notes under the table
+// say which phases lost clients, and why.
+func clientsRan(d *result.Document, l tr) string {
+	type span struct{ lo, hi int }
+	ran := map[int]*span{}
+	short := map[int]bool{}
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			lv := level(d, p)
+			sp := ran[lv]
+			if sp == nil {
+				sp = &span{p.Clients, p.Clients}
+				ran[lv] = sp
+			}
+			sp.lo, sp.hi = min(sp.lo, p.Clients), max(sp.hi, p.Clients)
+			short[lv] = short[lv] || len(p.SessionErrors) > 0
+		}
+	}
+	var parts []string
+	for _, lv := range slices.Sorted(maps.Keys(short)) {
+		// Without levels, the line gives the run's clients: a phase
+		// at another count is no part of it.
+		if !short[lv] || len(d.Run.Levels) <= 1 && lv != d.Run.Clients {
+			continue
+		}
+		part := l.f("clients.ran", ran[lv].lo)
+		if ran[lv].hi > ran[lv].lo {
+			part = l.f("clients.ran.min", ran[lv].lo)
+		}
+		if len(d.Run.Levels) > 1 {
+			part = "c=" + strconv.Itoa(lv) + ": " + part
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // storeVersion is the version of the store's server or library. A

@@ -293,3 +293,54 @@ func TestReportOfKurabeHTTP(t *testing.T) {
 		t.Error("the HTML report shows kurabe's client as the server's version, or a data directory")
 	}
 }
+
+// TestHeaderSaysClientsThatRan: where a store refused some clients a
+// session (a server's max_connections), the line that says what ran gives
+// how many ran beside the number asked for, in both languages; with
+// client levels, at the level that lost them.
+func TestHeaderSaysClientsThatRan(t *testing.T) {
+	doc := func(levels []int, ran map[string]int) *result.Document {
+		d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 1,
+			Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: levels[0], Count: 100}}
+		if len(levels) > 1 {
+			d.Run.Levels = levels
+		}
+		for _, label := range []string{"sqlite", "mariadb"} {
+			s := result.Store{Label: label}
+			for _, c := range levels {
+				p := result.Phase{Op: "write", Clients: c, Ops: 100, OpsPerSec: 1000, FinishRatio: 1}
+				if n, ok := ran[label+" "+strconv.Itoa(c)]; ok {
+					p.Clients = n
+					p.SessionErrors = []result.ErrorClass{{Class: "too-many-connections", Count: int64(c - n), First: "Too many connections"}}
+				}
+				s.Phases = append(s.Phases, p)
+			}
+			d.Stores = append(d.Stores, s)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name   string
+		d      *result.Document
+		en, ja string // in the line that says what ran
+		html   string // the HTML report's clients, in English
+	}{
+		{"every client ran", doc([]int{8}, nil), " · 8 clients · ", " · 8 クライアント · ", "8"},
+		{"both stores ran 6 of 8", doc([]int{8}, map[string]int{"sqlite 8": 6, "mariadb 8": 6}), " · 8 clients (6 ran) · ", " · 8 クライアント (実行 6) · ", "8 (6 ran)"},
+		{"one store ran 6 of 8", doc([]int{8}, map[string]int{"mariadb 8": 6}), " · 8 clients (as few as 6 ran) · ", " · 8 クライアント (実行は最少 6) · ", "8 (as few as 6 ran)"},
+		{"levels: 6 of 8 ran", doc([]int{1, 8}, map[string]int{"sqlite 8": 6, "mariadb 8": 6}), " · clients 1,8 (c=8: 6 ran) · ", " · クライアント 1,8 (c=8: 実行 6) · ", "1,8 (c=8: 6 ran)"},
+		{"levels: two short", doc([]int{1, 4, 8}, map[string]int{"mariadb 4": 3, "mariadb 8": 5, "sqlite 8": 5}),
+			" · clients 1,4,8 (c=4: as few as 3 ran; c=8: 5 ran) · ", " · クライアント 1,4,8 (c=4: 実行は最少 3; c=8: 実行 5) · ", "1,4,8 (c=4: as few as 3 ran; c=8: 5 ran)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for lang, want := range map[string]string{English: c.en, Japanese: c.ja} {
+				if got := summary(c.d, tr(lang))[0]; !strings.Contains(got, want) {
+					t.Errorf("%s: %q, want %q in it", lang, got, want)
+				}
+			}
+			if got := whatRan(c.d, tr(English))[2]; got != [2]string{"clients", c.html} {
+				t.Errorf("HTML: %q, want clients %q", got, c.html)
+			}
+		})
+	}
+}
