@@ -451,7 +451,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
-			if sp.Options.Get("connect") == "per-op" {
+			if connectMode(sp) == "per-op" {
 				give := "connect=session (the default) or connect=pool"
 				if sp.Driver == "sqlite" {
 					give = "connect=session (the default)"
@@ -489,7 +489,7 @@ func checkConnections(sp store.Spec, clients int) error {
 		return nil // not given, or the server's to judge
 	}
 	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
-	if sp.Options.Get("connect") == "pool" {
+	if connectMode(sp) == "pool" {
 		pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
 		if err != nil {
 			pool = 10 // the stores' default
@@ -512,6 +512,10 @@ func checkConnections(sp store.Spec, clients int) error {
 	}
 	return nil
 }
+
+// connectMode is a store's connect= option as the stores read it, in any
+// case (connect=PER-OP is per-op), or "" when it is not given.
+func connectMode(sp store.Spec) string { return strings.ToLower(sp.Options.Get("connect")) }
 
 // openError says why a store did not open. An option it does not know
 // that only --vary gave it is the --vary's, not the spec's the user typed:

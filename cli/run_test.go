@@ -221,6 +221,11 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
 		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or run -w select-only"},
+		// The stores take connect= in any case, and so does the check.
+		{"tpcb PER-OP", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=PER-OP"}, "postgres:managed?connect=PER-OP opens a connection per operation"},
+		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "opens a connection per operation; give it connect=session (the default)"},
+		{"tpcb PER-OP varied", []string{"run", "-w", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,PER-OP"}, "mariadb:managed?connect=PER-OP opens a connection per operation"},
+		{"max_connections below a POOL", []string{"run", "--store", "postgres:managed?connect=POOL&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
 		{"max_connections below a pool", []string{"run", "--store", "postgres:managed?connect=pool&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},

@@ -725,6 +725,7 @@ func TestOpenValidates(t *testing.T) {
 		{"mysql://u@127.0.0.1:1/x?page_compressed=2", "0 or 1"},
 		{"mysql://u@127.0.0.1:1/x?engine=MyISAM&encrypted=1", "InnoDB table option"},
 		{"mysql://u@127.0.0.1:1/x?connect=sometimes", "per-op"},
+		{"mysql://u@127.0.0.1:1/x?connect=PER-OP&driver=SQL", ""}, // keywords in any case, as the command line reads them
 		{"mysql://u@127.0.0.1:1/x?pool_size=3", "connect=pool only"},
 		{"mysql://u@127.0.0.1:1/x?connect=pool&pool_size=0", "1 or more"},
 		{"mysql://u@127.0.0.1:1/?database=a-b", "letters, digits"},

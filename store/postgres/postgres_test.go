@@ -543,6 +543,8 @@ func TestOptionsValidated(t *testing.T) {
 		// Everything valid: Open must not connect (host h does not exist).
 		{"postgres://u:pw@h:5432/db?connect=pool&pool_size=3&protocol=simple&synchronous_commit=off", store.Env{}, ""},
 		{"postgres://u@h/db?connect=sometimes", store.Env{}, "session, pool or per-op"},
+		// Keywords in any case, as the command line's checks read them.
+		{"postgres://u@h/db?connect=PER-OP&protocol=Simple&driver=PGX", store.Env{}, ""},
 		{"postgres://u@h/db?protocol=binary", store.Env{}, "extended or simple"},
 		{"postgres://u@h/db?synchronous_commit=maybe", store.Env{}, "remote_apply"},
 		{"postgres://u@h/db?pool_size=4", store.Env{}, "only with connect=pool"},
