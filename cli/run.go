@@ -464,6 +464,20 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			}
 		}
 	}
+	if ok, is := w.(workload.OwnKeys); is {
+		// Clients writing to one table: each has its own with --isolate.
+		sharing := slices.Max(p.levels)
+		if p.isolated != nil {
+			sharing = 1
+		}
+		if why := ok.KeysOutOfOrder(sharing); why != "" {
+			for _, sp := range p.specs {
+				if a.driver(sp.Driver).KeysInOrder {
+					return nil, badFlag("store", "the store %s takes keys in increasing order only (it appends each row after the last), and %s", sp, why)
+				}
+			}
+		}
+	}
 	return p, nil
 }
 

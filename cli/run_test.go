@@ -228,6 +228,11 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections below a POOL", []string{"run", "--store", "postgres:managed?connect=POOL&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
 		{"max_connections below a pool", []string{"run", "--store", "postgres:managed?connect=pool&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
+		// The file store takes keys in increasing order only: rows
+		// loaded side by side, or hashed keys, would each fail as an
+		// error that does not fail the run.
+		{"load in chunks from two clients on file", []string{"run", "-w", "load", "--store", "sqlite:", "--store", "file:", "-c", "1,2", "--dataset-rows", "300", "--load-chunk", "100"}, "the store file: takes keys in increasing order only (it appends each row after the last), and -w load with -c 2 loads its 3 chunks (--load-chunk 100) side by side, so rows come out of key order; give -c 1, or --isolate"},
+		{"ycsb hashed inserts on file", []string{"run", "-w", "ycsb", "--ops", "C,D", "--store", "file:", "-c", "1"}, "give --insert-order ordered"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
