@@ -233,6 +233,10 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		// error that does not fail the run.
 		{"load in chunks from two clients on file", []string{"run", "-w", "load", "--store", "sqlite:", "--store", "file:", "-c", "1,2", "--dataset-rows", "300", "--load-chunk", "100"}, "the store file: takes keys in increasing order only (it appends each row after the last), and -w load with -c 2 loads its 3 chunks (--load-chunk 100) side by side, so rows come out of key order; give -c 1, or --isolate"},
 		{"ycsb hashed inserts on file", []string{"run", "-w", "ycsb", "--ops", "C,D", "--store", "file:", "-c", "1"}, "give --insert-order ordered"},
+		// A managed server listens where kurabe connects to it.
+		{"skip_networking", []string{"run", "--store", "mariadb:managed?skip_networking=1"}, "server setting skip_networking is kurabe's to set on a managed server"},
+		{"skip_networking varied", []string{"run", "--store", "mariadb:managed", "--vary", "skip-networking=0,1"}, "server setting skip-networking is kurabe's to set"},
+		{"listen_addresses", []string{"run", "--store", "postgres:managed?listen_addresses=*"}, "listen_addresses is set by kurabe"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},

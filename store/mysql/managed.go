@@ -35,9 +35,33 @@ func (s setting) arg() string {
 	return "--" + s.name + "=" + s.value
 }
 
-// reserved are the settings kurabe sets itself to run the server.
+// reserved are the settings kurabe sets itself to run the server and
+// reach it: where it keeps its files, where it listens (kurabe's sessions
+// connect over TCP to 127.0.0.1, so skip_networking would leave them
+// nowhere to connect), the grant tables kurabe's account is made in, and
+// MySQL's X plugin, whose own port would clash between instances.
+// tmpdir, local_infile and skip_name_resolve are kurabe's defaults, which
+// a setting in the spec overrides.
 var reserved = []string{"datadir", "port", "bind_address", "socket", "pid_file", "log_error", "user", "basedir",
-	"no_defaults", "defaults_file", "defaults_extra_file", "defaults_group_suffix", "bootstrap", "initialize", "initialize_insecure"}
+	"no_defaults", "defaults_file", "defaults_extra_file", "defaults_group_suffix", "bootstrap", "initialize", "initialize_insecure",
+	"skip_networking", "skip_grant_tables", "mysqlx", "mysqlx_port", "mysqlx_bind_address", "mysqlx_socket"}
+
+// isReserved says whether a setting, in any of the spellings the server
+// takes (- or _, any case, the loose_ prefix of an option it may not
+// have, the enable_/disable_/skip_ prefixes of a boolean one), is one of
+// reserved.
+func isReserved(name string) bool {
+	n := strings.TrimPrefix(strings.ReplaceAll(strings.ToLower(name), "-", "_"), "loose_")
+	if slices.Contains(reserved, n) {
+		return true
+	}
+	for _, prefix := range []string{"enable_", "disable_", "skip_"} {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && slices.Contains(reserved, rest) {
+			return true
+		}
+	}
+	return false
+}
 
 // atCreation are the settings fixed when the data directory is made; they
 // are given to its initialisation as well as to the server.
@@ -79,8 +103,8 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		if !settingRE.MatchString(k) {
 			return nil, fmt.Errorf("%s: %q is not a server setting name; give settings as name=value, e.g. innodb_buffer_pool_size=256M", spec.Driver, k)
 		}
-		if slices.Contains(reserved, strings.ReplaceAll(strings.ToLower(k), "-", "_")) {
-			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server; leave it out (or run the server yourself and give its address)", spec.Driver, k)
+		if isReserved(k) {
+			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server, which kurabe starts, listening on 127.0.0.1, and connects to; leave it out (or run the server yourself and give its address)", spec.Driver, k)
 		}
 		if near := store.NearOption(k, storeOptions); near != "" {
 			return nil, fmt.Errorf("%s: option %s: did you mean %s? (kurabe's options are %s; any other option of a managed server is a server setting)", spec.Driver, k, near, strings.Join(storeOptions, ", "))

@@ -742,6 +742,16 @@ func TestOpenValidates(t *testing.T) {
 		{"mariadb:managed?innodb-page-size=16", "4k, 8k, 16k"},
 		{"mariadb:managed?port=3306", "kurabe's to set"},
 		{"mariadb:managed?bind-address=0.0.0.0", "kurabe's to set"},
+		// kurabe's sessions connect over TCP, and its account is made in
+		// the grant tables: the server would start and turn them away.
+		{"mariadb:managed?skip_networking=1", "server setting skip_networking is kurabe's to set"},
+		{"mariadb:managed?skip-networking", "server setting skip-networking is kurabe's to set"},
+		{"mariadb:managed?loose-skip-networking=ON", "kurabe's to set"},
+		{"mariadb:managed?enable-skip-networking", "kurabe's to set"},
+		{"mariadb:managed?skip_grant_tables=1", "kurabe's to set"},
+		{"mysql:managed?mysqlx_port=33060", "kurabe's to set"},
+		{"mariadb:managed?Skip_Port", "kurabe's to set"},
+		{"mariadb:managed?skip_name_resolve=0&local_infile=0", ""}, // kurabe's defaults, the spec's to override
 	} {
 		_, err := openSpec(t, c.spec, store.Env{Dir: t.TempDir()})
 		switch {
