@@ -1081,3 +1081,36 @@ func TestRunRefusesAPathThatIsNotADatabase(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// A --vary of one server kind's setting over stores of two kinds is
+// refused before any server starts, naming the store that lacks it, as it
+// is for the file and SQLite stores: each managed store asks its server
+// program whether it has the setting when it is opened.
+func TestVaryOfAnotherServersSettingRefusedUpFront(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", "postgres:managed", "--store", "mariadb:managed", "--vary", "innodb_page_size=4k,16k"},
+			"--vary innodb_page_size: the store postgres:managed has no option innodb_page_size (its options: connect, protocol, synchronous_commit, pool_size, driver, or a setting the PostgreSQL server has"},
+		{[]string{"--store", "mariadb:managed", "--store", "postgres:managed", "--vary", "shared_buffers=32MB,64MB"},
+			"--vary shared_buffers: the store mariadb:managed has no option shared_buffers"},
+	} {
+		dir := t.TempDir()
+		os.Chmod(dir, 0o755)
+		out, errs, code := runCLI(t, testApp(), append([]string{"run", "--dir", dir, "-n", "10"}, c.args...)...)
+		if strings.Contains(errs, "apt-get install") {
+			storetest.RequireServer(t, fmt.Errorf("%w: %s", server.ErrMissing, errs))
+		}
+		if code != ExitUsage || !strings.Contains(errs, c.want) || !strings.Contains(errs, "in a run of its own, without this --vary") || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with %q", c.args, code, errs, c.want)
+		}
+		// Nothing was initialised for either server.
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if d != nil && !d.IsDir() {
+				t.Errorf("%v: the refused run left %s", c.args, p)
+			}
+			return nil
+		})
+	}
+}

@@ -134,12 +134,60 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 			return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
 		}
 		m.installBin = bin
-		return m, nil
-	}
-	if opts.encrypted || opts.pageCompressed || opts.engine == "Aria" {
+	} else if opts.encrypted || opts.pageCompressed || opts.engine == "Aria" {
 		return nil, fmt.Errorf("%s: %s is MySQL, not MariaDB: encrypted, page_compressed and engine=Aria are MariaDB's; use mariadb:managed", spec.Driver, m.serverBin)
 	}
+	if name := m.unknownSetting(ctx); name != "" {
+		// No value: an option the store does not have, which the command
+		// line tells apart from a bad value (a --vary over stores of two
+		// kinds names the store that lacks it).
+		return nil, &store.OptionError{Driver: spec.Driver, Name: name,
+			Want: strings.Join(storeOptions, ", ") + ", or a setting the server has, and " + m.serverBin + " --help --verbose says it has no " + name}
+	}
 	return m, nil
+}
+
+// unknownVariable finds the options a server's option parser did not
+// know in what it wrote: "unknown variable 'name=value'" or "unknown
+// option '--name'".
+var unknownVariable = regexp.MustCompile(`unknown (?:variable|option) '(?:--)?([^'=]*)`)
+
+// unknownSetting asks the server program whether it has each setting and
+// returns the first it lacks, in the spec's spelling (a PostgreSQL
+// setting, a misspelling), so that it is refused before a data directory
+// and a server are made for it. The server's own option parser judges
+// them, as it would at start: mariadbd --help --verbose with the
+// settings, and the key management plugin that encrypted=1 loads, whose
+// settings it adds. A loose_ setting is never refused. It starts no
+// server; a setting it cannot judge
+// (a plugin's that another setting loads) is the server's at start.
+func (m *managed) unknownSetting(ctx context.Context) string {
+	if len(m.settings) == 0 {
+		return ""
+	}
+	args := []string{"--no-defaults"}
+	if m.encrypted {
+		args = append(args, "--plugin-load-add=file_key_management")
+	}
+	for _, s := range m.settings {
+		args = append(args, s.arg())
+	}
+	u, err := server.Unprivileged("mysql", "nobody")
+	if err != nil {
+		return ""
+	}
+	out, _ := server.Output(ctx, u, m.serverBin, append(args, "--help", "--verbose")...)
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+	for _, match := range unknownVariable.FindAllStringSubmatch(string(out), -1) {
+		for _, s := range m.settings {
+			// loose_: the server is told to start without the setting
+			// if it does not have it, and says so as a warning.
+			if norm(s.name) == norm(match[1]) && !strings.HasPrefix(norm(s.name), "loose_") {
+				return s.name
+			}
+		}
+	}
+	return ""
 }
 
 // pageSizes are the values innodb_page_size takes. The server rounds any

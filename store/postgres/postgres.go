@@ -193,7 +193,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 
 	switch {
 	case spec.Target == "managed":
-		m, err := newManaged(spec, env)
+		m, err := newManaged(ctx, spec, env)
 		if err != nil {
 			return nil, err
 		}
