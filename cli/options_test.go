@@ -189,7 +189,13 @@ func TestRunSettingsAWorkloadCannotTake(t *testing.T) {
 		})
 	}
 	for _, ok := range [][]string{
-		{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "3"}, // the chunks' count
+		{"-w", "load", "--dataset-rows", "3000", "--load-chunk", "1000", "-n", "3", "--store", "sqlite:"}, // the chunks' count
+		// The file store takes a load from several clients when one
+		// client runs the one chunk, or each has a file of its own.
+		{"-w", "load", "--store", "file:", "-c", "4", "--dataset-rows", "300"},
+		{"-w", "load", "--store", "file:", "-c", "2", "--dataset-rows", "300", "--load-chunk", "100", "--isolate"},
+		{"-w", "load", "--store", "file:", "-c", "1", "--dataset-rows", "300", "--load-chunk", "100"},
+		{"-w", "ycsb", "--ops", "D,E", "--store", "file:", "--insert-order", "ordered", "-c", "1"},
 		{"-w", "crud", "--deletes", "99", "-n", "100"},
 		{"-w", "crud", "--ops", "insert,delete", "--deletes", "100", "-n", "100"}, // no batch-delete after it
 		{"-w", "crud", "--ops", "insert,read", "-n", "100"},

@@ -451,7 +451,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
-			if sp.Options.Get("connect") == "per-op" {
+			if connectMode(sp) == "per-op" {
 				give := "connect=session (the default) or connect=pool"
 				if sp.Driver == "sqlite" {
 					give = "connect=session (the default)"
@@ -461,6 +461,20 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 					other = "or leave tpcb out of --ops"
 				}
 				return nil, badFlag("store", "workload %s runs transactions, which need one connection from BEGIN to COMMIT, and the store %s opens a connection per operation; give it %s, %s", f.workload, sp, give, other)
+			}
+		}
+	}
+	if ok, is := w.(workload.OwnKeys); is {
+		// Clients writing to one table: each has its own with --isolate.
+		sharing := slices.Max(p.levels)
+		if p.isolated != nil {
+			sharing = 1
+		}
+		if why := ok.KeysOutOfOrder(sharing); why != "" {
+			for _, sp := range p.specs {
+				if a.driver(sp.Driver).KeysInOrder {
+					return nil, badFlag("store", "the store %s takes keys in increasing order only (it appends each row after the last), and %s", sp, why)
+				}
 			}
 		}
 	}
@@ -489,7 +503,7 @@ func checkConnections(sp store.Spec, clients int) error {
 		return nil // not given, or the server's to judge
 	}
 	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
-	if sp.Options.Get("connect") == "pool" {
+	if connectMode(sp) == "pool" {
 		pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
 		if err != nil {
 			pool = 10 // the stores' default
@@ -512,6 +526,10 @@ func checkConnections(sp store.Spec, clients int) error {
 	}
 	return nil
 }
+
+// connectMode is a store's connect= option as the stores read it, in any
+// case (connect=PER-OP is per-op), or "" when it is not given.
+func connectMode(sp store.Spec) string { return strings.ToLower(sp.Options.Get("connect")) }
 
 // openError says why a store did not open. An option it does not know
 // that only --vary gave it is the --vary's, not the spec's the user typed:

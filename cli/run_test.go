@@ -221,8 +221,22 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
 		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or run -w select-only"},
+		// The stores take connect= in any case, and so does the check.
+		{"tpcb PER-OP", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=PER-OP"}, "postgres:managed?connect=PER-OP opens a connection per operation"},
+		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "opens a connection per operation; give it connect=session (the default)"},
+		{"tpcb PER-OP varied", []string{"run", "-w", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,PER-OP"}, "mariadb:managed?connect=PER-OP opens a connection per operation"},
+		{"max_connections below a POOL", []string{"run", "--store", "postgres:managed?connect=POOL&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
 		{"max_connections below a pool", []string{"run", "--store", "postgres:managed?connect=pool&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
+		// The file store takes keys in increasing order only: rows
+		// loaded side by side, or hashed keys, would each fail as an
+		// error that does not fail the run.
+		{"load in chunks from two clients on file", []string{"run", "-w", "load", "--store", "sqlite:", "--store", "file:", "-c", "1,2", "--dataset-rows", "300", "--load-chunk", "100"}, "the store file: takes keys in increasing order only (it appends each row after the last), and -w load with -c 2 loads its 3 chunks (--load-chunk 100) side by side, so rows come out of key order; give -c 1, or --isolate"},
+		{"ycsb hashed inserts on file", []string{"run", "-w", "ycsb", "--ops", "C,D", "--store", "file:", "-c", "1"}, "give --insert-order ordered"},
+		// A managed server listens where kurabe connects to it.
+		{"skip_networking", []string{"run", "--store", "mariadb:managed?skip_networking=1"}, "server setting skip_networking is kurabe's to set on a managed server"},
+		{"skip_networking varied", []string{"run", "--store", "mariadb:managed", "--vary", "skip-networking=0,1"}, "server setting skip-networking is kurabe's to set"},
+		{"listen_addresses", []string{"run", "--store", "postgres:managed?listen_addresses=*"}, "listen_addresses is set by kurabe"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
 		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
 		{"unknown command", []string{"walk"}, "unknown command"},
@@ -862,7 +876,8 @@ func TestKilledKurabeTakesItsServer(t *testing.T) {
 }
 
 // TestManagedStartFailureNamesNoGoneFile: a managed server that will not
-// start (a setting it does not know) fails with the end of its log
+// start (a value it rejects; a setting it does not have is refused before
+// it starts) fails with the end of its log
 // quoted. Before, the message also sent the reader to the log's file,
 // which kurabe had removed with its temporary directory by the time the
 // message appeared; now a file is named only when the directory is kept
@@ -876,12 +891,12 @@ func TestManagedStartFailureNamesNoGoneFile(t *testing.T) {
 		says   string // what the server complained of, quoted
 		keep   bool
 	}{
-		{"capture postgres", []string{"capture", "--store", "postgres:managed?bogus_setting=1", "--", "true"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, false},
-		{"capture mariadb", []string{"capture", "--store", "mariadb:managed?bogus_setting=1", "--", "true"}, "mariadb", "unknown variable 'bogus_setting=1'", false},
-		{"run postgres", []string{"run", "--store", "postgres:managed?bogus_setting=1", "-n", "1", "-q"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, false},
-		{"run mariadb", []string{"run", "--store", "mariadb:managed?bogus_setting=1", "-n", "1", "-q"}, "mariadb", "unknown variable 'bogus_setting=1'", false},
-		{"capture postgres kept", []string{"capture", "--store", "postgres:managed?bogus_setting=1", "--keep", "--", "true"}, "postgres", `unrecognized configuration parameter "bogus_setting"`, true},
-		{"run mariadb kept", []string{"run", "--store", "mariadb:managed?bogus_setting=1", "-n", "1", "-q"}, "mariadb", "unknown variable 'bogus_setting=1'", true},
+		{"capture postgres", []string{"capture", "--store", "postgres:managed?shared_buffers=lots", "--", "true"}, "postgres", `invalid value for parameter "shared_buffers": "lots"`, false},
+		{"capture mariadb", []string{"capture", "--store", "mariadb:managed?character_set_server=no_such_charset", "--", "true"}, "mariadb", "Character set 'no_such_charset' is not a compiled character set", false},
+		{"run postgres", []string{"run", "--store", "postgres:managed?shared_buffers=lots", "-n", "1", "-q"}, "postgres", `invalid value for parameter "shared_buffers": "lots"`, false},
+		{"run mariadb", []string{"run", "--store", "mariadb:managed?character_set_server=no_such_charset", "-n", "1", "-q"}, "mariadb", "Character set 'no_such_charset' is not a compiled character set", false},
+		{"capture postgres kept", []string{"capture", "--store", "postgres:managed?shared_buffers=lots", "--keep", "--", "true"}, "postgres", `invalid value for parameter "shared_buffers": "lots"`, true},
+		{"run mariadb kept", []string{"run", "--store", "mariadb:managed?character_set_server=no_such_charset", "-n", "1", "-q"}, "mariadb", "Character set 'no_such_charset' is not a compiled character set", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := slices.Clone(tc.args)
@@ -1065,5 +1080,38 @@ func TestRunRefusesAPathThatIsNotADatabase(t *testing.T) {
 	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:"+p, "-n", "10", "-c", "1")
 	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, p+" is not an SQLite database") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// A --vary of one server kind's setting over stores of two kinds is
+// refused before any server starts, naming the store that lacks it, as it
+// is for the file and SQLite stores: each managed store asks its server
+// program whether it has the setting when it is opened.
+func TestVaryOfAnotherServersSettingRefusedUpFront(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--store", "postgres:managed", "--store", "mariadb:managed", "--vary", "innodb_page_size=4k,16k"},
+			"--vary innodb_page_size: the store postgres:managed has no option innodb_page_size (its options: connect, protocol, synchronous_commit, pool_size, driver, or a setting the PostgreSQL server has"},
+		{[]string{"--store", "mariadb:managed", "--store", "postgres:managed", "--vary", "shared_buffers=32MB,64MB"},
+			"--vary shared_buffers: the store mariadb:managed has no option shared_buffers"},
+	} {
+		dir := t.TempDir()
+		os.Chmod(dir, 0o755)
+		out, errs, code := runCLI(t, testApp(), append([]string{"run", "--dir", dir, "-n", "10"}, c.args...)...)
+		if strings.Contains(errs, "apt-get install") {
+			storetest.RequireServer(t, fmt.Errorf("%w: %s", server.ErrMissing, errs))
+		}
+		if code != ExitUsage || !strings.Contains(errs, c.want) || !strings.Contains(errs, "in a run of its own, without this --vary") || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with %q", c.args, code, errs, c.want)
+		}
+		// Nothing was initialised for either server.
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if d != nil && !d.IsDir() {
+				t.Errorf("%v: the refused run left %s", c.args, p)
+			}
+			return nil
+		})
 	}
 }

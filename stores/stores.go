@@ -21,15 +21,20 @@ type Entry struct {
 	// postgres, mysql or sqlite, or empty for a store that runs none. The
 	// command line checks it before a store starts.
 	Dialect string
+	// KeysInOrder says that the store takes rows whose keys its clients
+	// give in increasing order only (the file store appends them), so
+	// that the command line refuses a workload that would give them out
+	// of order (workload.OwnKeys) before the store starts.
+	KeysInOrder bool
 }
 
 // Builtin lists the drivers kurabe ships.
 var Builtin = []Entry{
-	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", ""},
-	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", ""},
-	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", ""},
-	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql"},
-	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql"},
-	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres"},
-	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite"},
+	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", "", true},
+	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", "", false},
+	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", "", false},
+	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql", false},
+	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql", false},
+	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres", false},
+	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite", false},
 }

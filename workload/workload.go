@@ -148,6 +148,18 @@ type Transactional interface {
 	Transactional() bool
 }
 
+// OwnKeys is implemented by workloads that insert rows with keys of their
+// own choosing (a data set's row numbers, YCSB's hashed record numbers).
+// KeysOutOfOrder says why, with the given number of clients writing to
+// one table, those keys may reach it out of increasing order, or "" when
+// they cannot. A store that takes keys in increasing order only (the file
+// store, which appends) would fail such inserts, one by one, as errors
+// that do not fail the run; the command line refuses the store before
+// anything starts instead, with the reason, which says what to change.
+type OwnKeys interface {
+	KeysOutOfOrder(clients int) string
+}
+
 // SettingError is bad input that one of the run's settings is to blame
 // for: an operation the workload does not have (Setting "ops"), a value
 // that does not fit (Setting "deletes"). Unfit marks a setting the

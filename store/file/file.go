@@ -69,7 +69,7 @@ type Store struct {
 // sync_interval (a duration, default 1s).
 func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
 	o := store.NewOptions(spec)
-	mode := o.Get("sync", "none")
+	mode := strings.ToLower(o.Get("sync", "none"))
 	ivs := o.Get("sync_interval", "1s")
 	if err := o.Check(); err != nil {
 		return nil, err

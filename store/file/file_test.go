@@ -181,3 +181,16 @@ func TestClientKeysMustAscend(t *testing.T) {
 		t.Fatalf("count %d after a refused insert", n)
 	}
 }
+
+// sync= is a keyword, taken in any case as the other stores' are.
+func TestSyncInAnyCase(t *testing.T) {
+	sp, _ := store.ParseSpec("file:?sync=WRITE")
+	st, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := st.Info(context.Background()).Options["sync"]; got != "write" {
+		t.Errorf("sync=WRITE read back as %q, want write", got)
+	}
+}

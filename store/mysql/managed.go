@@ -35,9 +35,33 @@ func (s setting) arg() string {
 	return "--" + s.name + "=" + s.value
 }
 
-// reserved are the settings kurabe sets itself to run the server.
+// reserved are the settings kurabe sets itself to run the server and
+// reach it: where it keeps its files, where it listens (kurabe's sessions
+// connect over TCP to 127.0.0.1, so skip_networking would leave them
+// nowhere to connect), the grant tables kurabe's account is made in, and
+// MySQL's X plugin, whose own port would clash between instances.
+// tmpdir, local_infile and skip_name_resolve are kurabe's defaults, which
+// a setting in the spec overrides.
 var reserved = []string{"datadir", "port", "bind_address", "socket", "pid_file", "log_error", "user", "basedir",
-	"no_defaults", "defaults_file", "defaults_extra_file", "defaults_group_suffix", "bootstrap", "initialize", "initialize_insecure"}
+	"no_defaults", "defaults_file", "defaults_extra_file", "defaults_group_suffix", "bootstrap", "initialize", "initialize_insecure",
+	"skip_networking", "skip_grant_tables", "mysqlx", "mysqlx_port", "mysqlx_bind_address", "mysqlx_socket"}
+
+// isReserved says whether a setting, in any of the spellings the server
+// takes (- or _, any case, the loose_ prefix of an option it may not
+// have, the enable_/disable_/skip_ prefixes of a boolean one), is one of
+// reserved.
+func isReserved(name string) bool {
+	n := strings.TrimPrefix(strings.ReplaceAll(strings.ToLower(name), "-", "_"), "loose_")
+	if slices.Contains(reserved, n) {
+		return true
+	}
+	for _, prefix := range []string{"enable_", "disable_", "skip_"} {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && slices.Contains(reserved, rest) {
+			return true
+		}
+	}
+	return false
+}
 
 // atCreation are the settings fixed when the data directory is made; they
 // are given to its initialisation as well as to the server.
@@ -79,8 +103,8 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		if !settingRE.MatchString(k) {
 			return nil, fmt.Errorf("%s: %q is not a server setting name; give settings as name=value, e.g. innodb_buffer_pool_size=256M", spec.Driver, k)
 		}
-		if slices.Contains(reserved, strings.ReplaceAll(strings.ToLower(k), "-", "_")) {
-			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server; leave it out (or run the server yourself and give its address)", spec.Driver, k)
+		if isReserved(k) {
+			return nil, fmt.Errorf("%s: server setting %s is kurabe's to set on a managed server, which kurabe starts, listening on 127.0.0.1, and connects to; leave it out (or run the server yourself and give its address)", spec.Driver, k)
 		}
 		if near := store.NearOption(k, storeOptions); near != "" {
 			return nil, fmt.Errorf("%s: option %s: did you mean %s? (kurabe's options are %s; any other option of a managed server is a server setting)", spec.Driver, k, near, strings.Join(storeOptions, ", "))
@@ -110,12 +134,60 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 			return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
 		}
 		m.installBin = bin
-		return m, nil
-	}
-	if opts.encrypted || opts.pageCompressed || opts.engine == "Aria" {
+	} else if opts.encrypted || opts.pageCompressed || opts.engine == "Aria" {
 		return nil, fmt.Errorf("%s: %s is MySQL, not MariaDB: encrypted, page_compressed and engine=Aria are MariaDB's; use mariadb:managed", spec.Driver, m.serverBin)
 	}
+	if name := m.unknownSetting(ctx); name != "" {
+		// No value: an option the store does not have, which the command
+		// line tells apart from a bad value (a --vary over stores of two
+		// kinds names the store that lacks it).
+		return nil, &store.OptionError{Driver: spec.Driver, Name: name,
+			Want: strings.Join(storeOptions, ", ") + ", or a setting the server has, and " + m.serverBin + " --help --verbose says it has no " + name}
+	}
 	return m, nil
+}
+
+// unknownVariable finds the options a server's option parser did not
+// know in what it wrote: "unknown variable 'name=value'" or "unknown
+// option '--name'".
+var unknownVariable = regexp.MustCompile(`unknown (?:variable|option) '(?:--)?([^'=]*)`)
+
+// unknownSetting asks the server program whether it has each setting and
+// returns the first it lacks, in the spec's spelling (a PostgreSQL
+// setting, a misspelling), so that it is refused before a data directory
+// and a server are made for it. The server's own option parser judges
+// them, as it would at start: mariadbd --help --verbose with the
+// settings, and the key management plugin that encrypted=1 loads, whose
+// settings it adds. A loose_ setting is never refused. It starts no
+// server; a setting it cannot judge
+// (a plugin's that another setting loads) is the server's at start.
+func (m *managed) unknownSetting(ctx context.Context) string {
+	if len(m.settings) == 0 {
+		return ""
+	}
+	args := []string{"--no-defaults"}
+	if m.encrypted {
+		args = append(args, "--plugin-load-add=file_key_management")
+	}
+	for _, s := range m.settings {
+		args = append(args, s.arg())
+	}
+	u, err := server.Unprivileged("mysql", "nobody")
+	if err != nil {
+		return ""
+	}
+	out, _ := server.Output(ctx, u, m.serverBin, append(args, "--help", "--verbose")...)
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+	for _, match := range unknownVariable.FindAllStringSubmatch(string(out), -1) {
+		for _, s := range m.settings {
+			// loose_: the server is told to start without the setting
+			// if it does not have it, and says so as a warning.
+			if norm(s.name) == norm(match[1]) && !strings.HasPrefix(norm(s.name), "loose_") {
+				return s.name
+			}
+		}
+	}
+	return ""
 }
 
 // pageSizes are the values innodb_page_size takes. The server rounds any

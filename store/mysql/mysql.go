@@ -142,7 +142,7 @@ func parseOptions(driver string, o *store.Options) (options, error) {
 			return op, bad(b.name, "1", "0 with engine="+op.engine+": it is an InnoDB table option")
 		}
 	}
-	op.connect = o.Get("connect", "session")
+	op.connect = strings.ToLower(o.Get("connect", "session"))
 	switch op.connect {
 	case "session", "pool", "per-op":
 	default:
@@ -165,7 +165,7 @@ func parseOptions(driver string, o *store.Options) (options, error) {
 	if op.connect == "session" {
 		defDriver = "wire"
 	}
-	op.driver = o.Get("driver", defDriver)
+	op.driver = strings.ToLower(o.Get("driver", defDriver))
 	switch {
 	case op.driver != "wire" && op.driver != "sql":
 		return op, bad("driver", op.driver, "wire (kurabe's lean binary-protocol client, connect=session only) or sql (go-sql-driver/mysql through database/sql)")

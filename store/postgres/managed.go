@@ -30,9 +30,10 @@ type managed struct {
 
 type setting struct{ name, value string }
 
-// newManaged finds the server programs and sorts the server settings out of
-// the spec's options. It starts nothing.
-func newManaged(spec store.Spec, env store.Env) (*managed, error) {
+// newManaged finds the server programs, sorts the server settings out of
+// the spec's options and asks the server program whether it has each of
+// them. It starts no server.
+func newManaged(ctx context.Context, spec store.Spec, env store.Env) (*managed, error) {
 	if env.Dir == "" {
 		return nil, errors.New("postgres: a managed server needs a data directory and none was given; give --dir or use postgres://user@host:port/db")
 	}
@@ -59,7 +60,53 @@ func newManaged(spec store.Spec, env store.Env) (*managed, error) {
 	if m.postgres, err = server.Find("postgres", "postgresql", filepath.Dir(m.initdb)); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	if name := m.unknownSetting(ctx); name != "" {
+		// No value: an option the store does not have, which the command
+		// line tells apart from a bad value (a --vary over stores of two
+		// kinds names the store that lacks it).
+		return nil, &store.OptionError{Driver: "postgres", Name: name,
+			Want: strings.Join(storeOptions, ", ") + ", or a setting the PostgreSQL server has, and " + m.postgres + " -C says it has no " + name}
+	}
 	return m, nil
+}
+
+// unknownSetting asks the server program whether it has each setting and
+// returns the first it lacks (a MariaDB setting, a misspelling), so that
+// it is refused before a server is made for it. postgres --describe-config
+// lists most settings and runs as any user; the ones it leaves out
+// (developer options such as zero_damaged_pages) are asked one by one of
+// postgres -C, which reads an empty configuration and needs no data
+// directory, but refuses to run as root. A setting of an extension's (a
+// dotted name) is the server's to judge when it loads the extension; so
+// is any name the program cannot be asked about.
+func (m *managed) unknownSetting(ctx context.Context) string {
+	if len(m.settings) == 0 {
+		return ""
+	}
+	listed := map[string]bool{}
+	if out, err := server.Output(ctx, nil, m.postgres, "--describe-config"); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			n, _, _ := strings.Cut(line, "\t")
+			listed[n] = true
+		}
+	}
+	for _, st := range m.settings {
+		name := strings.ToLower(st.name)
+		if listed[name] || strings.Contains(name, ".") {
+			continue
+		}
+		u, err := server.Unprivileged("postgres", "nobody")
+		if err != nil {
+			return ""
+		}
+		// The data directory is not made yet: nothing of it is read.
+		out, _ := server.Output(ctx, u, m.postgres, "--config-file=/dev/null", "-c", "data_directory="+m.dataDir,
+			"-c", "hba_file=/dev/null", "-c", "ident_file=/dev/null", "-C", name)
+		if strings.Contains(string(out), "unrecognized configuration parameter") {
+			return st.name
+		}
+	}
+	return ""
 }
 
 // sameDir reports whether two paths name one directory, through symbolic

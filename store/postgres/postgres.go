@@ -147,20 +147,22 @@ type Store struct {
 func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, error) {
 	o := store.NewOptions(spec)
 	s := &Store{}
-	mode := o.Get("connect", "session")
+	// Keywords are taken in any case, as synchronous_commit's are and
+	// the command line's checks of connect= compare them.
+	mode := strings.ToLower(o.Get("connect", "session"))
 	i := slices.Index(connectNames, mode)
 	if i < 0 {
 		return nil, &store.OptionError{Driver: "postgres", Name: "connect", Value: mode, Want: "session, pool or per-op"}
 	}
 	s.connect = connectMode(i)
-	switch p := o.Get("protocol", "extended"); p {
+	switch p := strings.ToLower(o.Get("protocol", "extended")); p {
 	case "extended":
 	case "simple":
 		s.simple = true
 	default:
 		return nil, &store.OptionError{Driver: "postgres", Name: "protocol", Value: p, Want: "extended or simple"}
 	}
-	switch d := o.Get("driver", ""); d {
+	switch d := strings.ToLower(o.Get("driver", "")); d {
 	case "":
 		s.wire = s.connect == connectSession && !s.simple
 	case "pgx":
@@ -191,7 +193,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 
 	switch {
 	case spec.Target == "managed":
-		m, err := newManaged(spec, env)
+		m, err := newManaged(ctx, spec, env)
 		if err != nil {
 			return nil, err
 		}

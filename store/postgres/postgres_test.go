@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"kurabe/store"
+	"kurabe/store/server"
 	"kurabe/store/storetest"
 )
 
@@ -256,19 +257,59 @@ func TestManagedPortTakenByAnotherServer(t *testing.T) {
 	}
 }
 
-func TestManagedUnknownSettingQuotesServer(t *testing.T) {
+// A setting the server does not have (MariaDB's, a misspelling) is
+// refused when the store is opened, before a data directory or a server
+// is made for it, as the server program judges it; settings it has, in
+// any case, those --describe-config leaves out, and an extension's, are
+// not.
+func TestManagedSettingNamesAskedOfTheServer(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want string // in the error; "" for none
+	}{
+		{"postgres:managed?innodb_page_size=4k", `unknown option "innodb_page_size"`},
+		{"postgres:managed?shared_buffers=32MB&shared_bufers=1GB", "-C says it has no shared_bufers"},
+		{"postgres:managed?Shared_Buffers=32MB&zero_damaged_pages=on&debug_discard_caches=0&auto_explain.log_min_duration=0", ""},
+	} {
+		dir := t.TempDir()
+		os.Chmod(dir, 0o755)
+		sp, err := store.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(context.Background(), sp, store.Env{Dir: dir})
+		if errors.Is(err, server.ErrMissing) {
+			storetest.RequireServer(t, err)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.spec, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: err = %v, want one saying %q", c.spec, err, c.want)
+		}
+		if st != nil {
+			st.Close()
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%s: opening left %d files in the store's directory", c.spec, len(left))
+		}
+	}
+}
+
+// The server's own complaint about a setting's value reaches the user.
+func TestManagedBadValueQuotesServer(t *testing.T) {
 	t.Parallel()
 	dir, err := serverDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	st := open(t, "postgres:managed?no_such_setting=1", store.Env{Dir: dir})
+	st := open(t, "postgres:managed?shared_buffers=lots", store.Env{Dir: dir})
 	err = st.Setup(context.Background(), nil)
-	if err == nil || !strings.Contains(err.Error(), `unrecognized configuration parameter "no_such_setting"`) {
+	if err == nil || !strings.Contains(err.Error(), `invalid value for parameter "shared_buffers"`) {
 		t.Fatalf("Setup error = %v, want the server's own complaint", err)
 	}
-	if info := st.Info(context.Background()); !strings.Contains(info.Facts["error"], "no_such_setting") {
+	if info := st.Info(context.Background()); !strings.Contains(info.Facts["error"], "shared_buffers") {
 		t.Errorf("Info does not give the reason the server did not start: %v", info.Facts)
 	}
 	if err := st.Close(); err != nil {
@@ -543,6 +584,8 @@ func TestOptionsValidated(t *testing.T) {
 		// Everything valid: Open must not connect (host h does not exist).
 		{"postgres://u:pw@h:5432/db?connect=pool&pool_size=3&protocol=simple&synchronous_commit=off", store.Env{}, ""},
 		{"postgres://u@h/db?connect=sometimes", store.Env{}, "session, pool or per-op"},
+		// Keywords in any case, as the command line's checks read them.
+		{"postgres://u@h/db?connect=PER-OP&protocol=Simple&driver=PGX", store.Env{}, ""},
 		{"postgres://u@h/db?protocol=binary", store.Env{}, "extended or simple"},
 		{"postgres://u@h/db?synchronous_commit=maybe", store.Env{}, "remote_apply"},
 		{"postgres://u@h/db?pool_size=4", store.Env{}, "only with connect=pool"},

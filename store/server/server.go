@@ -200,6 +200,20 @@ func Run(ctx context.Context, u *User, prog string, args ...string) error {
 	return nil
 }
 
+// Output runs a one-off program as u that answers a question (postgres
+// -C, mariadbd --help) and returns what it wrote to stdout and stderr,
+// with its exit error, which may be the answer.
+func Output(ctx context.Context, u *User, prog string, args ...string) ([]byte, error) {
+	cmd := command(ctx, u, prog, args)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := start(cmd)
+	if err == nil {
+		err = wait(cmd)
+	}
+	return out.Bytes(), err
+}
+
 // Process is a running server.
 type Process struct {
 	cmd  *exec.Cmd

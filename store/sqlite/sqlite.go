@@ -105,7 +105,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		}
 		s.pragma = append(s.pragma, pragma{k.name, strings.ToLower(v), k.perDB})
 	}
-	switch c := o.Get("connect", "session"); c {
+	switch c := strings.ToLower(o.Get("connect", "session")); c {
 	case "session":
 	case "per-op":
 		s.perOp = true

@@ -254,3 +254,14 @@ func TestPathMustBeADatabase(t *testing.T) {
 		}
 	}
 }
+
+// connect= is a keyword like journal_mode's values, taken in any case:
+// the command line's checks of connect=per-op compare it so.
+func TestConnectInAnyCase(t *testing.T) {
+	for _, v := range []string{"PER-OP", "Per-Op", "per-op"} {
+		st := open(t, "sqlite:?connect="+v)
+		if got := st.Info(context.Background()).Options["connect"]; got != "per-op" {
+			t.Errorf("connect=%s read back as %q, want per-op", v, got)
+		}
+	}
+}

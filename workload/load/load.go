@@ -203,6 +203,17 @@ func (w *loader) CheckRun(r workload.RunSettings) error {
 	return nil
 }
 
+// KeysOutOfOrder says why the rows' keys may reach a table out of order
+// (workload.OwnKeys): with several clients and several chunks, chunks
+// load side by side. One chunk is one operation, which one client runs
+// alone.
+func (w *loader) KeysOutOfOrder(clients int) string {
+	if clients < 2 || w.chunks < 2 {
+		return ""
+	}
+	return fmt.Sprintf("-w load with -c %d loads its %d chunks (--load-chunk %s) side by side, so rows come out of key order; give -c 1, or --isolate for a table (a file) per client", clients, w.chunks, numfmt.Group(w.chunk))
+}
+
 // chunking says how an operation takes the data set.
 func (w *loader) chunking() string {
 	if w.chunks == 1 {

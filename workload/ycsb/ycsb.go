@@ -307,6 +307,16 @@ func (w *ycsb) Stateful() bool {
 	return slices.ContainsFunc(w.letters, func(l letter) bool { return l.weights[opInsert] > 0 })
 }
 
+// KeysOutOfOrder says why inserts may come out of key order
+// (workload.OwnKeys): D's and E's new records have hashed keys unless
+// --insert-order ordered numbers them in turn.
+func (w *ycsb) KeysOutOfOrder(clients int) string {
+	if !w.Stateful() || w.cfg.InsertOrder == "ordered" {
+		return ""
+	}
+	return "ycsb's D and E insert records with hashed keys (--insert-order hashed, YCSB's default), in no order; give --insert-order ordered, which numbers them in turn (and -c 1, so that no insert overtakes an earlier one)"
+}
+
 // SharedTables says why kurabe run --isolate does not give each client a
 // usertable of its own: YCSB defines its workloads over one table that
 // every client thread reads and writes (workload.SharedTables).
