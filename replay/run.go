@@ -450,26 +450,36 @@ func (c *client) flush() {
 // runSessions gives each session of the log a client. A session starts
 // at its logged time (at --speed max, at once), but never before the
 // sessions that had ended when it started in the log have ended in the
-// replay: a script's second connection finds the tables its first one
-// made. So the replay never runs more sessions at once than the log did,
-// and a session held up by a slow one before it starts late, which counts
-// as lag.
+// replay, nor before those whose every statement was logged before it
+// started have run them: a script's second connection finds the tables
+// its first one made. (The second test matters because a server logs a
+// session's end when its process exits, which may come after the next
+// program has already connected.) So the replay never runs more sessions
+// at once than the log did, and a session held up by a slow one before it
+// starts late, which counts as lag.
 func (r *runner) runSessions() {
 	ss := r.lg.Sessions
-	done := make([]chan struct{}, len(ss))
-	var running []int // started, not yet seen to end
+	done := make([]chan struct{}, len(ss)) // the session ended
+	ran := make([]chan struct{}, len(ss))  // its statements have run
+	var running []int                      // started, not yet seen to end
 	var wg sync.WaitGroup
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	wait := func(ch chan struct{}) {
+		select {
+		case <-ch:
+		case <-r.ctx.Done():
+		}
+	}
 	for i, s := range ss {
 		kept := running[:0]
 		for _, j := range running {
 			if ss[j].End <= s.Start {
-				select {
-				case <-done[j]:
-				case <-r.ctx.Done():
-				}
+				wait(done[j])
 				continue
+			}
+			if lastAt(ss[j]) <= s.Start {
+				wait(ran[j])
 			}
 			select {
 			case <-done[j]:
@@ -490,14 +500,14 @@ func (r *runner) runSessions() {
 				continue
 			}
 		}
-		done[i] = make(chan struct{})
+		done[i], ran[i] = make(chan struct{}), make(chan struct{})
 		running = append(running, i)
 		c := r.take()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer close(done[i])
-			c.session(s)
+			c.session(s, ran[i])
 			r.put(c)
 		}()
 	}
@@ -524,7 +534,9 @@ func (r *runner) put(c *client) {
 
 // session replays one session of the log: connect, its statements at
 // their times, and disconnect when it did.
-func (c *client) session(s *Session) {
+func (c *client) session(s *Session, ran chan struct{}) {
+	ranOnce := sync.OnceFunc(func() { close(ran) })
+	defer ranOnce()
 	if err := c.open(); err != nil {
 		c.fail(s.Stmts, err)
 		return
@@ -537,9 +549,19 @@ func (c *client) session(s *Session) {
 		}
 		c.run(&s.Stmts[i])
 	}
+	ranOnce()
 	if c.r.cfg.Speed > 0 {
 		c.sleepUntil(c.r.due(s.End))
 	}
+}
+
+// lastAt is when the session's last statement was logged (its start when
+// it has none).
+func lastAt(s *Session) time.Duration {
+	if n := len(s.Stmts); n > 0 {
+		return s.Stmts[n-1].At
+	}
+	return s.Start
 }
 
 // unit is what one client runs at a time with --clients: a transaction

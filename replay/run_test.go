@@ -355,6 +355,40 @@ func TestSessionsWaitForEarlierOnes(t *testing.T) {
 	}
 }
 
+// TestSessionWaitsForStatementsLoggedBefore: a server logs a session's
+// end when its process exits, which may come after the next program has
+// connected (psql ran a script, then pgbench connected before psql's
+// backend logged its disconnection). At --speed max the second session
+// still starts only after the first one's statements, all logged before
+// it connected, have run.
+func TestSessionWaitsForStatementsLoggedBefore(t *testing.T) {
+	lg := load(t,
+		Event{Kind: Connect, Session: "psql", Time: t0},
+		stmt("psql", 0, "create table counters (id int)"),
+		stmt("psql", 10*time.Millisecond, "insert into counters values (1)"),
+		Event{Kind: Connect, Session: "pgbench", Time: t0.Add(20 * time.Millisecond)},
+		stmt("pgbench", 20*time.Millisecond, "update counters set id = 2"),
+		Event{Kind: Disconnect, Session: "psql", Time: t0.Add(25 * time.Millisecond)},
+		Event{Kind: Disconnect, Session: "pgbench", Time: t0.Add(30 * time.Millisecond)},
+	)
+	st := &fakeStore{dialect: Postgres, delay: func(sql string) time.Duration {
+		if strings.HasPrefix(sql, "create") {
+			return 50 * time.Millisecond
+		}
+		return 0
+	}}
+	if _, err := Run(context.Background(), Config{}, st, lg); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range st.ran {
+		order = append(order, strings.Fields(r.sql)[0])
+	}
+	if !slices.Equal(order, []string{"create", "insert", "update"}) {
+		t.Errorf("ran %q; want the update after psql's create and insert", order)
+	}
+}
+
 // TestStoreChecks: a store without SQL, or of another dialect, fails in
 // one line before anything runs.
 func TestStoreChecks(t *testing.T) {
