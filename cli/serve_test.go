@@ -357,6 +357,11 @@ func TestServeCGIEndToEnd(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("kurabe serve did not stop within 15s of SIGTERM")
 	}
+	// A SIGTERM comes from a script or a service manager: no hint of a
+	// second Ctrl-C, which nobody there can press.
+	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping (SIGTERM)") || strings.Contains(e, "Ctrl-C") {
+		t.Fatalf("stderr after SIGTERM:\n%s", e)
+	}
 	if _, err := os.Stat(data); !os.IsNotExist(err) {
 		t.Fatalf("temporary data %s still there after SIGTERM", data)
 	}
