@@ -48,6 +48,7 @@ func httpURLs() *result.Document {
 		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Reconnects: 3, Server: "nginx/1.22.1",
 		Connect: httpLat(rng, 100, 50, false), Processing: httpLat(rng, 9990, 900, false), Waiting: httpLat(rng, 9990, 850, false),
 		Total: httpLat(rng, 9990, 900, true), Write: result.Moments{Count: 9990, Mean: 12.5}, Read: result.Moments{Count: 9990, Mean: 3.25},
+		TCPConnect: result.Moments{Count: 100, Mean: 44.4},
 	}
 	h.Connect.Count, h.Connect.Min, h.Connect.P50 = 9990, 0, 0
 	for i, u := range []string{"http://127.0.0.1:3001/read_file", "http://127.0.0.1:3001/posts?limit=100"} {
@@ -163,7 +164,7 @@ func TestHTTPNumbersAreTheSameInBothLanguages(t *testing.T) {
 	// One client over one connection is said in the singular.
 	one := httpURLs()
 	one.Stores[0].Phases[0].Clients, one.Stores[0].Phases[0].HTTP.Connections = 1, 1
-	for lang, want := range map[string][]string{English: {" · 1 client · ", "over 1 connection,"}, Japanese: {" · 1 クライアント · ", "(接続 1 回)"}} {
+	for lang, want := range map[string][]string{English: {" · 1 client · ", "Connections: 1 opened;"}, Japanese: {" · 1 クライアント · ", "接続: 1 本を開いた。"}} {
 		var b bytes.Buffer
 		if err := HTTPText(&b, lang, one); err != nil {
 			t.Fatal(err)
@@ -268,10 +269,10 @@ func TestHTTPOpenLoopNotMeasured(t *testing.T) {
 	}
 }
 
-// The connect phase kurabe prints is the TCP connect alone, the TLS
-// handshake beside it; ab's Connect row holds both. A document from
-// before tcp_connect was recorded gets it from Connect less the
-// handshakes.
+// The connect phase kurabe prints is the TCP connect alone, per
+// connection opened, the TLS handshake beside it; ab's Connect row holds
+// both. A document from before tcp_connect was recorded gets it from
+// Connect less the handshakes.
 func TestHTTPConnectIsTCPAlone(t *testing.T) {
 	for name, tcp := range map[string]result.Moments{"new": {Count: 40, Mean: 78}, "old": {}} {
 		h := &result.HTTPStats{Mode: "urls", Requests: 40, Responses: 40, Connections: 40,
@@ -284,7 +285,7 @@ func TestHTTPConnectIsTCPAlone(t *testing.T) {
 		if err := HTTPFull(&b, English, d); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"connect 78.0 over 40 connections", "TLS handshake 797.0 in 40", "Connect:         0.800      0.875"} {
+		for _, want := range []string{"Connections: 40 opened; TCP connect 78.0 µs per connection (mean of 40); TLS handshake 797.0 µs per handshake (mean of 40)", "Connect:         0.800      0.875"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("%s: no %q in\n%s", name, want, b.String())
 			}
