@@ -754,3 +754,39 @@ func TestHTTPConnectPerConnection(t *testing.T) {
 		}
 	}
 }
+
+// An open loop whose clients were all in a request when requests were due
+// says so, with the clients the rate needs at the latency measured,
+// instead of blaming the server; the rate achieved is over -d.
+func TestHTTPOpenLoopBehindForWantOfClients(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+	}))
+	t.Cleanup(ts.Close)
+	js := filepath.Join(t.TempDir(), "r.json")
+	// Two clients at 50 ms carry at most 40/s; 200/s is asked.
+	out, errs, code := httpCLI(t, "-R", "200", "-d", "1s", "-c", "2", "--format", "text", "--json", js, ts.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Stores[0].Phases[0]
+	o := p.OpenLoop
+	need, _ := o.ClientsNeeded(2)
+	for _, want := range []string{
+		"BEHIND: every client was busy when requests were due: 2 clients at a mean service time of ",
+		fmt.Sprintf("give -c %d or more (200/s × ", need),
+		fmt.Sprintf("%.2f/s achieved", float64(p.Ops+p.Errors)), // over -d 1s
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if need < 10 || strings.Contains(out, "the server could not keep up") {
+		t.Errorf("need %d clients at a mean service time of %.0f µs:\n%s", need, o.Service.Mean, out)
+	}
+}

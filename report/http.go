@@ -352,7 +352,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 		if o.Behind {
 			// The engine speaks of stores; here the store is the server.
-			note := l.t(o.Note)
+			note := behindNote(l, o, p.Clients, "behind.busy.requests", "the server")
 			if o.Note == result.BehindStore {
 				note = l.t("http.behind.server")
 			}

@@ -292,3 +292,36 @@ func TestHTTPConnectIsTCPAlone(t *testing.T) {
 		}
 	}
 }
+
+// When every client was busy, BEHIND says how many clients the rate needs
+// at the latency measured (rate × mean service time), in kurabe http's
+// report and under kurabe run's table; without a service time, it says
+// only to give more clients.
+func TestBehindForWantOfClients(t *testing.T) {
+	d := httpFlow()
+	p := &d.Stores[0].Phases[0]
+	o := p.OpenLoop
+	o.Note = result.BehindBusy
+	o.Service.Mean = 91_881 // µs: 8 clients carry 87.1/s, 100/s needs 10
+	for lang, want := range map[string]string{
+		English:  "BEHIND: every client was busy when requests were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the server is the limit",
+		Japanese: "BEHIND: リクエストの予定時刻に全クライアントが処理中でした: 8 クライアントは平均サービス時間 91.9ms で最大 87.1/秒しか運べません。-c 10 以上 (100/秒 × 91.9ms)",
+	} {
+		var b bytes.Buffer
+		if err := HTTPText(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: no %q in\n%s", lang, want, b.String())
+		}
+	}
+	if got := strings.Join(Notes(d, English), "\n"); !strings.Contains(got, "BEHIND: every client was busy when operations were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the store is the limit") {
+		t.Errorf("kurabe run's notes:\n%s", got)
+	}
+	o.Service = result.Latency{}
+	var b bytes.Buffer
+	HTTPText(&b, English, d)
+	if !strings.Contains(b.String(), "BEHIND: every client was busy when requests were due: give more clients (-c) or a lower rate") {
+		t.Errorf("no service time:\n%s", b.String())
+	}
+}

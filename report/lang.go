@@ -145,10 +145,17 @@ var words = map[string][2]string{
 	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
 	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
 	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
-	// The engine's reasons for BEHIND (result.BehindClient, BehindStore).
+	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
 	"http.behind.server":        {"the server could not keep up with the rate: operations started late or not at all", "サーバーがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
+	result.BehindBusy:           {"", "予定時刻に全クライアントが処理中で、このレイテンシではクライアント数がレートに足りなかった"},
+	"behind.busy.ops":           {"every client was busy when operations were due", "操作の予定時刻に全クライアントが処理中でした"},
+	"behind.busy.requests":      {"every client was busy when requests were due", "リクエストの予定時刻に全クライアントが処理中でした"},
+	"behind.busy":               {"%s: %d clients at a mean service time of %s carry at most %s/s; give -c %d or more (%s/s × %s), or a lower rate; if the service time then grows, %s is the limit", "%s: %d クライアントは平均サービス時間 %s で最大 %s/秒しか運べません。-c %d 以上 (%s/秒 × %s) にするか、レートを下げてください。それでサービス時間が伸びるなら%sが限界です"},
+	"behind.busy.unmeasured":    {"%s: give more clients (-c) or a lower rate", "%s: クライアント (-c) を増やすか、レートを下げてください"},
+	"the server":                {"", "サーバー"},
+	"the store":                 {"", "ストア"},
 	"note.notstarted":           {"; %d due before the end never started", "。%d 件は終了までに開始されず"},
 	"note.kinds":                {"%s %s by kind: %s", "%s %s の操作別: %s"},
 	"note.kind":                 {"%s %s (p50 %s, p99 %s)", "%s %s (p50 %s、p99 %s)"},
