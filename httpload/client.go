@@ -478,7 +478,14 @@ func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect, body 
 	case keyExpectLength:
 		return c.keep(ti, key, "expect-length", fmt.Sprintf("%s: body of %d bytes, want %d (--expect-length)", c.what(ti), n, exp.Length))
 	case keyExpectBody:
-		return c.keep(ti, key, "expect-body", fmt.Sprintf("%s: body does not match %q", c.what(ti), exp.Body.String()))
+		// The start of the body says why, often: an empty page
+		// ({"total":2000,"offset":5421,"items":[],"count":0}) shows an
+		// offset beyond the records served.
+		msg := fmt.Sprintf("%s: body does not match %q", c.what(ti), exp.Body.String())
+		if text := BodyText([]byte(c.scrub(ti, string(body[:min(len(body), snipMax)]))), bodyQuote); text != "" {
+			msg += ": " + text
+		}
+		return c.keep(ti, key, "expect-body", msg)
 	case keyExpectStatus + code:
 		return c.keep(ti, key, "expect-status "+status, fmt.Sprintf("%s: status %d %s, want %v", c.what(ti), code, fasthttp.StatusMessage(code), exp.Status))
 	}
