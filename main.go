@@ -33,9 +33,9 @@ func interruptible() context.Context {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sig
+		first := <-sig
 		cancel()
-		os.Stderr.WriteString("\nkurabe: stopping; press Ctrl-C again to stop at once\n")
+		os.Stderr.WriteString(stopping(first))
 		s := <-sig
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {
@@ -46,4 +46,14 @@ func interruptible() context.Context {
 		os.Exit(code)
 	}()
 	return ctx
+}
+
+// stopping is what kurabe says on the first signal. The hint of a second
+// Ctrl-C is for a user at the terminal; a SIGTERM comes from a service
+// manager or a script, which the hint would only puzzle.
+func stopping(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "\nkurabe: stopping (SIGTERM)\n"
+	}
+	return "\nkurabe: stopping; press Ctrl-C again to stop at once\n"
 }

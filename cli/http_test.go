@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -97,7 +98,7 @@ func TestHTTPSendsExactlyN(t *testing.T) {
 		"Transfer rate:", "Connection Times (ms, µs resolution)", "Connect:", "Processing:", "Waiting:", "Total:", "99.9%", "(longest request)",
 		"Transactions:                  10000 hits", "Availability:                  100.00 %", "Elapsed time:", "Data transferred:", "Response time:",
 		"Transaction rate:", "Throughput:", "Concurrency:", "Successful transactions:       10000", "Failed transactions:           0",
-		"Longest transaction:", "Shortest transaction:", "Status codes: 200 × 10000", "over 100 connections",
+		"Longest transaction:", "Shortest transaction:", "Status codes: 200 × 10000", "Connections: 100 opened; TCP connect ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -647,5 +648,145 @@ func TestHTTPUnnamedStep(t *testing.T) {
 	out, _, code := httpCLI(t, "--flow", fl, "-n", "1", s.URL)
 	if code != ExitFailed || !strings.Contains(out, "first: step 1 (GET "+s.URL+"/fail): 503") || strings.Contains(out, "step step") {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+// A row's latency is that of its successful requests, as the run's
+// percentiles are: a URL whose every request failed, and a step that never
+// ran, show "-" in every latency column, not the failures' times or zeros.
+// The headings carry the unit.
+func TestHTTPRowsWithoutSuccess(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	s := newHTTPCounting(t)
+	noLatency := regexp.MustCompile(`(?m)^(\S.*?)\s+\d+\s+[\d.]+\s+\d+\s+-\s+-\s+-\s+-\s+-\s`)
+	rowsWithout := func(out string) []string {
+		var names []string
+		for _, m := range noLatency.FindAllStringSubmatch(out, -1) {
+			names = append(names, m[1])
+		}
+		return names
+	}
+	for _, c := range []struct {
+		name string
+		urls []string
+		want []string // the rows without latency
+	}{
+		// One URL keeps no histogram of its own (its row is the run's
+		// responses less the failed ones).
+		{"one URL", []string{s.URL + "/fail"}, []string{"GET " + s.URL + "/fail"}},
+		// Several keep one each.
+		{"two URLs", []string{s.URL + "/fail", s.URL + "/ok"}, []string{"GET " + s.URL + "/fail"}},
+	} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		out, errs, code := httpCLI(t, append([]string{"-n", "20", "-c", "2", "--format", "text", "--json", js}, c.urls...)...)
+		if code != ExitFailed {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errs)
+		}
+		if got := rowsWithout(out); !slices.Equal(got, c.want) {
+			t.Errorf("%s: rows without latency %q, want %q:\n%s", c.name, got, c.want, out)
+		}
+		if !strings.Contains(out, "mean (ms)  p50 (ms)  p90 (ms)  p99 (ms)  max (ms)") {
+			t.Errorf("%s: headings without the unit:\n%s", c.name, out)
+		}
+		doc, err := result.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range doc.Stores[0].Phases[0].HTTP.Targets {
+			if failed := tg.Failed == tg.Requests; failed != (tg.Latency.Count == 0) {
+				t.Errorf("%s: target %s: %d of %d failed, latency over %d", c.name, tg.Name, tg.Failed, tg.Requests, tg.Latency.Count)
+			}
+		}
+	}
+
+	// A flow whose first step fails: the step behind it never runs.
+	fl := filepath.Join(t.TempDir(), "flow.yaml")
+	os.WriteFile(fl, []byte("steps:\n  - {name: login, url: /fail}\n  - {name: find, url: /ok}\n"), 0o644)
+	out, errs, code := httpCLI(t, "--flow", fl, "-n", "6", "--format", "markdown", s.URL)
+	if code != ExitFailed {
+		t.Fatalf("flow: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"| step | requests | req/s | failed | mean (ms) | p50 (ms) | p90 (ms) | p99 (ms) | max (ms) | body bytes |",
+		"| login | 6 | 0.00 | 6 | - | - | - | - | - |",
+		"| find | 0 | 0.00 | 0 | - | - | - | - | - | no responses |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("flow: report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The connect time is per connection opened, over every connection
+// opened: those of requests that then timed out too.
+func TestHTTPConnectPerConnection(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/stall" {
+			<-release
+		}
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) })
+	fl := filepath.Join(t.TempDir(), "flow.yaml") // a flow goes through fasthttp
+	os.WriteFile(fl, []byte("steps:\n  - url: /stall\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "40", "-c", "4", ts.URL + "/"}, "Connections: 4 opened; TCP connect "},
+		{[]string{"-n", "2", "-c", "2", "-s", "300ms", ts.URL + "/stall"}, "Connections: 2 opened; TCP connect "},
+		{[]string{"--flow", fl, "-n", "2", "-c", "2", "-s", "300ms", ts.URL}, "Connections: 2 opened; TCP connect "},
+	} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		out, errs, _ := httpCLI(t, append([]string{"--format", "text", "--json", js}, c.args...)...)
+		if !strings.Contains(out, c.want) || !strings.Contains(out, " µs per connection (mean of ") {
+			t.Errorf("%v: report lacks %q:\n%s\n%s", c.args, c.want, out, errs)
+		}
+		doc, err := result.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := doc.Stores[0].Phases[0].HTTP
+		if h.TCPConnect.Count != h.Connections || h.TCPConnect.Mean <= 0 {
+			t.Errorf("%v: %d connections, connect over %d, mean %v µs", c.args, h.Connections, h.TCPConnect.Count, h.TCPConnect.Mean)
+		}
+	}
+}
+
+// An open loop whose clients were all in a request when requests were due
+// says so, with the clients the rate needs at the latency measured,
+// instead of blaming the server; the rate achieved is over -d.
+func TestHTTPOpenLoopBehindForWantOfClients(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+	}))
+	t.Cleanup(ts.Close)
+	js := filepath.Join(t.TempDir(), "r.json")
+	// Two clients at 50 ms carry at most 40/s; 200/s is asked.
+	out, errs, code := httpCLI(t, "-R", "200", "-d", "1s", "-c", "2", "--format", "text", "--json", js, ts.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Stores[0].Phases[0]
+	o := p.OpenLoop
+	need, _ := o.ClientsNeeded(2)
+	for _, want := range []string{
+		"BEHIND: every client was busy when requests were due: 2 clients at a mean service time of ",
+		fmt.Sprintf("give -c %d or more (200/s × ", need),
+		fmt.Sprintf("%.2f/s achieved", float64(p.Ops+p.Errors)), // over -d 1s
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if need < 10 || strings.Contains(out, "the server could not keep up") {
+		t.Errorf("need %d clients at a mean service time of %.0f µs:\n%s", need, o.Service.Mean, out)
 	}
 }

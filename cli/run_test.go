@@ -382,6 +382,9 @@ func TestInterruptWritesResult(t *testing.T) {
 	if !strings.Contains(out.String(), "INTERRUPTED") {
 		t.Fatalf("table does not say interrupted:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "kurabe: stopping; press Ctrl-C again to stop at once") {
+		t.Fatalf("no hint of a second Ctrl-C after SIGINT:\n%s", out.String())
+	}
 }
 
 // waitInterrupted waits for the kurabe process cmd (whose Wait reports on

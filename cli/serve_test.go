@@ -357,6 +357,11 @@ func TestServeCGIEndToEnd(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("kurabe serve did not stop within 15s of SIGTERM")
 	}
+	// A SIGTERM comes from a script or a service manager: no hint of a
+	// second Ctrl-C, which nobody there can press.
+	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping (SIGTERM)") || strings.Contains(e, "Ctrl-C") {
+		t.Fatalf("stderr after SIGTERM:\n%s", e)
+	}
 	if _, err := os.Stat(data); !os.IsNotExist(err) {
 		t.Fatalf("temporary data %s still there after SIGTERM", data)
 	}
@@ -431,9 +436,36 @@ func TestServePostalFlows(t *testing.T) {
 		t.Fatal("the password was printed")
 	}
 
-	// As the docs run them: -c 4 -n 400 at the shipped settings.
-	checkSteps(t, runFlow(t, "postal-api.yaml", base, "-c", "4", "-n", "400"), 400, "login", "find", "logout")
-	checkSteps(t, runFlow(t, "postal-xml.yaml", base, "-c", "4", "-n", "400"), 400, "find")
+	// The shipped offsets (0 to 115,720) fit the whole data set; over
+	// 3,000 records nearly every page they draw is empty. A find with no
+	// record in it fails, and its message shows the empty page and the
+	// total (an empty page was taken for a success).
+	for _, c := range []struct{ file, find, empty string }{
+		{"postal-api.yaml", "find", `"total":3000,`},
+		{"postal-xml.yaml", "find", `<postal total="3000" `},
+	} {
+		js := filepath.Join(t.TempDir(), "empty.json")
+		_, errs, code := runCLI(t, testApp(), "http", "--flow", "../flows/"+c.file, "-c", "2", "-n", "40", "--json", js, base)
+		doc, err := result.ReadFile(js)
+		if code != ExitFailed || err != nil {
+			t.Fatalf("%s over 3,000 records at the shipped offsets: exit %d, %v\n%s", c.file, code, err, errs)
+		}
+		p := doc.Stores[0].Phases[0]
+		var empty *result.ErrorClass
+		for i := range p.ErrorClasses {
+			if p.ErrorClasses[i].Class == c.find+": expect-body" {
+				empty = &p.ErrorClasses[i]
+			}
+		}
+		if empty == nil || empty.Count < 20 || !strings.Contains(empty.First, c.empty) ||
+			!strings.Contains(empty.First, map[bool]string{true: `"items":[],"count":0}`, false: `count="0">`}[c.file == "postal-api.yaml"]) {
+			t.Fatalf("%s: failures %+v; want empty pages as %s: expect-body, quoting the page", c.file, p.ErrorClasses, c.find)
+		}
+	}
+	// As the docs run them (-c 4 -n 400), with offsets that fit.
+	fit := []string{"--set", "offset={int: [0, 2900]}", "-c", "4", "-n", "400"}
+	checkSteps(t, runFlow(t, "postal-api.yaml", base, fit...), 400, "login", "find", "logout")
+	checkSteps(t, runFlow(t, "postal-xml.yaml", base, fit...), 400, "find")
 	// A sweep's point: N records from offsets that keep every page full.
 	for _, n := range []string{"1", "3000"} {
 		set := []string{"--set", "records=" + n, "--set", "offset={int: [0, " + strconv.Itoa(3000-atoi(t, n)) + "]}"}
@@ -465,7 +497,7 @@ func TestServePostalFlows(t *testing.T) {
 	if !strings.Contains(stderr.String(), "kurabe serve: postal: the store already holds the 3,000 records; not loaded again") {
 		t.Fatalf("stderr %q", stderr.String())
 	}
-	checkSteps(t, runFlow(t, "postal-xml.yaml", base, "-n", "5"), 5, "find")
+	checkSteps(t, runFlow(t, "postal-xml.yaml", base, "--set", "offset={int: [0, 2900]}", "-n", "5"), 5, "find")
 }
 
 func atoi(t *testing.T, s string) int {

@@ -173,6 +173,8 @@ type worker struct {
 	svcRec   *hist.Recorder     // open loop: service time, from the actual start
 	lagRec   *hist.Recorder     // open loop: actual start minus scheduled start
 	late     int64              // open loop: operations that started late
+	busyLate int64              // open loop: late ones due while the client was in its previous operation
+	lastOpen time.Duration      // open loop: when the client last started a measured operation
 	errs     atomic.Int64
 	kinds    []kindStats
 	warmOps  int64

@@ -93,7 +93,8 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 			break
 		}
 		now := time.Since(w.epoch)
-		if due > now {
+		waited := due > now
+		if waited {
 			time.Sleep(due - now)
 		} else if s.dur > 0 && now >= s.warmup+s.dur && now-due > LateAfter {
 			// The phase is over: what is due but not started by now is
@@ -109,6 +110,9 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		t0 := time.Since(w.epoch)
 		if w.lagger != nil {
 			w.lagger.Lag(t0 - due)
+		}
+		if measure {
+			w.lastOpen = t0
 		}
 		d, err := w.client.Do(ctx, k)
 		t1 := time.Since(w.epoch)
@@ -136,6 +140,14 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		w.lagRec.Record(int64(t0 - due))
 		if t0-due > LateAfter {
 			w.late++
+			if !waited {
+				// The client came straight from its previous operation
+				// and found this one overdue: when it was due, this
+				// client was busy, and so was every other, or one of
+				// them would have taken it (a free client always takes
+				// the next operation and sleeps until it is due).
+				w.busyLate++
+			}
 		}
 		ks.read += d.Read
 		ks.written += d.Written
@@ -148,10 +160,13 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phase) *result.OpenLoop {
 	var svc, lag hist.Snapshot
 	o := &result.OpenLoop{Rate: cfg.Rate, RampTo: cfg.RampTo, LateAfterUs: float64(LateAfter.Microseconds())}
+	var lastOpen time.Duration
 	for _, w := range workers {
 		w.svcRec.AddTo(&svc)
 		w.lagRec.AddTo(&lag)
 		o.Late += w.late
+		o.AllBusy += w.busyLate
+		lastOpen = max(lastOpen, w.lastOpen-s.warmup)
 	}
 	o.Service = result.Summarize(&svc)
 	o.Lag = result.Summarize(&lag)
@@ -166,27 +181,50 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 	}
 	o.ScheduledRate = o.MeanRate()
 	started := float64(res.Ops + res.Errors)
-	span := res.Elapsed
+	// The rate achieved is the operations started per second of the
+	// timetable, as the rate asked for is, not per second of the phase,
+	// which runs on until the last response: a second's timetable (-d
+	// 1s) whose last operation took 40 ms came out at 96/s of 100/s
+	// started on time.
+	var span float64
 	if cfg.Count > 0 {
-		// A count-bound phase ends when its last operation does, which
-		// the timetable puts 1/Rate before the end of its slot: over a
-		// few operations the rate would come out far above the one
-		// asked (one operation of 1 ms at -R 100: 1,000/s). The
-		// operations started are held against the time the timetable
-		// gave them, or the phase's when it took longer (a store that
-		// fell behind). A count-bound phase has one rate: a ramp needs
-		// -d.
-		span = max(span, started/cfg.Rate)
+		// A count-bound phase's timetable gives its operations n/Rate
+		// seconds (the last is due 1/Rate before the end of its slot);
+		// when they started later than that (a store that fell behind),
+		// the time until the end of the slot the last one started in. A
+		// count-bound phase has one rate: a ramp needs -d.
+		span = max(started, 1) / cfg.Rate
+		if started > 0 {
+			span = max(span, lastOpen.Seconds()+1/cfg.Rate)
+		}
+	} else {
+		// A timed phase's timetable is -d; an interrupted one's, the part
+		// that ran.
+		span = cfg.Duration.Seconds()
+		if res.Interrupted {
+			span = min(span, res.Elapsed)
+		}
 	}
 	if span > 0 {
 		o.Achieved = started / span
 	}
 	o.NotStarted = max(o.Scheduled-res.Ops-res.Errors, 0)
+	// An operation no client had started by the end was due while every
+	// client was busy, as a late one that its client found overdue.
+	o.AllBusy += o.NotStarted
 	if behind(o.Scheduled, o.NotStarted, o.Late) {
 		o.Behind = true
-		if res.ProcessCPU >= 0.9*float64(runtime.NumCPU()) {
+		switch {
+		case res.ProcessCPU >= 0.9*float64(runtime.NumCPU()):
 			o.Note = result.BehindClient
-		} else {
+		case 2*o.AllBusy >= o.Late+o.NotStarted:
+			// Most of the shortfall waited for a client: too few
+			// clients for the rate at this latency (-c below rate ×
+			// latency). Whether the store could serve more in parallel
+			// is not known from here; the report says how many clients
+			// the rate needs at the latency measured.
+			o.Note = result.BehindBusy
+		default:
 			o.Note = result.BehindStore
 		}
 	}

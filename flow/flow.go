@@ -271,7 +271,16 @@ func Parse(name string, data []byte, opt Options) (*Flow, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&fy); err != nil {
-		return nil, p.yamlErr(err)
+		pe := p.yamlErr(err)
+		if !onlyUnknownFields(err) {
+			return nil, pe
+		}
+		// An unknown key (heders: for headers:) leaves the rest of the
+		// file decoded: the other problems are found too and listed with
+		// it, so that the file is fixed in one pass. A value of the wrong
+		// type is not gone on from, since the zero left in its place
+		// would bring problems of its own that are not in the file.
+		p.errs = pe.Errs
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); err != io.EOF {
@@ -327,8 +336,23 @@ func (p *parser) syntaxErr(data []byte, err error) error {
 	return p.fail(line, "%s", msg)
 }
 
+// onlyUnknownFields reports whether the decoder's err is a list of keys
+// it does not know and nothing else.
+func onlyUnknownFields(err error) bool {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return false
+	}
+	for _, m := range te.Errors {
+		if !strings.Contains(m, " not found in type ") {
+			return false
+		}
+	}
+	return true
+}
+
 // yamlErr turns the decoder's errors into ours, one per line it names.
-func (p *parser) yamlErr(err error) error {
+func (p *parser) yamlErr(err error) *ParseError {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -710,7 +734,7 @@ func (p *parser) compileSet() {
 			dec := yaml.NewDecoder(strings.NewReader(val))
 			dec.KnownFields(true)
 			if err := dec.Decode(&vy); err != nil {
-				if pe, ok := p.yamlErr(err).(*ParseError); ok && len(pe.Errs) > 0 {
+				if pe := p.yamlErr(err); len(pe.Errs) > 0 {
 					p.errorf(0, "--set %s=%s: %s; write a generator as {int: [LOW, HIGH]}, {choice: [A, B]}, {line: FILE} or {seq: START}", st.Name, st.Value, pe.Errs[0].Msg)
 				}
 				continue

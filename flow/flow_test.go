@@ -248,6 +248,15 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	if !errors.As(err, &pe) || len(pe.Errs) != 2 || err.Error() != want {
 		t.Fatalf("got %v", err)
 	}
+	// An unknown key is listed with the rest, not alone before them.
+	_, err = Parse("f.yaml", []byte("base: http://h\nsteps:\n  - url: /a?{{x}}\n    heders: {A: b}\n  - methd: GET\n    url: /b\n    expect: {status: [999]}\n"), Options{})
+	want = "f.yaml:3: step step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
+		"f.yaml:4: unknown field \"heders\" in a step\n" +
+		"f.yaml:5: unknown field \"methd\" in a step\n" +
+		"f.yaml:7: expect: status 999 is not an HTTP status (100 to 599)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("unknown keys and other problems: got\n%v\nwant\n%s", err, want)
+	}
 	src := "base: http://h\nsteps:\n" + strings.Repeat("  - url: /a?{{x}}\n", 25)
 	_, err = Parse("f.yaml", []byte(src), Options{})
 	lines := strings.Split(fmt.Sprint(err), "\n")

@@ -41,6 +41,9 @@ type client struct {
 	// lag is how far behind its scheduled start the current operation
 	// began, in an open loop (Lag); 0 in a closed loop.
 	lag time.Duration
+	// took is the time of the last request that got a response, for
+	// its row once it has succeeded.
+	took time.Duration
 
 	stats clientStats
 }
@@ -153,8 +156,12 @@ func (c *client) iterate() (int64, error) {
 			if e := st.Extract(s, c); e != nil {
 				c.stats.failed++
 				c.stats.targets[i].failed++
+				c.stats.failedTotal.Record(int64(c.took))
 				err = c.extractErr(i, s, e)
 			}
+		}
+		if err == nil {
+			c.succeeded(i)
 		}
 		if err != nil && first == nil {
 			first = err
@@ -332,7 +339,6 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 		s.total.Record(int64(total))
 		s.connect.Record(int64(conn))
 		s.processing.Record(int64(total - conn))
-		s.dial.add(tm.connect)
 	} else {
 		// On a kept-alive connection processing is the total and connect
 		// is 0: one histogram and a count instead of three histograms,
@@ -340,23 +346,12 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 		s.kept.Record(int64(total))
 		s.noConnect++
 	}
-	if tm.tls > 0 {
-		s.tls.add(tm.tls)
-	}
 	if tm.writeStart >= 0 {
 		s.write.add(tm.writeEnd - tm.writeStart)
 		if tm.firstByte >= tm.writeEnd {
 			s.waiting.Record(int64(tm.firstByte - tm.writeEnd))
 			s.read.add(t1 - tm.firstByte)
 		}
-	}
-	// The row's latency runs from the scheduled start in an open loop: a
-	// request, or each request of a flow's pass, that waited behind the
-	// timetable is charged for the wait, as the engine charges the
-	// operation.
-	ts.lat.add(total + c.lag)
-	if ts.rec != nil {
-		ts.rec.Record(int64(total + c.lag))
 	}
 	if code >= 100 && code < 600 {
 		s.status[code]++
@@ -381,11 +376,32 @@ func (c *client) record(ti int, exp *flow.Expect, t0, t1 time.Duration, bodyOut 
 	case exp.Body != nil && !exp.Body.Match(body):
 		key = keyExpectBody
 	default:
+		c.took = total
+		if c.st == nil {
+			c.succeeded(ti)
+		}
 		return n, nil
 	}
 	s.failed++
 	ts.failed++
+	s.failedTotal.Record(int64(total))
 	return n, c.responseErr(ti, key, code, n, exp, body)
+}
+
+// succeeded records the latency of URL or step ti's request that just
+// succeeded (in a flow, once its extractions did too) into its row: the
+// rows, like the percentiles, hold successful requests only, so a URL
+// whose every request failed shows no latency rather than its failures'.
+// The row's latency runs from the scheduled start in an open loop: a
+// request, or each request of a flow's pass, that waited behind the
+// timetable is charged for the wait, as the engine charges the operation.
+func (c *client) succeeded(ti int) {
+	ts := &c.stats.targets[ti]
+	d := c.took + c.lag
+	ts.lat.add(d)
+	if ts.rec != nil {
+		ts.rec.Record(int64(d))
+	}
 }
 
 // cached returns the error stored for (ti, key), or nil.
@@ -462,7 +478,14 @@ func (c *client) responseErr(ti, key, code int, n int64, exp *flow.Expect, body 
 	case keyExpectLength:
 		return c.keep(ti, key, "expect-length", fmt.Sprintf("%s: body of %d bytes, want %d (--expect-length)", c.what(ti), n, exp.Length))
 	case keyExpectBody:
-		return c.keep(ti, key, "expect-body", fmt.Sprintf("%s: body does not match %q", c.what(ti), exp.Body.String()))
+		// The start of the body says why, often: an empty page
+		// ({"total":2000,"offset":5421,"items":[],"count":0}) shows an
+		// offset beyond the records served.
+		msg := fmt.Sprintf("%s: body does not match %q", c.what(ti), exp.Body.String())
+		if text := BodyText([]byte(c.scrub(ti, string(body[:min(len(body), snipMax)]))), bodyQuote); text != "" {
+			msg += ": " + text
+		}
+		return c.keep(ti, key, "expect-body", msg)
 	case keyExpectStatus + code:
 		return c.keep(ti, key, "expect-status "+status, fmt.Sprintf("%s: status %d %s, want %v", c.what(ti), code, fasthttp.StatusMessage(code), exp.Status))
 	}

@@ -16,12 +16,16 @@ type timing struct {
 	tls        time.Duration // TLS handshake within the current request
 	handshakes int64
 	dials      int64
-	reconnects int64         // requests sent again after a kept-alive connection was found closed
-	writeStart time.Duration // first Write of the request; -1 before it
-	writeEnd   time.Duration // end of the last Write
-	firstByte  time.Duration // first Read after the last Write; -1 before it
-	awaiting   bool          // a Write happened and no Read returned since
-	in, out    int64         // bytes read and written on all connections
+	// dialTime and tlsTime hold every connection's TCP connect and TLS
+	// handshake that succeeded, whatever became of the request it was
+	// made for (a request that then timed out made its connection too).
+	dialTime, tlsTime moments
+	reconnects        int64         // requests sent again after a kept-alive connection was found closed
+	writeStart        time.Duration // first Write of the request; -1 before it
+	writeEnd          time.Duration // end of the last Write
+	firstByte         time.Duration // first Read after the last Write; -1 before it
+	awaiting          bool          // a Write happened and no Read returned since
+	in, out           int64         // bytes read and written on all connections
 }
 
 func (t *timing) since() time.Duration { return time.Since(t.epoch) }
@@ -119,6 +123,7 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 		return nil, &dialError{err}
 	}
 	t.dials++
+	t.dialTime.add(t1 - t0)
 	tc := &timedConn{Conn: c, t: t, s: s, tls: o.https}
 	if !s.track(tc) {
 		tc.Close()
@@ -133,7 +138,8 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 	tl.SetDeadline(time.Now().Add(s.w.cfg.Timeout))
 	err = tl.Handshake()
 	tl.SetDeadline(time.Time{})
-	t.tls += t.since() - t1
+	hs := t.since() - t1
+	t.tls += hs
 	t.handshakes++
 	// The handshake's writes and reads are not the request's.
 	t.writeStart, t.firstByte, t.awaiting = -1, -1, false
@@ -141,5 +147,6 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 		tc.Close()
 		return nil, &dialError{err}
 	}
+	t.tlsTime.add(hs)
 	return &tlsConn{Conn: tl, t: t}, nil
 }

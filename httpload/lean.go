@@ -214,7 +214,8 @@ func (lc *leanConn) dial() error {
 	t0 := t.since()
 	d := net.Dialer{Timeout: lc.s.w.cfg.Timeout}
 	c, err := d.Dial("tcp", lc.addr)
-	t.connect += t.since() - t0
+	took := t.since() - t0
+	t.connect += took
 	if err != nil {
 		return &dialError{err}
 	}
@@ -225,6 +226,7 @@ func (lc *leanConn) dial() error {
 		return &dialError{err}
 	}
 	t.dials++
+	t.dialTime.add(took)
 	lc.s.connsMu.Lock()
 	if lc.s.busy.Load() == killed {
 		// The watchdog ended the request while it dialled (see track).

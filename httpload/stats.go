@@ -22,9 +22,13 @@ type clientStats struct {
 	connect, processing, waiting, total *hist.Recorder
 	kept                                *hist.Recorder
 	noConnect                           uint64
-	dial, tls, write, read              moments
-	targets                             []targetStats
-	server                              []byte
+	// failedTotal holds the total of the responses that failed (a
+	// status, an expectation, an extraction): a URL's successful
+	// requests are its responses less these.
+	failedTotal *hist.Recorder
+	write, read moments
+	targets     []targetStats
+	server      []byte
 }
 
 type targetStats struct {
@@ -37,7 +41,7 @@ type targetStats struct {
 func newClientStats(targets int, detailed bool) clientStats {
 	s := clientStats{
 		connect: hist.NewRecorder(), processing: hist.NewRecorder(), waiting: hist.NewRecorder(), total: hist.NewRecorder(),
-		kept:   hist.NewRecorder(),
+		kept: hist.NewRecorder(), failedTotal: hist.NewRecorder(),
 		length: lengthStats{set: make([]int64, 256)}, targets: make([]targetStats, targets),
 	}
 	for i := range s.targets {
@@ -191,6 +195,21 @@ func summarizeZeros(recs []*hist.Recorder, zeros uint64, buckets bool) result.La
 	return l
 }
 
+// less summarizes the values of recs less those of sub, a part of them.
+func less(recs, sub []*hist.Recorder) result.Latency {
+	var all, part, s hist.Snapshot
+	for _, r := range recs {
+		r.AddTo(&all)
+	}
+	for _, r := range sub {
+		r.AddTo(&part)
+	}
+	s.Delta(&all, &part)
+	l := result.Summarize(&s)
+	l.Buckets = nil
+	return l
+}
+
 // Stats gathers every client's counts into the result's HTTP figures. Call
 // it after the engine's phase has ended.
 func (w *Workload) Stats() *result.HTTPStats {
@@ -204,7 +223,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 	}
 	var status [600]int64
 	var lengths []*lengthStats
-	var connect, processing, waiting, total []*hist.Recorder
+	var connect, processing, waiting, total, failedTotal []*hist.Recorder
 	var noConnect uint64
 	var dialM, tlsM, writeM, readM moments
 	for _, c := range w.clients {
@@ -227,9 +246,10 @@ func (w *Workload) Stats() *result.HTTPStats {
 		processing = append(processing, s.processing, s.kept)
 		waiting = append(waiting, s.waiting)
 		total = append(total, s.total, s.kept)
+		failedTotal = append(failedTotal, s.failedTotal)
 		noConnect += s.noConnect
-		dialM.merge(&s.dial)
-		tlsM.merge(&s.tls)
+		dialM.merge(&c.sess.tm.dialTime)
+		tlsM.merge(&c.sess.tm.tlsTime)
 		writeM.merge(&s.write)
 		readM.merge(&s.read)
 		if out.Server == "" && len(s.server) > 0 {
@@ -271,11 +291,12 @@ func (w *Workload) Stats() *result.HTTPStats {
 			}
 		}
 		t.Length = mergeLengths(ls)
-		if w.numTargets() == 1 && !w.cfg.OpenLoop {
-			t.Latency = out.Total // the same requests
-			t.Latency.Buckets = nil
-		} else if len(recs) > 0 {
+		if len(recs) > 0 {
 			t.Latency = summarize(recs, false)
+		} else if w.numTargets() == 1 && !w.cfg.OpenLoop {
+			// One URL keeps no histogram of its own: its successful
+			// requests are the responses less the failed ones.
+			t.Latency = less(total, failedTotal)
 		} else if r := m.result(); r.Count > 0 {
 			t.Latency = result.Latency{Count: uint64(r.Count), Mean: r.Mean, StdDev: r.StdDev, Min: r.Min, Max: r.Max, SumNs: uint64(m.sum)}
 		}

@@ -329,12 +329,8 @@ func (r *httpRun) notes(b *strings.Builder) {
 	for _, c := range p.ErrorClasses {
 		b.WriteString(l.f("http.failed", c.Class, c.Count, c.First) + "\n")
 	}
-	b.WriteString(l.f("http.per-request", r.phase(h.Connect.Count, tcpConnect(h)), l.count(int(h.Connections), "http.connection", "http.connections"),
-		r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)))
-	if h.TLS.Count > 0 {
-		b.WriteString(l.f("http.tls", httpUS(h.TLS.Mean), h.TLS.Count))
-	}
-	b.WriteString("\n")
+	b.WriteString(l.f("http.per-request", r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)) + "\n")
+	b.WriteString(r.connections() + "\n")
 	if h.Reconnects > 0 {
 		b.WriteString(l.f("http.reconnects", h.Reconnects) + "\n")
 	}
@@ -356,7 +352,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 		if o.Behind {
 			// The engine speaks of stores; here the store is the server.
-			note := l.t(o.Note)
+			note := behindNote(l, o, p.Clients, "behind.busy.requests", "the server")
 			if o.Note == result.BehindStore {
 				note = l.t("http.behind.server")
 			}
@@ -366,19 +362,36 @@ func (r *httpRun) notes(b *strings.Builder) {
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
 }
 
-// tcpConnect is the mean time per request spent in the TCP connect
-// alone, 0 for a request on a kept-alive connection: the handshake is
-// reported apart (http.tls), as docs/http.md defines the phases, while
-// ab's Connect row holds both. Results from before tcp_connect existed
-// get it from Connect less the handshakes.
-func tcpConnect(h *result.HTTPStats) float64 {
-	if h.Connect.Count == 0 {
-		return 0
+// connections says how many connections were opened and what opening
+// one took: the mean TCP connect per connection (and TLS handshake per
+// handshake), not per request, where the kept-alive requests' zeros would
+// make it read as nothing (a mean over requests is ab's Connect row).
+// The count beside each mean is how many it is over: results written
+// before kurabe timed the connects of requests that then failed measured
+// fewer than were opened.
+func (r *httpRun) connections() string {
+	h, l := r.h, r.l
+	if h.Connections == 0 {
+		return l.t("http.connections.none")
 	}
-	if h.TCPConnect.Count > 0 {
-		return h.TCPConnect.Mean * float64(h.TCPConnect.Count) / float64(h.Connect.Count)
+	s := l.f("http.connections.opened", h.Connections)
+	switch {
+	case h.TCPConnect.Count > 0:
+		s += l.f("http.connect", httpUS(h.TCPConnect.Mean), h.TCPConnect.Count)
+	case h.Connect.Count > 0 && h.Connect.Mean > 0:
+		// A result from before tcp_connect was recorded: ab's Connect
+		// (a mean over requests, the kept-alive ones' zeros included)
+		// less the handshakes, shared over the connections opened.
+		n := min(h.Connections, int64(h.Connect.Count))
+		sum := h.Connect.Mean*float64(h.Connect.Count) - h.TLS.Mean*float64(h.TLS.Count)
+		s += l.f("http.connect", httpUS(max(sum, 0)/float64(n)), n)
+	default:
+		s += l.t("http.connect.none")
 	}
-	return max(h.Connect.Mean-h.TLS.Mean*float64(h.TLS.Count)/float64(h.Connect.Count), 0)
+	if h.TLS.Count > 0 {
+		s += l.f("http.tls", httpUS(h.TLS.Mean), h.TLS.Count)
+	}
+	return s
 }
 
 func httpUS(us float64) string { return strconv.FormatFloat(us, 'f', 1, 64) }
@@ -408,21 +421,34 @@ func (r *httpRun) targetRows() (header []string, rows [][]string) {
 	if r.h.Mode == "flow" {
 		first = l.t("step")
 	}
-	header = []string{first, l.t("requests"), "req/s", l.t("failed"), l.t("mean"), "p50", "p90", "p99", l.t("max"), l.t("body bytes")}
+	// The latency columns are in ms, as ab's; the unit is in each heading
+	// since a bare 0.852 could be seconds or µs as well.
+	ms := func(s string) string { return s + " (ms)" }
+	header = []string{first, l.t("requests"), "req/s", l.t("failed"), ms(l.t("mean")), ms("p50"), ms("p90"), ms("p99"), ms(l.t("max")), l.t("body bytes")}
 	for _, t := range r.h.Targets {
 		lat := t.Latency
+		// A row's latency is over its successful requests (as the
+		// percentiles of the whole run are): a URL whose every request
+		// failed, or a step that never ran, has none, shown as "-"
+		// rather than as zeros or as the failures' times.
+		val := func(v float64) string {
+			if lat.Count == 0 {
+				return "-"
+			}
+			return httpMS(v)
+		}
 		pct := func(v float64) string {
 			if len(r.h.Targets) > 1 && lat.P50 == 0 && lat.Count > 0 {
 				return "-" // no histogram kept for this many targets
 			}
-			return httpMS(v)
+			return val(v)
 		}
 		length := lengthText(l, t.Length)
 		if t.Length.Count > 0 && t.Length.Min != t.Length.Max {
 			length = fmt.Sprintf("%d-%d", t.Length.Min, t.Length.Max)
 		}
 		rows = append(rows, []string{t.Name, strconv.FormatInt(t.Requests, 10), httpF2(r.perSec(float64(t.Requests - t.Failed))),
-			strconv.FormatInt(t.Failed, 10), httpMS(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), httpMS(lat.Max), length})
+			strconv.FormatInt(t.Failed, 10), val(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), val(lat.Max), length})
 	}
 	return header, rows
 }

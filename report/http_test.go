@@ -48,6 +48,7 @@ func httpURLs() *result.Document {
 		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Reconnects: 3, Server: "nginx/1.22.1",
 		Connect: httpLat(rng, 100, 50, false), Processing: httpLat(rng, 9990, 900, false), Waiting: httpLat(rng, 9990, 850, false),
 		Total: httpLat(rng, 9990, 900, true), Write: result.Moments{Count: 9990, Mean: 12.5}, Read: result.Moments{Count: 9990, Mean: 3.25},
+		TCPConnect: result.Moments{Count: 100, Mean: 44.4},
 	}
 	h.Connect.Count, h.Connect.Min, h.Connect.P50 = 9990, 0, 0
 	for i, u := range []string{"http://127.0.0.1:3001/read_file", "http://127.0.0.1:3001/posts?limit=100"} {
@@ -163,7 +164,7 @@ func TestHTTPNumbersAreTheSameInBothLanguages(t *testing.T) {
 	// One client over one connection is said in the singular.
 	one := httpURLs()
 	one.Stores[0].Phases[0].Clients, one.Stores[0].Phases[0].HTTP.Connections = 1, 1
-	for lang, want := range map[string][]string{English: {" · 1 client · ", "over 1 connection,"}, Japanese: {" · 1 クライアント · ", "(接続 1 回)"}} {
+	for lang, want := range map[string][]string{English: {" · 1 client · ", "Connections: 1 opened;"}, Japanese: {" · 1 クライアント · ", "接続: 1 本を開いた。"}} {
 		var b bytes.Buffer
 		if err := HTTPText(&b, lang, one); err != nil {
 			t.Fatal(err)
@@ -268,10 +269,10 @@ func TestHTTPOpenLoopNotMeasured(t *testing.T) {
 	}
 }
 
-// The connect phase kurabe prints is the TCP connect alone, the TLS
-// handshake beside it; ab's Connect row holds both. A document from
-// before tcp_connect was recorded gets it from Connect less the
-// handshakes.
+// The connect phase kurabe prints is the TCP connect alone, per
+// connection opened, the TLS handshake beside it; ab's Connect row holds
+// both. A document from before tcp_connect was recorded gets it from
+// Connect less the handshakes.
 func TestHTTPConnectIsTCPAlone(t *testing.T) {
 	for name, tcp := range map[string]result.Moments{"new": {Count: 40, Mean: 78}, "old": {}} {
 		h := &result.HTTPStats{Mode: "urls", Requests: 40, Responses: 40, Connections: 40,
@@ -284,10 +285,43 @@ func TestHTTPConnectIsTCPAlone(t *testing.T) {
 		if err := HTTPFull(&b, English, d); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"connect 78.0 over 40 connections", "TLS handshake 797.0 in 40", "Connect:         0.800      0.875"} {
+		for _, want := range []string{"Connections: 40 opened; TCP connect 78.0 µs per connection (mean of 40); TLS handshake 797.0 µs per handshake (mean of 40)", "Connect:         0.800      0.875"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("%s: no %q in\n%s", name, want, b.String())
 			}
 		}
+	}
+}
+
+// When every client was busy, BEHIND says how many clients the rate needs
+// at the latency measured (rate × mean service time), in kurabe http's
+// report and under kurabe run's table; without a service time, it says
+// only to give more clients.
+func TestBehindForWantOfClients(t *testing.T) {
+	d := httpFlow()
+	p := &d.Stores[0].Phases[0]
+	o := p.OpenLoop
+	o.Note = result.BehindBusy
+	o.Service.Mean = 91_881 // µs: 8 clients carry 87.1/s, 100/s needs 10
+	for lang, want := range map[string]string{
+		English:  "BEHIND: every client was busy when requests were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the server is the limit",
+		Japanese: "BEHIND: リクエストの予定時刻に全クライアントが処理中でした: 8 クライアントは平均サービス時間 91.9ms で最大 87.1/秒しか運べません。-c 10 以上 (100/秒 × 91.9ms)",
+	} {
+		var b bytes.Buffer
+		if err := HTTPText(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: no %q in\n%s", lang, want, b.String())
+		}
+	}
+	if got := strings.Join(Notes(d, English), "\n"); !strings.Contains(got, "BEHIND: every client was busy when operations were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the store is the limit") {
+		t.Errorf("kurabe run's notes:\n%s", got)
+	}
+	o.Service = result.Latency{}
+	var b bytes.Buffer
+	HTTPText(&b, English, d)
+	if !strings.Contains(b.String(), "BEHIND: every client was busy when requests were due: give more clients (-c) or a lower rate") {
+		t.Errorf("no service time:\n%s", b.String())
 	}
 }

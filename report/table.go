@@ -220,6 +220,23 @@ var latCols = []struct {
 	{"max", func(l result.Latency) float64 { return l.Max }},
 }
 
+// behindNote says why an open loop fell behind, in l: the engine's note,
+// or when every client was busy, what the clients carry at the latency
+// measured and how many the rate needs (rate × latency). busy says what
+// was due (behind.busy.ops, or in kurabe http behind.busy.requests);
+// limit names what is the limit when more clients only make the latency
+// grow: the store, or in kurabe http the server.
+func behindNote(l tr, o *result.OpenLoop, clients int, busy, limit string) string {
+	if o.Note != result.BehindBusy {
+		return l.t(o.Note) // the engine's notes are keys
+	}
+	need, carry := o.ClientsNeeded(clients)
+	if need == 0 {
+		return l.f("behind.busy.unmeasured", l.t(busy))
+	}
+	return l.f("behind.busy", l.t(busy), clients, dur(o.Service.Mean), num(carry), need, num(o.PeakRate()), dur(o.Service.Mean), l.t(limit))
+}
+
 // dur formats a latency in µs with its own unit and about three
 // significant digits: 0.93µs, 298µs, 1.25ms, 1.18s.
 func dur(us float64) string {
@@ -436,7 +453,7 @@ func notes(d *result.Document, l tr) []string {
 					line += l.f("note.notstarted", o.NotStarted)
 				}
 				if o.Behind {
-					line += l.f("note.behind", l.t(o.Note)) // the engine's notes are keys
+					line += l.f("note.behind", behindNote(l, o, p.Clients, "behind.busy.ops", "the store"))
 				}
 				out = append(out, line)
 			}

@@ -47,8 +47,9 @@ type HTTPStats struct {
 	Waiting    Latency `json:"waiting"`
 	Total      Latency `json:"total"`
 	// The finer phases: the TCP connect alone and the TLS handshake (per
-	// connection, over the requests that opened one), writing the request,
-	// reading the response after its first byte.
+	// connection opened and handshake completed, whatever became of the
+	// request that opened it), writing the request, reading the response
+	// after its first byte.
 	TCPConnect Moments `json:"tcp_connect"`
 	TLS        Moments `json:"tls"`
 	Write      Moments `json:"write"`
@@ -91,8 +92,9 @@ type HTTPTarget struct {
 	Requests int64      `json:"requests"`
 	Failed   int64      `json:"failed"`
 	Length   BodyLength `json:"body_length"`
-	// Latency of every request to this target, from its actual start;
-	// percentiles only when kurabe kept a histogram per target (up to
-	// a few targets), else only count, mean, min and max.
+	// Latency of the successful requests to this target (Count 0 when
+	// none succeeded), from its actual start, or in an open loop from the
+	// scheduled one; percentiles only when kurabe kept a histogram per
+	// target (up to a few targets), else only count, mean, min and max.
 	Latency Latency `json:"latency"`
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -164,12 +165,19 @@ type OpenLoop struct {
 	RampTo    float64 `json:"ramp_to,omitempty"` // ops/s at the end of a ramp
 	Scheduled int64   `json:"scheduled"`         // operations the timetable held
 	// ScheduledRate is the timetable's mean rate over the measured part
-	// (Rate, or the middle of a ramp); Achieved is what was started.
+	// (Rate, or the middle of a ramp); Achieved is what was started, per
+	// second of the timetable (-d, or n/Rate, or until the end of the
+	// last one's slot when they started later).
 	ScheduledRate float64 `json:"scheduled_rate"`
 	Achieved      float64 `json:"achieved_rate"` // operations started per second
 	// NotStarted counts operations due before the phase ended that no
 	// client had started by then.
-	NotStarted  int64   `json:"not_started,omitempty"`
+	NotStarted int64 `json:"not_started,omitempty"`
+	// AllBusy counts operations due while every client was in an
+	// operation: those that started late straight after their client's
+	// previous one, and those never started. Clients are one operation
+	// in flight each, so these waited for a client, not for a clock.
+	AllBusy     int64   `json:"all_busy,omitempty"`
 	Late        int64   `json:"late"` // started more than LateAfterUs behind schedule
 	LateAfterUs float64 `json:"late_after_us"`
 	// Service is the uncorrected latency, from each operation's actual
@@ -177,14 +185,34 @@ type OpenLoop struct {
 	Service Latency `json:"service_time"`
 	Lag     Latency `json:"lag"`
 	Behind  bool    `json:"behind"`         // the rate was not kept
-	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient or BehindStore
+	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient, BehindBusy or BehindStore
 }
 
 // Why an open loop fell behind (OpenLoop.Note). Reports translate them.
 const (
 	BehindClient = "kurabe could not keep the rate: its own process used nearly every core"
 	BehindStore  = "the store could not keep up with the rate: operations started late or not at all"
+	// BehindBusy: operations were due while every client was in one; at
+	// the latency measured, the clients (-c) could not carry the rate.
+	// Reports say how many the rate needs (OpenLoop.ClientsNeeded).
+	BehindBusy = "every client was busy when operations were due: too few clients for the rate at this latency"
 )
+
+// PeakRate is the highest rate of the timetable: Rate, or the end of a
+// ramp that rises.
+func (o *OpenLoop) PeakRate() float64 { return max(o.Rate, o.RampTo) }
+
+// ClientsNeeded is how many clients carry the timetable's peak rate at
+// the mean service time measured (rate × latency, rounded up), and what
+// the clients given carry at that latency (clients ÷ latency, per
+// second); 0, 0 when no operation succeeded.
+func (o *OpenLoop) ClientsNeeded(clients int) (need int, carry float64) {
+	if o.Service.Count == 0 || o.Service.Mean <= 0 {
+		return 0, 0
+	}
+	secs := o.Service.Mean / 1e6
+	return int(math.Ceil(o.PeakRate()*secs - 1e-9)), float64(clients) / secs
+}
 
 // MeanRate is the timetable's mean rate over the measured part: Rate, or
 // the middle of a ramp (what ScheduledRate records; results written
