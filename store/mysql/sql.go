@@ -121,6 +121,11 @@ func (c *sqlCol) Scan(src any) error {
 // Dialect names MySQL's SQL, with ? placeholders (MariaDB's too).
 func (s *session) Dialect() string { return "mysql" }
 
+// TableName is t's name in the store's database (the URL's, or the
+// database option's), quoted, for the workloads that write their own SQL
+// (crud, load, ycsb, tpcb): without it they would name database kurabe.
+func (s *session) TableName(t *store.Table) string { return s.st.qualified(t.Name) }
+
 // sqlStmt returns the session's statement for text, preparing it on first
 // use (not with connect=per-op).
 func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {

@@ -525,11 +525,7 @@ func (w *bench) Prepare(ctx context.Context, st store.Store) (int64, error) {
 	var sum int64
 	rows, _, err := ss.Query(ctx, q.sumAccounts, nil, func(first int64) { sum = first })
 	if err != nil {
-		hint := "its statements name the tables in kurabe's default namespace"
-		if ss.Dialect() == "mysql" {
-			hint = "its statements name database kurabe: leave out the store's database option"
-		}
-		return total, fmt.Errorf("%s cannot read back the accounts it loaded (%w); %s", w.name, err, hint)
+		return total, fmt.Errorf("%s cannot read back the accounts it loaded (%w); its statements name the tables in kurabe's default namespace, which this store does not use", w.name, err)
 	}
 	if rows != 1 || sum != 0 {
 		return total, fmt.Errorf("reading pgbench_accounts back: %d rows, balance sum %d; want 1 row and 0", rows, sum)

@@ -81,7 +81,7 @@ func rows(t *testing.T, st store.Store, tb *store.Table) []store.Row {
 	return out
 }
 
-var serverSpecs = []string{"sqlite:", "postgres:managed", "mariadb:managed"}
+var serverSpecs = []string{"sqlite:", "postgres:managed", "mariadb:managed?database=kurabe_ycsb"}
 
 func TestEveryLetterOnEveryStore(t *testing.T) {
 	// Each letter, 2000 operations from 2 clients, on SQLite, PostgreSQL
