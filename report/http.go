@@ -327,7 +327,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
-		b.WriteString(l.f("http.failed", c.Class, c.Count, c.First) + "\n")
+		b.WriteString(l.f("http.failed", c.Class, c.Count, r.firstError(c.First)) + "\n")
 	}
 	b.WriteString(l.f("http.per-request", r.phase(h.Connect.Count, tcpConnect(h)), l.count(int(h.Connections), "http.connection", "http.connections"),
 		r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)))
@@ -364,6 +364,16 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
+}
+
+// firstError is a class's first message with a flow step's label in the
+// report's language: httpload names the step ("step login (POST …): …")
+// in English, as every error message is; the rest is quoted as it is.
+func (r *httpRun) firstError(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "step "); ok && r.h.Mode == "flow" {
+		return r.l.t("step") + " " + rest
+	}
+	return msg
 }
 
 // tcpConnect is the mean time per request spent in the TCP connect
@@ -411,18 +421,24 @@ func (r *httpRun) targetRows() (header []string, rows [][]string) {
 	header = []string{first, l.t("requests"), "req/s", l.t("failed"), l.t("mean"), "p50", "p90", "p99", l.t("max"), l.t("body bytes")}
 	for _, t := range r.h.Targets {
 		lat := t.Latency
+		ms := func(v float64) string {
+			if lat.Count == 0 {
+				return "-" // no response timed: a 0 would read as a latency
+			}
+			return httpMS(v)
+		}
 		pct := func(v float64) string {
 			if len(r.h.Targets) > 1 && lat.P50 == 0 && lat.Count > 0 {
 				return "-" // no histogram kept for this many targets
 			}
-			return httpMS(v)
+			return ms(v)
 		}
 		length := lengthText(l, t.Length)
 		if t.Length.Count > 0 && t.Length.Min != t.Length.Max {
 			length = fmt.Sprintf("%d-%d", t.Length.Min, t.Length.Max)
 		}
 		rows = append(rows, []string{t.Name, strconv.FormatInt(t.Requests, 10), httpF2(r.perSec(float64(t.Requests - t.Failed))),
-			strconv.FormatInt(t.Failed, 10), httpMS(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), httpMS(lat.Max), length})
+			strconv.FormatInt(t.Failed, 10), ms(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), ms(lat.Max), length})
 	}
 	return header, rows
 }
