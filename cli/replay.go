@@ -252,19 +252,10 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if f.jsonOut != "" {
 		jsonErr = result.WriteFile(f.jsonOut, doc)
 	}
+	// The table and its notes, the replay's own lines (pace, unreadable
+	// lines) among them, as kurabe report prints them from the JSON.
 	if err := report.WriteTables(stdout, f.format, *f.lang, doc); err != nil {
 		return err
-	}
-	if f.format == "text" || f.format == "markdown" {
-		var b strings.Builder
-		for _, line := range replayNotes(doc) {
-			b.WriteString(line + "\n")
-		}
-		if b.Len() > 0 {
-			if _, err := io.WriteString(stdout, "\n"+b.String()); err != nil {
-				return err
-			}
-		}
 	}
 	if jsonErr != nil {
 		return jsonErr
@@ -322,73 +313,4 @@ func readLog(path, format, dialect, prefix string) (*replay.Log, string, error) 
 		return nil, "", &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: %w", path, err)}
 	}
 	return lg, prefix, nil
-}
-
-// replayNotes returns the lines a replay adds under the table: the log
-// read, the pace kept or not, lines that could not be read, and notes.
-func replayNotes(d *result.Document) []string {
-	var out []string
-	for _, s := range d.Stores {
-		for _, p := range s.Phases {
-			r := p.Replay
-			if r == nil || p.Op != "replay" {
-				continue
-			}
-			mode := "one client per session"
-			if r.Mode == "clients" {
-				mode = numfmt.Count(int64(p.Clients), "client", "clients")
-			}
-			line := fmt.Sprintf("%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", s.Label, numfmt.Count(r.Statements, "statement", "statements"), numfmt.Count(int64(r.Sessions), "session", "sessions"), r.Log, numfmt.Count(r.Lines, "line", "lines"), r.LogSpan, mode, r.Speed)
-			if r.Delay != "" {
-				line += ", delay " + r.Delay
-			}
-			switch {
-			case p.Interrupted:
-				// Stopped before the log's end: its time is the
-				// interrupt's, so no verdict on the pace, only how far
-				// it got.
-				ran := p.Ops + p.Errors + p.WarmupOps
-				line += fmt.Sprintf("; INTERRUPTED after %.3f s", r.Wall)
-				if r.Lag != nil {
-					line += fmt.Sprintf(" of the %.3f s scheduled", r.Scheduled)
-				}
-				line += fmt.Sprintf(", with %d of the %s run", ran, numfmt.Count(r.Statements, "statement", "statements"))
-				if r.Lag != nil && r.Lag.Count > 0 {
-					line += fmt.Sprintf("; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max))
-				}
-				if r.Lag != nil {
-					line += "; no verdict on the pace, which only a replay to the log's end can give"
-				}
-			case r.Lag != nil:
-				line += fmt.Sprintf("; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late",
-					r.Wall, r.Scheduled, usDur(r.Lag.P50), usDur(r.Lag.P99), usDur(r.Lag.Max), numfmt.Count(r.Late, "statement", "statements"), usDur(r.LateAfterUs))
-				if r.Behind {
-					line += "; BEHIND: " + r.Note
-				} else {
-					line += "; kept the log's pace"
-				}
-			default:
-				line += fmt.Sprintf("; took %.3f s", r.Wall)
-			}
-			out = append(out, line)
-			if r.Unreadable > 0 {
-				out = append(out, fmt.Sprintf("%s replay: %s of the log could not be read and %s passed over; the first: %s", s.Label, numfmt.Count(r.Unreadable, "line", "lines"), wasWere(r.Unreadable), strings.Join(r.FirstUnreadable, "; ")))
-			}
-			for _, n := range r.Notes {
-				out = append(out, s.Label+" replay: "+n)
-			}
-		}
-	}
-	return out
-}
-
-func wasWere(n int64) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
-}
-
-func usDur(us float64) string {
-	return time.Duration(us * 1e3).Round(time.Microsecond).String()
 }

@@ -490,6 +490,12 @@ func TestReplayLagOnPostgres(t *testing.T) {
 	if !r.Behind || r.Wall < 1.9 || r.Lag.Max < 1_000_000 || !strings.Contains(out, "BEHIND: the store could not keep the log's pace") {
 		t.Errorf("a slow store: behind %v after %.3f s of %.3f s scheduled, lag max %.0f µs; printed:\n%s", r.Behind, r.Wall, r.Scheduled, r.Lag.Max, out)
 	}
+	// kurabe report of the JSON says what the live run said, the verdict
+	// on the pace included (before, it left it out).
+	again, rerrs, code := runCLI(t, testApp(), "report", jsonPath)
+	if code != ExitOK || again != out {
+		t.Errorf("kurabe report %s (status %d, %s):\n%s\nthe live run printed:\n%s", jsonPath, code, rerrs, again, out)
+	}
 }
 
 // TestCaptureSummaryCounts: the line capture prints about the saved log

@@ -39,15 +39,19 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 					extra += v.Extra
 				}
 				l := p.Latency
+				ratio := ""
+				if ratioMeasured(p) {
+					ratio = ff(p.FinishRatio)
+				}
 				cw.Write([]string{
 					run, s.Label, s.Info.Driver, variantString(s.Variant), p.Op,
 					strconv.Itoa(p.Repeat + 1), strconv.Itoa(p.Clients),
 					strconv.FormatInt(p.Ops, 10), strconv.FormatInt(p.Errors, 10),
 					ff(p.Elapsed), ff(p.OpsPerSec),
-					ff(l.Mean), ff(l.P50), ff(l.P90), ff(l.P95), ff(l.P99), ff(l.P999), ff(l.Max),
+					lf(l, l.Mean), lf(l, l.P50), lf(l, l.P90), lf(l, l.P95), lf(l, l.P99), lf(l, l.P999), lf(l, l.Max),
 					strconv.FormatInt(lost, 10), strconv.FormatInt(extra, 10),
 					strconv.FormatInt(p.BytesRead, 10), strconv.FormatInt(p.BytesWritten, 10),
-					ff(p.FinishRatio), strconv.FormatBool(p.Interrupted),
+					ratio, strconv.FormatBool(p.Interrupted),
 				})
 			}
 		}
@@ -60,6 +64,15 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 // never 1.1437285550895922e+06 or 4e-05) with the fewest digits that read
 // back as the same value: spreadsheets and scripts read it as it is.
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// lf writes a latency figure, or an empty cell when the phase measured no
+// latency (no operation succeeded), where a 0 would read as a figure.
+func lf(l result.Latency, v float64) string {
+	if l.Count == 0 {
+		return ""
+	}
+	return ff(v)
+}
 
 // variantString writes a variant's settings as "name=value name=value".
 func variantString(v []result.Setting) string {

@@ -56,8 +56,11 @@ type htmlRun struct {
 	What, Env   [][2]string
 	Stores      *htmlTable
 	Results     *htmlTable
-	Notes       []string
-	Charts      []htmlChart
+	// A kurabe http result's table per URL or step, under its title.
+	Targets      *htmlTable
+	TargetsTitle string
+	Notes        []string
+	Charts       []htmlChart
 }
 
 type htmlVerify struct {
@@ -89,7 +92,7 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 	if err != nil {
 		return err
 	}
-	page := htmlPage{Lang: lang, Title: l.t("kurabe report"), Intro: l.f("report.intro", len(docs)), CSS: template.CSS(htmlCSS)}
+	page := htmlPage{Lang: lang, Title: l.t("kurabe report"), Intro: l.count(len(docs), "report.intro1", "report.intro"), CSS: template.CSS(htmlCSS)}
 	if len(docs) > 1 {
 		page.SideBySide = sideBySide(docs, l)
 	}
@@ -107,6 +110,26 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 		}
 		header, rows, numeric := table(d, l)
 		run.Results = cellTable(header, rows, numeric)
+		if r, err := httpPhase(d); err == nil {
+			// kurabe http's table per URL or flow step, as its text
+			// format shows it; its statuses, lengths and passes are
+			// among the notes.
+			r.l = l
+			header, rows := r.targetRows()
+			numeric := make([]bool, len(header))
+			for i := 1; i < len(header)-1; i++ {
+				numeric[i] = true
+			}
+			trs := make([]row, len(rows))
+			for i, r := range rows {
+				trs[i] = r
+			}
+			run.Targets = cellTable(header, trs, numeric)
+			run.TargetsTitle = l.t("Per URL")
+			if r.h.Mode == "flow" {
+				run.TargetsTitle = l.t("Per step")
+			}
+		}
 		for _, ch := range chs[i] {
 			svg, err := ch.SVG()
 			if err != nil {
@@ -229,9 +252,12 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		{l.t("op"), strings.Join(r.Ops, ", ")},
 		{l.t("clients"), clientLevels(r) + clientsRan(d, l)},
 	}
-	if r.Count > 0 {
+	switch {
+	case r.Workload == "replay" && r.Count > 0:
+		kv = append(kv, [2]string{"n", l.count64(r.Count, "replay.statement", "replay.statements")})
+	case r.Count > 0:
 		kv = append(kv, [2]string{"n", num0(r.Count) + " " + l.t("per op")})
-	} else {
+	default:
 		kv = append(kv, [2]string{l.t("duration"), time.Duration(r.Duration).String() + " " + l.t("per op")})
 	}
 	kv = append(kv, [2]string{l.t("warm-up"), time.Duration(r.Warmup).String()})

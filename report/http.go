@@ -327,7 +327,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
-		b.WriteString(l.f("http.failed", c.Class, c.Count, c.First) + "\n")
+		b.WriteString(l.f("http.failed", c.Class, c.Count, r.firstError(c.First)) + "\n")
 	}
 	b.WriteString(l.f("http.per-request", r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)) + "\n")
 	b.WriteString(r.connections() + "\n")
@@ -360,6 +360,16 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
+}
+
+// firstError is a class's first message with a flow step's label in the
+// report's language: httpload names the step ("step login (POST …): …")
+// in English, as every error message is; the rest is quoted as it is.
+func (r *httpRun) firstError(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "step "); ok && r.h.Mode == "flow" {
+		return r.l.t("step") + " " + rest
+	}
+	return msg
 }
 
 // connections says how many connections were opened and what opening

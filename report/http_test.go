@@ -315,7 +315,13 @@ func TestBehindForWantOfClients(t *testing.T) {
 			t.Errorf("%s: no %q in\n%s", lang, want, b.String())
 		}
 	}
-	if got := strings.Join(Notes(d, English), "\n"); !strings.Contains(got, "BEHIND: every client was busy when operations were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the store is the limit") {
+	// kurabe run's open loop: the same phase without kurabe http's figures.
+	run := *d
+	run.Stores = []result.Store{d.Stores[0]}
+	rp := *p
+	rp.HTTP = nil
+	run.Stores[0].Phases = []result.Phase{rp}
+	if got := strings.Join(Notes(&run, English), "\n"); !strings.Contains(got, "BEHIND: every client was busy when operations were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the store is the limit") {
 		t.Errorf("kurabe run's notes:\n%s", got)
 	}
 	o.Service = result.Latency{}
@@ -323,5 +329,114 @@ func TestBehindForWantOfClients(t *testing.T) {
 	HTTPText(&b, English, d)
 	if !strings.Contains(b.String(), "BEHIND: every client was busy when requests were due: give more clients (-c) or a lower rate") {
 		t.Errorf("no service time:\n%s", b.String())
+	}
+}
+
+// httpAllFailed is a closed-loop run of one URL of which every request
+// got a 404: responses timed, no request succeeded.
+func httpAllFailed() *result.Document {
+	rng := rand.New(rand.NewPCG(9, 1))
+	u := "http://127.0.0.1:3001/nope"
+	first := "GET " + u + `: 404 Not Found: {"error":"no such path"}`
+	h := &result.HTTPStats{
+		Mode: "urls", Order: "round-robin", Requests: 200, Responses: 200, Failed: 200, Non2xx: 200, KeepAlive: true,
+		Status:        []result.StatusCount{{Code: 404, Count: 200}},
+		Length:        result.BodyLength{Count: 200, Min: 145, Max: 145, Mean: 145, Distinct: 1},
+		BytesReceived: 50_000, BytesSent: 16_000, BodyBytes: 29_000, Connections: 4,
+		Connect: httpLat(rng, 4, 10, false), Processing: httpLat(rng, 200, 140, false), Waiting: httpLat(rng, 200, 90, false),
+		Total: httpLat(rng, 200, 140, true), Write: result.Moments{Count: 200, Mean: 42.25}, Read: result.Moments{Count: 200, Mean: 0.75},
+		Targets: []result.HTTPTarget{{Name: "GET " + u, Method: "GET", URL: u, Requests: 200, Failed: 200,
+			Length: result.BodyLength{Count: 200, Min: 145, Max: 145, Mean: 145, Distinct: 1}, Latency: httpLat(rng, 200, 140, false)}},
+	}
+	classes := []result.ErrorClass{{Class: "http 404", Count: 200, First: first}}
+	return &result.Document{
+		Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 3,
+		Run: result.RunConfig{Workload: "http", Ops: []string{"GET " + u}, Clients: 4, Count: 200},
+		Stores: []result.Store{{Label: "http", Info: store.Info{Driver: "http", Target: "http://127.0.0.1:3001"}, Phases: []result.Phase{{
+			Op: "GET " + u, Clients: 4, Elapsed: 0.0123, Errors: 200, ErrorClasses: classes, FinishRatio: 1.89,
+			ClientFinish: []float64{0.0108, 0.0073, 0.0124, 0.0066}, ProcessCPU: 0.42, HTTP: h,
+			Kinds: []result.Kind{{Name: "GET " + u, Errors: 200, ErrorClasses: classes}},
+		}}}},
+	}
+}
+
+// TestHTTPInHTML: the HTML report of a kurabe http result shows what its
+// text format shows beside the common table (before, none of it): the
+// status codes, the body lengths, the table per URL or flow step, a
+// flow's passes and an open loop's BEHIND; and its heading counts runs in
+// the singular where there is one ("1 run", not "1 run(s)").
+func TestHTTPInHTML(t *testing.T) {
+	for _, c := range []struct {
+		name, lang string
+		doc        *result.Document
+		want       []string
+	}{
+		{"urls", English, httpURLs(), []string{"<p class=\"muted\">1 run. Each store", "<h3>Per URL</h3>", "<li>Status codes: 200 × 9840, 503 × 150</li>",
+			"<li>Body lengths: varying, 58 to 1200 bytes", "<li>Failed, http 503: 150; first: GET http://127.0.0.1:3001/read_file: 503 Service Unavailable</li>",
+			`<th>url</th><th class="num">requests</th>`, `<td>GET http://127.0.0.1:3001/posts?limit=100</td><td class="num">5000</td>`}},
+		{"flow", English, httpFlow(), []string{"<h3>Per step</h3>", `<th>step</th>`, "<td>login</td>", "<li>Flow: 1000 passes completed, 0 failed",
+			"<li>BEHIND: the server could not keep up with the rate"}},
+		{"flow", Japanese, httpFlow(), []string{"1 件の実行。", "<h3>ステップごと</h3>", "<li>ステータスコード: 200 × 3000</li>", "<li>フロー: 完了 1000 パス"}},
+	} {
+		var b bytes.Buffer
+		if err := writeHTML(&b, c.lang, nil, []*result.Document{c.doc}); err != nil {
+			t.Fatal(err)
+		}
+		got := htmlText(b.String())
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s %s: no %q in the HTML", c.name, c.lang, w)
+			}
+		}
+		// Each failure and the open loop are said once, in kurabe http's
+		// words.
+		if n := strings.Count(got, "503 Service Unavailable"); c.name == "urls" && n != 1 {
+			t.Errorf("%s: the 503s are said %d times", c.name, n)
+		}
+		if strings.Contains(got, "open loop: ") {
+			t.Errorf("%s %s: the open loop is said twice", c.name, c.lang)
+		}
+	}
+	var two bytes.Buffer
+	if err := writeHTML(&two, English, nil, []*result.Document{httpURLs(), httpFlow()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(two.String(), "<p class=\"muted\">2 runs. Each store") {
+		t.Errorf("two runs: no \"2 runs.\" heading")
+	}
+}
+
+// TestHTTPFlowFailureInJapanese: a flow's failure line names the step in
+// the report's language (before: "失敗、login: http 401: 10 件。最初: step
+// login (POST …)"), and the header's keep-alive is translated; the
+// server's words after it are quoted as they are.
+func TestHTTPFlowFailureInJapanese(t *testing.T) {
+	d := httpFlow()
+	p := &d.Stores[0].Phases[0]
+	p.Errors = 10
+	p.ErrorClasses = []result.ErrorClass{{Class: "login: http 401", Count: 10, First: "step login (POST https://127.0.0.1:8443/api/login): 401 Unauthorized: bad password"}}
+	for lang, want := range map[string][]string{
+		English:  {"Failed, login: http 401: 10; first: step login (POST https://127.0.0.1:8443/api/login): 401 Unauthorized: bad password", " · keep-alive · "},
+		Japanese: {"失敗、login: http 401: 10 件。最初: ステップ login (POST https://127.0.0.1:8443/api/login): 401 Unauthorized: bad password", " · 接続を再利用 (keep-alive) · "},
+	} {
+		var b bytes.Buffer
+		if err := HTTPText(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", lang, w, b.String())
+			}
+		}
+	}
+	// A URL run's message is the request's, with no step to name.
+	u := httpURLs()
+	u.Stores[0].Phases[0].ErrorClasses[0].First = "step GET: nothing to translate"
+	var b bytes.Buffer
+	if err := HTTPText(&b, Japanese, u); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "最初: step GET: nothing to translate") {
+		t.Errorf("a URL run's message changed:\n%s", b.String())
 	}
 }

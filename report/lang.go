@@ -97,7 +97,8 @@ var words = map[string][2]string{
 	"filesystems":       {"", "ファイルシステム"},
 	"settings":          {"", "設定"},
 	"repeats":           {"", "繰り返し"},
-	"report.intro":      {"%d run(s). Each store has the same colour in every chart.", "%d 件の実行。各ストアの色はすべてのグラフで同じです。"},
+	"report.intro":      {"%d runs. Each store has the same colour in every chart.", "%d 件の実行。各ストアの色はすべてのグラフで同じです。"},
+	"report.intro1":     {"1 run. Each store has the same colour in every chart.", "1 件の実行。各ストアの色はすべてのグラフで同じです。"},
 	"report.sidebyside": {"ops/s of each run (the median when a run has repeats).", "各実行の ops/s (繰り返しがあれば中央値)。"},
 	"report.failed":     {"FAILED: %s", "失敗: %s"},
 	"chart.throughput":  {"ops/s per store and operation", "ops/s (ストア別・操作別)"},
@@ -137,8 +138,8 @@ var words = map[string][2]string{
 	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
 	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
 	"note.session":     {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
-	"note.error":       {"%s %s: %s error of class %s: %s", "%s %s: クラス %[4]s のエラーが %[3]s 件: %[5]s"},
-	"note.errors":      {"%s %s: %s errors of class %s, first: %s", "%s %s: クラス %[4]s のエラーが %[3]s 件、最初のエラー: %[5]s"},
+	"note.error":       {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},
+	"note.errors":      {"%s %s: %s errors of class %s, first: %s", "%s %s: %s 件のエラー (クラス %s)、最初のエラー: %s"},
 	"note.unverified":  {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
 	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
 	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
@@ -183,7 +184,7 @@ var words = map[string][2]string{
 	"http.rate":                {"open loop at %s req/s", "%s req/s の開ループ"},
 	"round-robin":              {"", "ラウンドロビン"},
 	"random":                   {"", "ランダム"},
-	"keep-alive":               {"", "keep-alive"},
+	"keep-alive":               {"", "接続を再利用 (keep-alive)"},
 	"a connection per request": {"", "リクエストごとに接続"},
 	"no responses":             {"", "応答なし"},
 	"http.bytes":               {"%d bytes", "%d バイト"},
@@ -238,6 +239,39 @@ var words = map[string][2]string{
 	// store refused some of them a session.
 	"clients.ran":     {"%d ran", "実行 %d"},
 	"clients.ran.min": {"as few as %d ran", "実行は最少 %d"},
+
+	// The HTML report of a kurabe http result: its table per URL or step.
+	"Per URL":  {"", "URL ごと"},
+	"Per step": {"", "ステップごと"},
+
+	// kurabe replay's lines under its table (replayNotes), and the reasons
+	// the replay engine gives for BEHIND, keyed by name; their figures
+	// keep their order in both languages.
+	"replay.mode.sessions": {"one client per session", "セッションごとのクライアント"},
+	"replay.statement":     {"1 statement", "1 文"},
+	"replay.statements":    {"%s statements", "%s 文"},
+	"replay.session":       {"1 session", "1 セッション"},
+	"replay.sessions":      {"%s sessions", "%s セッション"},
+	"replay.line1":         {"1 line", "1 行"},
+	"replay.lines":         {"%s lines", "%s 行"},
+	"replay.line":          {"%s replay: %s of %s from %s (%s, %.3f s as logged), %s, speed %s", "%s replay: %s (%s)、ログ %s (%s、記録上 %.3f 秒)、%s、速度 %s"},
+	"replay.delay":         {", delay %s", "、遅延 %s"},
+	"replay.interrupted":   {"; INTERRUPTED after %.3f s", "。%.3f 秒で中断"},
+	"replay.took":          {"; took %.3f s", "。所要 %.3f 秒"},
+	"replay.kept":          {"; kept the log's pace", "。ログのペースを保ちました"},
+	"replay.pace":          {"; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late", "。所要 %.3f 秒 (予定 %.3f 秒)。予定からの遅れ p50 %s、p99 %s、最大 %s。%sが %s 以上遅れて開始"},
+	"replay.unreadable1":   {"%s replay: %s line of the log could not be read and was passed over; the first: %s", "%s replay: ログの %s 行を読めず、飛ばしました。最初: %s"},
+	"replay.unreadable":    {"%s replay: %s lines of the log could not be read and were passed over; the first: %s", "%s replay: ログの %s 行を読めず、飛ばしました。最初: %s"},
+
+	"replay.interrupted.scheduled": {" of the %.3f s scheduled", " (予定 %.3f 秒のうち)"},
+	"replay.interrupted.ran":       {", with %d of the %s run", "、実行 %d / %s"},
+	"replay.interrupted.lag":       {"; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", "。実行した文の予定からの遅れ p50 %s、p99 %s、最大 %s"},
+	"replay.interrupted.noverdict": {"; no verdict on the pace, which only a replay to the log's end can give", "。ペースの判定なし (ログの最後まで再生したときだけ判定できます)"},
+
+	"replay.behind.client":  {"kurabe could not keep the log's pace: its own process used nearly every core", "kurabe がログのペースを保てなかった: kurabe 自身のプロセスがほぼ全コアを使った"},
+	"replay.behind.store":   {"the store could not keep the log's pace: statements started up to %s late and the replay ended %s s after the schedule", "ストアがログのペースを保てなかった: 文の開始が最大 %s 遅れ、再生は予定より %s 秒遅く終わった"},
+	"replay.behind.clients": {"the replay could not keep the log's pace: statements started up to %s late and it ended %s s after the schedule; too few --clients for the log's concurrency, or a store slower than the logged one", "再生がログのペースを保てなかった: 文の開始が最大 %s 遅れ、予定より %s 秒遅く終わった。ログの同時実行数に対して --clients が少ないか、ストアが記録元より遅い"},
+	replayDelaySuffix:       {"", " (--delay がログ自身の間隔に加わります)"},
 
 	// A scenario's step heading.
 	"\n## step %d of %d: kurabe run %s\n\n": {"", "\n## ステップ %d / %d: kurabe run %s\n\n"},

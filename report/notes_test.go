@@ -23,9 +23,11 @@ import (
 // operation, a read of an empty table, a mix broken down by kind
 // (bbsNotesDoc), settings that did not apply as asked (bbsNotesDoc); load rates against
 // the disk's fsync rate, and without one (loadNotesDoc); lines that do not
-// cross within the measured range, and a line too poor to say (sweepNotesDoc).
+// cross within the measured range, and a line too poor to say (sweepNotesDoc);
+// a replay's lines: its pace kept, lost (BEHIND) or not judged
+// (interrupted), and lines of the log it could not read (replayNotesDoc).
 func notesDocs() []*result.Document {
-	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0), sweepNotesDoc()}
+	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0), sweepNotesDoc(), replayNotesDoc()}
 	for _, d := range docs {
 		for i := range d.Stores {
 			d.Stores[i].Info.Target = "/tmp/kurabe-n/" + strconv.Itoa(i+1)
@@ -189,7 +191,7 @@ func TestNotesGolden(t *testing.T) {
 // error messages) stays the same, and that the figures in them are the
 // same in both languages and in the same order.
 func TestNotesFollowTheLanguage(t *testing.T) {
-	quoted := []string{"journal_mode=wal was applied"}
+	quoted := []string{"journal_mode=wal was applied", "the data it moved is not in the log"}
 	digits := regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
 	for _, d := range notesDocs() {
 		en, ja := Notes(d, English), Notes(d, Japanese)
@@ -219,6 +221,7 @@ func TestNotesKindsCovered(t *testing.T) {
 		"FAILED:", "data set loaded", "could not open a session", "errors of class", "could not verify", "LOST 2 writes", "EXTRA 1 rows",
 		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing: the table was empty", "read nothing, although writes were acknowledged before it (20) and the store counted 26 rows after them", "kurabe does not empty this store's tables", "mean latency =", "cross at", "do not cross between 1 and 100 records", "no crossing stated: mariadb's line fits its points poorly",
 		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
+		"; BEHIND: the store could not keep the log's pace", "; kept the log's pace", "INTERRUPTED after", "could not be read and was passed over", "could not be read and were passed over",
 		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {
 		if !strings.Contains(text, want) {

@@ -520,7 +520,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 
 // TestEveryWordIsTranslated finds each key the reports look up (l.t, l.f,
 // {{t ...}}, and say in the load workload's notes) and checks that the table holds it in both languages.
-var countKeys = regexp.MustCompile(`\bl\.count\([^,]+, "([^"]+)", "([^"]+)"\)`)
+var countKeys = regexp.MustCompile(`\bl\.count(?:64)?\([^,]+, "([^"]+)", "([^"]+)"\)`)
 
 func TestEveryWordIsTranslated(t *testing.T) {
 	re := regexp.MustCompile(`(?:\bl\.t|\bl\.f|st\.l\.t|st\.l\.f|\{\{t) ?\(?"([^"]+)"`)

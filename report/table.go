@@ -61,9 +61,14 @@ func summary(d *result.Document, l tr) []string {
 	default:
 		what = append(what, plural(r.Clients, "client")+clientsRan(d, l))
 	}
-	if r.Count > 0 {
+	switch {
+	case r.Workload == "replay" && r.Count > 0:
+		// A replay's count is the log's statements in all, not a count
+		// per operation.
+		what = append(what, l.count64(r.Count, "replay.statement", "replay.statements"))
+	case r.Count > 0:
 		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
-	} else {
+	default:
 		what = append(what, l.t("duration")+" "+time.Duration(r.Duration).String()+" "+l.t("per op"))
 	}
 	what = append(what, l.t("warm-up")+" "+time.Duration(r.Warmup).String())
@@ -339,13 +344,9 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 			r[1] += "*"
 		}
 		for _, c := range latCols {
-			r = append(r, dur(c.get(x.p.Latency)))
+			r = append(r, latCell(x.p.Latency, c.get))
 		}
-		ratio := "-" // not measured: a replay's clients follow the log, not a share of -n
-		if x.p.FinishRatio > 0 {
-			ratio = strconv.FormatFloat(x.p.FinishRatio, 'f', 2, 64)
-		}
-		r = append(r, num0(x.p.Errors), lostCell(x.p), ratio)
+		r = append(r, num0(x.p.Errors), lostCell(x.p), ratioCell(x.p))
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {
@@ -363,6 +364,28 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 	}
 	return header, rows, numeric
 }
+
+// latCell is one latency figure, or "-" when the phase measured none (no
+// operation succeeded): a 0 there would read as a latency.
+func latCell(l result.Latency, get func(result.Latency) float64) string {
+	if l.Count == 0 {
+		return "-"
+	}
+	return dur(get(l))
+}
+
+// ratioCell is the last client's finish time over the first's, or "-"
+// when it says nothing of the work: a replay's clients follow the log, not
+// a share of -n (no ratio is recorded), and clients that only met errors
+// (no operation succeeded) shared no work.
+func ratioCell(p result.Phase) string {
+	if !ratioMeasured(p) {
+		return "-"
+	}
+	return strconv.FormatFloat(p.FinishRatio, 'f', 2, 64)
+}
+
+func ratioMeasured(p result.Phase) bool { return p.FinishRatio > 0 && p.Latency.Count > 0 }
 
 func lostCell(p result.Phase) string {
 	if len(p.Verify) == 0 {
@@ -394,7 +417,24 @@ func Notes(d *result.Document, lang string) []string { return notes(d, tr(lang))
 
 func notes(d *result.Document, l tr) []string {
 	var out []string
+	// A kurabe http result's own lines come first, as its text format
+	// prints them (statuses, body lengths, failures by class, the phases
+	// of a request, a flow's passes, the open loop); the phase's error
+	// classes, open loop and kinds are then not said again below.
+	r, err := httpPhase(d)
+	if err == nil {
+		r.l = l
+		var b strings.Builder
+		r.notes(&b)
+		for _, line := range strings.Split(b.String(), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	said := err == nil
 	for _, s := range d.Stores {
+		var replayed []string
 		if s.Error != "" {
 			out = append(out, l.f("note.failed", s.Label, s.Error))
 		}
@@ -427,6 +467,9 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
+				if said {
+					break
+				}
 				if c.Count == 1 {
 					out = append(out, l.f("note.error", s.Label, op, num0(c.Count), c.Class, c.First))
 				} else {
@@ -446,7 +489,7 @@ func notes(d *result.Document, l tr) []string {
 			if p.Interrupted {
 				out = append(out, l.f("note.interrupted", s.Label, op))
 			}
-			if o := p.OpenLoop; o != nil {
+			if o := p.OpenLoop; o != nil && !said {
 				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(o.MeanRate()),
 					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.NotStarted > 0 {
@@ -460,13 +503,17 @@ func notes(d *result.Document, l tr) []string {
 			if p.Connect != nil && p.LatencyExclConnect != nil && p.Ops > 0 {
 				out = append(out, l.f("note.per-op", s.Label, op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
-			if line := kindsNote(l, s.Label, op, p); line != "" {
+			if line := kindsNote(l, s.Label, op, p); line != "" && !said {
 				out = append(out, line)
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
 				out = append(out, readNothing(l, s, i, op))
 			}
+			replayed = append(replayed, replayNotes(l, s.Label, p)...)
 		}
+		// A replay's own lines come last, as kurabe replay printed them:
+		// the last says whether it kept the log's pace.
+		out = append(out, replayed...)
 	}
 	out = append(out, fitNotes(d, l)...)
 	out = append(out, load.NotesIn(d, d.Env.FsyncsPerSec(), l.f)...)
