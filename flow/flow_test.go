@@ -250,7 +250,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	}
 	// An unknown key is listed with the rest, not alone before them.
 	_, err = Parse("f.yaml", []byte("base: http://h\nsteps:\n  - url: /a?{{x}}\n    heders: {A: b}\n  - methd: GET\n    url: /b\n    expect: {status: [999]}\n"), Options{})
-	want = "f.yaml:3: step step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
+	want = "f.yaml:3: step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
 		"f.yaml:4: unknown field \"heders\" in a step\n" +
 		"f.yaml:5: unknown field \"methd\" in a step\n" +
 		"f.yaml:7: expect: status 999 is not an HTTP status (100 to 599)"
