@@ -628,7 +628,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 				continue
 			}
 			var opsXY, p99XY plotter.XYs
-			for _, sec := range ph.Series {
+			for _, sec := range foldSliver(ph.Series) {
 				if sec.Warmup {
 					warm = math.Max(warm, sec.T)
 				}
@@ -670,6 +670,35 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// foldSliver returns a phase's series with a last measured interval of
+// less than half a second folded into the one before it, as kurabe now
+// records it: documents of earlier versions end a -d phase with the few
+// operations that ended after the last tick, over a fraction of a second,
+// which would draw as a cliff (3,167 ops/s after 953,392). The folded
+// interval's ops/s is over both intervals' time; its max is the larger of
+// the two, and its p99 the earlier interval's when the sliver holds at most
+// 1% of the operations (which then barely move it), else the larger (the
+// operations behind them are not in the document).
+func foldSliver(series []result.Second) []result.Second {
+	n := len(series)
+	if n < 2 || series[n-1].Warmup || series[n-2].Warmup || series[n-1].T-series[n-2].T >= 0.5 {
+		return series
+	}
+	from := 0.0
+	if n > 2 {
+		from = series[n-3].T
+	}
+	a, b := series[n-2], series[n-1]
+	m := result.Second{T: b.T, Ops: a.Ops + b.Ops, Errors: a.Errors + b.Errors, P50: a.P50, P99: max(a.P99, b.P99), Max: max(a.Max, b.Max)}
+	if b.Ops*100 <= m.Ops {
+		m.P99 = a.P99
+	}
+	if b.T > from {
+		m.OpsPerSec = math.Round(float64(m.Ops) / (b.T - from))
+	}
+	return append(slices.Clone(series[:n-2]), m)
 }
 
 // addSeries adds a line, with its points marked when there are few.

@@ -368,3 +368,33 @@ func TestCategoryNamesNeverOverlap(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineFoldsALastSliver draws the series of a -d 2s --warmup 1s
+// phase written by an earlier kurabe, which ends with the one operation
+// that finished 0.3 ms after the last tick: the chart's last point is
+// the last second's rate, not 3,167 ops/s, and no operation is dropped.
+func TestTimelineFoldsALastSliver(t *testing.T) {
+	series := []result.Second{
+		{T: 1, Warmup: true, Ops: 886676, OpsPerSec: 886656, P99: 4.471},
+		{T: 2, Ops: 959037, OpsPerSec: 959050, P99: 4.359},
+		{T: 3, Ops: 953392, OpsPerSec: 953383, P99: 4.091},
+		{T: 3.0003, Ops: 1, OpsPerSec: 3167, P99: 857.087},
+	}
+	got := foldSliver(series)
+	if len(got) != 3 {
+		t.Fatalf("%d points, want 3: %+v", len(got), got)
+	}
+	last := got[2]
+	if last.Ops != 953393 || last.OpsPerSec < 900000 || last.P99 != 4.091 || last.T != 3.0003 {
+		t.Errorf("last point %+v, want 953,393 operations at about 953,000 ops/s, p99 4.091µs", last)
+	}
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 4},
+		Stores: []result.Store{{Label: "file", Phases: []result.Phase{{Op: "write", Clients: 4, Ops: 1912430, Series: series}}}}}
+	chs := timelineCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts", len(chs))
+	}
+	if top := chs[0].plots[0].Y; top.Max > 959050*1.1 || chs[0].plots[1].Y.Max > 10 {
+		t.Errorf("axes up to %v ops/s and %v µs: the sliver is drawn", top.Max, chs[0].plots[1].Y.Max)
+	}
+}
