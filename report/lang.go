@@ -123,6 +123,10 @@ var words = map[string][2]string{
 	"the last repeat's; each repeat had its own":               {"", "最後の繰り返しのもの。繰り返しごとに別"},
 	"rate": {"", "レート"},
 
+	// A phase whose operations were all skipped (class skipped), in the
+	// table's ops/s column.
+	"skipped": {"", "スキップ"},
+
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
 	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"kurabe/result"
+	"kurabe/store"
 )
 
 // golden compares got with testdata/name, rewriting it with -update.
@@ -84,6 +85,13 @@ func TestGoldenReports(t *testing.T) {
 		// CSV and benchstat of two runs in one stream.
 		{"two-runs.csv", func(w io.Writer) error { return WriteTables(w, "csv", English, richDoc(), varyDoc()) }},
 		{"two-runs.benchstat", func(w io.Writer) error { return WriteTables(w, "benchstat", English, richDoc(), varyDoc()) }},
+		// Phases a store skipped (crud's update and load's transaction on
+		// the file store): "skipped" and "-", never measured zeros; in
+		// the CSV, empty figures and skipped=true.
+		{"skipped.txt", func(w io.Writer) error { return WriteTables(w, "text", English, skippedDoc()) }},
+		{"skipped-ja.txt", func(w io.Writer) error { return WriteTables(w, "text", Japanese, skippedDoc()) }},
+		{"skipped.md", func(w io.Writer) error { return WriteTables(w, "markdown", English, skippedDoc()) }},
+		{"skipped.csv", func(w io.Writer) error { return WriteTables(w, "csv", English, skippedDoc()) }},
 		// compare: six repeats against six, one store much faster.
 		{"compare.txt", func(w io.Writer) error {
 			return WriteCompare(w, Compare(repeatDoc(6, 1000, 5000), repeatDoc(6, 2000, 5000)), "text", English)
@@ -100,6 +108,46 @@ func TestGoldenReports(t *testing.T) {
 			}
 			golden(t, c.name, b.Bytes())
 		})
+	}
+}
+
+// skippedDoc is a run of two stores in which the file store skipped two
+// phases: one that writes nothing (update, so nothing to verify) and one
+// that writes (transaction, verified: nothing was added, nothing lost).
+func skippedDoc() *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 5,
+		Started: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC),
+		Run:     result.RunConfig{Workload: "crud", Ops: []string{"insert", "update", "transaction"}, Clients: 2, Count: 500}}
+	skip := func(op string, n int64, verify []result.Verify) result.Phase {
+		return result.Phase{Op: op, Clients: 2, Errors: n, Elapsed: 0.002, FinishRatio: 2.24, Verify: verify,
+			ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: n, First: "crud " + op + " needs SQL; the phase is skipped, not faked"}}}
+	}
+	measured := func(op string, ops float64) result.Phase {
+		return result.Phase{Op: op, Clients: 2, Ops: 500, Elapsed: 500 / ops, OpsPerSec: ops, FinishRatio: 1.2,
+			Latency:      result.Latency{Count: 500, Mean: 1e6 / ops, P50: 1e6 / ops, P90: 2e6 / ops, P99: 3e6 / ops, P999: 4e6 / ops, Max: 5e6 / ops},
+			BytesWritten: 4000, Verify: []result.Verify{{Table: "records", Acked: 500, After: 500}}}
+	}
+	d.Stores = []result.Store{
+		{Label: "file", Info: store.Info{Driver: "file", Target: "/tmp/kurabe-s/1-file"}, Phases: []result.Phase{measured("insert", 300000),
+			skip("update", 500, nil), skip("transaction", 1, []result.Verify{{Table: "records", Before: 500, After: 500}})}},
+		{Label: "sqlite", Info: store.Info{Driver: "sqlite", Target: "/tmp/kurabe-s/2-sqlite/kurabe.db"}, Phases: []result.Phase{measured("insert", 1100), measured("update", 1250), measured("transaction", 30)}},
+	}
+	return d
+}
+
+// TestSkippedPhasesInHTML checks the HTML results table: a skipped phase's
+// row says so and shows no figure, in both languages.
+func TestSkippedPhasesInHTML(t *testing.T) {
+	for _, lang := range []string{English, Japanese} {
+		var b bytes.Buffer
+		if err := writeHTML(&b, lang, nil, []*result.Document{skippedDoc()}); err != nil {
+			t.Fatal(err)
+		}
+		word := tr(lang).t("skipped")
+		want := `<tr><td>file</td><td>update</td><td class="num">` + word + `</td>` + strings.Repeat(`<td class="num">-</td>`, 9) + `</tr>`
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: no row %s in\n%s", lang, want, trunc(b.String()[strings.Index(b.String(), "<h3"):]))
+		}
 	}
 }
 
@@ -240,11 +288,20 @@ func TestCSVRoundTrip(t *testing.T) {
 				for _, v := range p.Verify {
 					lost += v.Lost
 				}
-				for name, want := range map[string]float64{
+				want := map[string]float64{
 					"ops_per_s": p.OpsPerSec, "ops": float64(p.Ops), "elapsed_s": p.Elapsed, "mean_us": p.Latency.Mean,
 					"p50_us": p.Latency.P50, "p99_us": p.Latency.P99, "p99_9_us": p.Latency.P999, "max_us": p.Latency.Max,
 					"lost": float64(lost), "bytes_written": float64(p.BytesWritten), "finish_ratio": p.FinishRatio, "clients": float64(p.Clients),
-				} {
+				}
+				// A phase with nothing to verify (a read) has no lost
+				// figure: the cell is empty, as the table's is "-".
+				if len(p.Verify) == 0 {
+					delete(want, "lost")
+					if r[col["lost"]] != "" || r[col["extra"]] != "" {
+						t.Errorf("row %d lost %q, extra %q for a phase with nothing to verify, want empty", i, r[col["lost"]], r[col["extra"]])
+					}
+				}
+				for name, want := range want {
 					if got := f(name); got != want {
 						t.Errorf("row %d %s = %v, want %v", i, name, got, want)
 					}

@@ -321,6 +321,14 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		if x.p.Interrupted {
 			r[1] += "*"
 		}
+		if skippedPhase(x.p) {
+			r[2] = l.t("skipped")
+			for len(r) < len(header) {
+				r = append(r, "-")
+			}
+			rows = append(rows, r)
+			continue
+		}
 		for _, c := range latCols {
 			r = append(r, dur(c.get(x.p.Latency)))
 		}
