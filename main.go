@@ -35,7 +35,7 @@ func interruptible() context.Context {
 	go func() {
 		<-sig
 		cancel()
-		os.Stderr.WriteString("\nkurabe: stopping; press Ctrl-C again to stop at once\n")
+		os.Stderr.WriteString(cli.StoppingLine(os.Args[1:], os.Getenv))
 		s := <-sig
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {

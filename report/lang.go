@@ -127,6 +127,11 @@ var words = map[string][2]string{
 	// table's ops/s column.
 	"skipped": {"", "スキップ"},
 
+	// A store an interrupt kept from starting, where its target goes
+	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
+	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
+	"stopping":          {"stopping; press Ctrl-C again to stop at once", "停止しています。すぐに止めるにはもう一度 Ctrl-C を押してください"},
+
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
 	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},

@@ -895,3 +895,16 @@ func TestShellJoinRoundTrips(t *testing.T) {
 		t.Errorf("ShellJoin = %s, want it to begin %s", line, want)
 	}
 }
+
+// TestNotStartedStoreIsTranslated checks the line of a store an interrupt
+// kept from starting: its target, which kurabe wrote, is in the report's
+// language.
+func TestNotStartedStoreIsTranslated(t *testing.T) {
+	d := richDoc()
+	d.Stores[1].Info = store.Info{Driver: "sqlite", Target: result.NotStarted}
+	for lang, want := range map[string]string{English: "store sqlite: not started: interrupted", Japanese: "ストア sqlite: 未開始: 中断されました"} {
+		if got := summary(d, tr(lang)); !slices.Contains(got, want) {
+			t.Errorf("%s: %q, want a line %q", lang, got, want)
+		}
+	}
+}

@@ -159,6 +159,9 @@ func storeVersion(s result.Store) string {
 // path: the line says so rather than pass it off as every repeat's.
 func target(d *result.Document, s result.Store, l tr) string {
 	t := s.Info.Target
+	if t == result.NotStarted {
+		return l.t("store.not-started")
+	}
 	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
 	}
