@@ -230,9 +230,9 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		{l.t("clients"), clientLevels(r) + clientsRan(d, l)},
 	}
 	if r.Count > 0 {
-		kv = append(kv, [2]string{"n", num0(r.Count) + " " + l.t("per op")})
+		kv = append(kv, [2]string{"n", l.f("per-op", num0(r.Count))})
 	} else {
-		kv = append(kv, [2]string{l.t("duration"), time.Duration(r.Duration).String() + " " + l.t("per op")})
+		kv = append(kv, [2]string{l.t("duration"), l.f("per-op", time.Duration(r.Duration).String())})
 	}
 	kv = append(kv, [2]string{l.t("warm-up"), time.Duration(r.Warmup).String()})
 	if r.Think != "" {

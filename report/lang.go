@@ -35,7 +35,6 @@ var words = map[string][2]string{
 	"repeat":                    {"", "回"},
 	"clients":                   {"", "クライアント"},
 	"workload":                  {"", "ワークロード"},
-	"per op":                    {"", "操作ごと"},
 	"duration":                  {"", "時間"},
 	"warm-up":                   {"", "ウォームアップ"},
 	"think":                     {"", "思考時間"},
@@ -122,6 +121,12 @@ var words = map[string][2]string{
 	"chart.timeline.repeat1":                                   {"first repeat", "1 回目の繰り返し"},
 	"the last repeat's; each repeat had its own":               {"", "最後の繰り返しのもの。繰り返しごとに別"},
 	"rate": {"", "レート"},
+
+	// How many operations, or how long, each phase ran: in the summary
+	// line (n=300 per op) and the HTML's what-ran list (300 per op).
+	"summary.n":        {"n=%s per op", "各操作 n=%s"},
+	"summary.duration": {"duration %s per op", "各操作 時間 %s"},
+	"per-op":           {"%s per op", "各操作 %s"},
 
 	// A phase whose operations were all skipped (class skipped), in the
 	// table's ops/s column.

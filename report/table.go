@@ -39,13 +39,8 @@ func Summary(d *result.Document) []string { return summary(d, English) }
 func summary(d *result.Document, l tr) []string {
 	r := d.Run
 	var what []string
-	// A workload of one operation of its own name (replay) is named once,
-	// not "workload replay replay".
-	w := l.t("workload") + " " + r.Workload
-	if !(len(r.Ops) == 1 && r.Ops[0] == r.Workload) {
-		w += " " + strings.Join(r.Ops, ",")
-	}
-	what = append(what, "kurabe "+d.Kurabe, w)
+	what = append(what, "kurabe "+d.Kurabe)
+	what = append(what, workloadOps(d, l)...)
 	if p := params(r.Params); p != "" {
 		what = append(what, p)
 	}
@@ -62,9 +57,9 @@ func summary(d *result.Document, l tr) []string {
 		what = append(what, plural(r.Clients, "client")+clientsRan(d, l))
 	}
 	if r.Count > 0 {
-		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
+		what = append(what, l.f("summary.n", strconv.FormatInt(r.Count, 10)))
 	} else {
-		what = append(what, l.t("duration")+" "+time.Duration(r.Duration).String()+" "+l.t("per op"))
+		what = append(what, l.f("summary.duration", time.Duration(r.Duration).String()))
 	}
 	what = append(what, l.t("warm-up")+" "+time.Duration(r.Warmup).String())
 	if r.Think != "" {
@@ -95,6 +90,56 @@ func summary(d *result.Document, l tr) []string {
 		lines = append(lines, l.t("INTERRUPTED"))
 	}
 	return lines
+}
+
+// workloadOps names the workload and its operations for the summary
+// line: "workload bbs write,read-all"; a sweep by its swept values
+// ("workload range", "records 1,100,1000", not "range range 1,range
+// 100,…"); one operation of the workload's own name as such ("workload
+// point", "op point"), and a replay, whose one operation is every
+// statement of the log, once ("workload replay").
+func workloadOps(d *result.Document, l tr) []string {
+	r := d.Run
+	w := l.t("workload") + " " + r.Workload
+	if len(r.Ops) == 1 && r.Ops[0] == r.Workload {
+		if r.Workload == "replay" {
+			return []string{w}
+		}
+		return []string{w, l.t("op") + " " + r.Ops[0]}
+	}
+	if name, values := sweptValues(d); name != "" {
+		return []string{w, l.t(name) + " " + strings.Join(values, ",")}
+	}
+	return []string{w + " " + strings.Join(r.Ops, ",")}
+}
+
+// sweptValues returns the name of the value a sweep's operations vary
+// ("records") and each operation's value ("1", "100"), when every
+// operation is the workload's name and its value (range 100) and the
+// phases say so; "" otherwise.
+func sweptValues(d *result.Document) (string, []string) {
+	name := ""
+	var values []string
+	for _, op := range d.Run.Ops {
+		v, ok := strings.CutPrefix(op, d.Run.Workload+" ")
+		if !ok {
+			return "", nil
+		}
+		sweep := ""
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				if p.Op == op && p.Sweep != "" {
+					sweep = p.Sweep
+				}
+			}
+		}
+		if sweep == "" || name != "" && sweep != name {
+			return "", nil
+		}
+		name = sweep
+		values = append(values, v)
+	}
+	return name, values
 }
 
 // clientsRan says, after the clients asked for, how many ran where the
