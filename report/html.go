@@ -46,6 +46,7 @@ type htmlPage struct {
 	Lang, Title, Intro string
 	CSS                template.CSS
 	SideBySide         *htmlTable
+	Settings           []string // stores whose settings differ between the runs
 	Runs               []htmlRun
 }
 
@@ -92,6 +93,7 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 	page := htmlPage{Lang: lang, Title: l.t("kurabe report"), Intro: l.f("report.intro", len(docs)), CSS: template.CSS(htmlCSS)}
 	if len(docs) > 1 {
 		page.SideBySide = sideBySide(docs, l)
+		page.Settings = settingChanges(docs, l)
 	}
 	chs := charts(newChartStyle(lang, cjk, docs), docs)
 	for i, d := range docs {

@@ -141,6 +141,8 @@ var words = map[string][2]string{
 	// caption with repeats.
 	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},
 	"compare.failed.new":    {"%s FAILED in the new run, so its figures there are missing: %s", "%s は新の実行で失敗したため、その数値がない: %s"},
+	"compare.settings":      {"%s ran with other settings: %s", "%s の設定が異なります: %s"},
+	"compare.settings.sep":  {", ", "、"},
 	"chart.clients.repeats": {"each point the median of that level's repeats", "各点はそのクライアント数での繰り返しの中央値"},
 
 	// The notes under a table (Notes). Figures keep their order in both

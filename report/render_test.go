@@ -99,6 +99,16 @@ func TestGoldenReports(t *testing.T) {
 		{"compare-ja.md", func(w io.Writer) error {
 			return WriteCompare(w, Compare(repeatDoc(3, 1000, 5000), repeatDoc(3, 2000, 5000)), "markdown", Japanese)
 		}},
+		// compare of runs whose stores' settings differ: said above the
+		// tables, a line per store, each setting's old and new value.
+		{"compare-settings.txt", func(w io.Writer) error {
+			old, new := settingsDocs()
+			return WriteCompare(w, Compare(old, new), "text", English)
+		}},
+		{"compare-settings-ja.md", func(w io.Writer) error {
+			old, new := settingsDocs()
+			return WriteCompare(w, Compare(old, new), "markdown", Japanese)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,6 +118,40 @@ func TestGoldenReports(t *testing.T) {
 			}
 			golden(t, c.name, b.Bytes())
 		})
+	}
+}
+
+// settingsDocs are two runs of the same stores: a's journal_mode and
+// synchronous changed (and a setting only the new run reads back
+// appeared), b's settings did not.
+func settingsDocs() (old, new *result.Document) {
+	old, new = repeatDoc(1, 375, 5000), repeatDoc(1, 46951, 5000)
+	old.Stores[0].Info.Options = map[string]string{"journal_mode": "delete", "synchronous": "full", "page_size": "4096"}
+	new.Stores[0].Info.Options = map[string]string{"journal_mode": "wal", "synchronous": "normal", "page_size": "4096", "cache_size": "-2000"}
+	old.Stores[1].Info.Options = map[string]string{"sync": "none"}
+	new.Stores[1].Info.Options = map[string]string{"sync": "none"}
+	return old, new
+}
+
+// TestSideBySideSaysSettingsDiffer checks the HTML report of several runs:
+// above the side-by-side table, the stores whose settings differ.
+func TestSideBySideSaysSettingsDiffer(t *testing.T) {
+	old, new := settingsDocs()
+	for lang, want := range map[string]string{
+		English:  "<p>a ran with other settings: cache_size - → -2000, journal_mode delete → wal, synchronous full → normal</p>",
+		Japanese: "<p>a の設定が異なります: cache_size - → -2000、journal_mode delete → wal、synchronous full → normal</p>",
+	} {
+		var b bytes.Buffer
+		if err := writeHTML(&b, lang, nil, []*result.Document{old, new}); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if i, j := strings.Index(page, want), strings.Index(page, "<table>"); i < 0 || j < i {
+			t.Errorf("%s: no %s above the side-by-side table", lang, want)
+		}
+		if strings.Contains(page, "b ran with other") || strings.Contains(page, "b の設定") {
+			t.Errorf("%s: b's settings said to differ", lang)
+		}
 	}
 }
 
