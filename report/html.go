@@ -196,6 +196,12 @@ func verification(d *result.Document, l tr) htmlVerify {
 	case failed:
 		v.Lines = append([]string{l.t("verify.error")}, v.Lines...)
 		v.Class = "bad"
+	case len(rows) == 0 && v.Class == "bad":
+		// A store failed before any phase wrote: its failure leads.
+		// That nothing was verified is said only of stores that ran.
+		if slices.ContainsFunc(d.Stores, func(s result.Store) bool { return s.Error == "" && len(s.Phases) > 0 }) {
+			v.Lines = append(v.Lines, l.t("verify.none"))
+		}
 	case len(rows) == 0:
 		v.Lines = append([]string{l.t("verify.none")}, v.Lines...)
 	default:

@@ -952,3 +952,33 @@ func TestNotStartedStoreIsTranslated(t *testing.T) {
 		}
 	}
 }
+
+// TestVerificationLeadsWithAFailure checks the HTML report's verification
+// of runs in which a store failed before any phase wrote: the failure, with
+// the store's error, comes first, and "nothing to verify" is said only
+// when some store ran.
+func TestVerificationLeadsWithAFailure(t *testing.T) {
+	const refused = "postgres: cannot connect to postgres://app@127.0.0.1:1/app: connection refused"
+	failed := result.Store{Label: "postgres", Error: refused}
+	reads := result.Store{Label: "sqlite", Phases: []result.Phase{{Op: "read-latest", Clients: 1, Ops: 10, OpsPerSec: 100}}}
+	for _, c := range []struct {
+		name   string
+		stores []result.Store
+		want   []string
+	}{
+		{"the only store could not connect", []result.Store{failed}, []string{"postgres: FAILED: " + refused}},
+		{"one store failed, one only read", []result.Store{failed, reads}, []string{"postgres: FAILED: " + refused, "No phase wrote, so there was nothing to verify."}},
+		{"no store failed, none wrote", []result.Store{reads}, []string{"No phase wrote, so there was nothing to verify."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &result.Document{Run: result.RunConfig{Workload: "bbs", Ops: []string{"read-latest"}, Clients: 1}, Stores: c.stores}
+			v := verification(d, tr(English))
+			if !slices.Equal(v.Lines, c.want) {
+				t.Errorf("lines %q, want %q", v.Lines, c.want)
+			}
+			if bad := c.stores[0].Error != ""; bad != (v.Class == "bad") {
+				t.Errorf("class %q", v.Class)
+			}
+		})
+	}
+}
