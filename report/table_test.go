@@ -381,3 +381,23 @@ func TestSummaryNamesTheOperations(t *testing.T) {
 		})
 	}
 }
+
+// TestMatrixSaysSkipped checks a --vary table with a phase the store
+// skipped: its ops/s column says skipped, and its skips are not the row's
+// errors.
+func TestMatrixSaysSkipped(t *testing.T) {
+	d := varyDoc()
+	d.Run.Ops = []string{"write", "update"}
+	for i := range d.Stores {
+		d.Stores[i].Phases = append(d.Stores[i].Phases, result.Phase{Op: "update", Clients: 2, Errors: 500,
+			ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 500, First: "needs SQL"}}})
+	}
+	header, rows, _ := table(d, English)
+	col := slices.Index(header, "update ops/s")
+	errs := slices.Index(header, "errors")
+	for _, r := range rows {
+		if r[col] != "skipped" || r[errs] != "0" {
+			t.Errorf("row %q: update %q, errors %q; want skipped, 0", r, r[col], r[errs])
+		}
+	}
+}
