@@ -35,7 +35,11 @@ func interruptible() context.Context {
 	go func() {
 		first := <-sig
 		cancel()
-		os.Stderr.WriteString(stopping(first))
+		if first == syscall.SIGTERM {
+			os.Stderr.WriteString(stoppingTerm)
+		} else {
+			os.Stderr.WriteString(cli.StoppingLine(os.Args[1:], os.Getenv))
+		}
 		s := <-sig
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {
@@ -48,12 +52,7 @@ func interruptible() context.Context {
 	return ctx
 }
 
-// stopping is what kurabe says on the first signal. The hint of a second
-// Ctrl-C is for a user at the terminal; a SIGTERM comes from a service
-// manager or a script, which the hint would only puzzle.
-func stopping(s os.Signal) string {
-	if s == syscall.SIGTERM {
-		return "\nkurabe: stopping (SIGTERM)\n"
-	}
-	return "\nkurabe: stopping; press Ctrl-C again to stop at once\n"
-}
+// stoppingTerm is what kurabe says on a first SIGTERM: it comes from a
+// service manager or a script, which the hint of a second Ctrl-C (given
+// on a Ctrl-C, in the run's language: cli.StoppingLine) would only puzzle.
+const stoppingTerm = "\nkurabe: stopping (SIGTERM)\n"

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"kurabe/report"
 	"kurabe/stores"
 	"kurabe/workloads"
 )
@@ -106,6 +107,37 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 var errHelpShown = errors.New("help shown")
+
+// StoppingLine is what kurabe says on stderr at the first Ctrl-C, before
+// the command has finished its output: in that output's language, the
+// command's --lang (or, without one, the locale: LC_ALL, LC_MESSAGES,
+// LANG) for the commands that take --lang, English for the others, whose
+// lines are English. args are kurabe's arguments, the command first.
+func StoppingLine(args []string, getenv func(string) string) string {
+	lang := report.English
+	if len(args) > 0 {
+		switch args[0] {
+		case "run", "report", "compare", "http", "replay":
+			lang = report.DefaultLang(getenv)
+			for i, a := range args[1:] {
+				if a == "--" {
+					break
+				}
+				v, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-lang=")
+				if !ok {
+					v, ok = strings.CutPrefix(a, "-lang=")
+				}
+				if !ok && (a == "--lang" || a == "-lang") && i+2 < len(args) {
+					v, ok = args[i+2], true
+				}
+				if ok && report.CheckLang(v) == nil {
+					lang = v
+				}
+			}
+		}
+	}
+	return "\nkurabe: " + report.Sprintf(lang, "stopping") + "\n"
+}
 
 // Run runs one kurabe command.
 func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -52,3 +52,30 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return "build: " + e.err.Error() + "\n" + e.out }
+
+// TestStoppingLineSpeaksTheCommandsLanguage checks the line on stderr at
+// the first Ctrl-C: in the language of the command's output (its --lang,
+// else the locale) for the commands that take --lang, English for others.
+func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
+	const en, ja = "\nkurabe: stopping; press Ctrl-C again to stop at once\n", "\nkurabe: 停止しています。すぐに止めるにはもう一度 Ctrl-C を押してください\n"
+	for _, c := range []struct {
+		args []string
+		lang string // LANG
+		want string
+	}{
+		{[]string{"run", "--lang", "ja", "-n", "10"}, "", ja},
+		{[]string{"run", "-n", "10", "--lang=ja"}, "", ja},
+		{[]string{"run", "-lang", "ja"}, "", ja},
+		{[]string{"run", "--lang", "en"}, "ja_JP.UTF-8", en},            // the flag over the locale
+		{[]string{"run", "-n", "10"}, "ja_JP.UTF-8", ja},                // the locale, as --lang defaults
+		{[]string{"http", "--lang", "ja", "http://127.0.0.1/"}, "", ja}, // every command with --lang
+		{[]string{"replay", "--lang", "xx"}, "", en},                    // a bad value is refused later; English meanwhile
+		{[]string{"probe"}, "ja_JP.UTF-8", en},                          // no --lang: its lines are English
+		{nil, "", en},
+	} {
+		env := map[string]string{"LANG": c.lang}
+		if got := StoppingLine(c.args, func(k string) string { return env[k] }); got != c.want {
+			t.Errorf("%q with LANG=%q: %q, want %q", c.args, c.lang, got, c.want)
+		}
+	}
+}

@@ -270,7 +270,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	switch {
 	case doc.Interrupted:
-		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; the figures cover only the part that ran")}
+		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(*f.lang, "run.exit.interrupted"))}
 	case len(failed) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
 	case len(nothing) > 0:

@@ -152,9 +152,12 @@ func TestCompareFindsSynchronousFull(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, errs)
 	}
+	if !strings.Contains(out, "\nsqlite ran with other settings: synchronous off → full\n") {
+		t.Errorf("compare does not say the setting changed:\n%s", out)
+	}
 	var line string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "sqlite ") {
+		if strings.HasPrefix(l, "sqlite ") && strings.Contains(l, " write ") {
 			line = l
 			break
 		}

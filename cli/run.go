@@ -845,7 +845,7 @@ func (e *startError) Unwrap() error { return e.err }
 
 // notStarted describes a store that an interrupt kept from starting.
 func notStarted(sp store.Spec) store.Info {
-	return store.Info{Driver: sp.Driver, Target: "not started: interrupted"}
+	return store.Info{Driver: sp.Driver, Target: result.NotStarted}
 }
 
 // isolate builds one instance of the workload per client, up to n, each

@@ -175,7 +175,9 @@ type worker struct {
 	late     int64              // open loop: operations that started late
 	busyLate int64              // open loop: late ones due while the client was in its previous operation
 	lastOpen time.Duration      // open loop: when the client last started a measured operation
-	errs     atomic.Int64
+	errs     atomic.Int64       // every failed operation
+	warmErrs atomic.Int64       // of them, the warm-up's, for the series
+	measErrs atomic.Int64       // and the measured ones
 	kinds    []kindStats
 	warmOps  int64
 	finish   time.Duration
@@ -281,8 +283,10 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 func (w *worker) fail(k int, err error, measure bool) {
 	w.errs.Add(1)
 	if !measure {
+		w.warmErrs.Add(1)
 		return
 	}
+	w.measErrs.Add(1)
 	ks := &w.kinds[k]
 	ks.errors++
 	class := store.Classify(err)
@@ -759,43 +763,106 @@ func (w *worker) run(ctx context.Context, stop *atomic.Bool, n int64, measureSta
 // ticker builds the per-second series and reports progress until done is
 // closed, then adds the last partial interval. Its ticks fall on whole
 // seconds from measureStart, so the warm-up forms intervals of its own.
+//
+// Warm-up and measured operations are counted apart, each from its own
+// recorders, so that the warm-up's intervals add up to the phase's warm-up
+// operations and the measured ones to its ops, whichever side of a tick
+// an operation ended on: a measured operation that ended before the tick
+// at the warm-up's end (which fires a little late) is the first measured
+// interval's, and a warm-up operation that ended after it is the last
+// warm-up interval's. The first measured interval runs from measureStart.
+// The last interval ends when the clients did; when that is less than half
+// a second after the last tick (the clients' last operations ending just
+// after a -d phase's last tick), it is folded into the interval before
+// it, so that a few operations over a sliver of time do not show as a
+// rate of their own.
 func ticker(cfg Config, op string, workers []*worker, start, measureStart time.Time, done <-chan struct{}) []result.Second {
 	var series []result.Second
-	var cur, prev, delta hist.Snapshot
-	var prevErrs int64
+	var warmCur, warmPrev, measCur, measPrev, delta, lastDelta hist.Snapshot
+	var warmErrsPrev, measErrsPrev int64
 	last := start
+	lastWarm, lastWarmSpan := -1, 0.0 // the last warm-up interval
+	lastSpan := 0.0                   // the last measured interval's length
 	sample := func(now, due time.Time, final bool) {
-		cur.Reset()
-		var errs, measured int64
+		warmCur.Reset()
+		measCur.Reset()
+		var warmErrs, measErrs int64
 		for _, w := range workers {
-			w.warm.AddTo(&cur)
+			w.warm.AddTo(&warmCur)
 			for _, r := range w.rec {
-				r.AddTo(&cur)
-				measured += int64(r.Count())
+				r.AddTo(&measCur)
 			}
-			errs += w.errs.Load()
+			warmErrs += w.warmErrs.Load()
+			measErrs += w.measErrs.Load()
 		}
-		delta.Delta(&cur, &prev)
-		if final && delta.Count == 0 && errs == prevErrs {
+		measured := int64(measCur.Count)
+		warm := !due.After(measureStart)
+		if final {
+			warm = !now.After(measureStart)
+		}
+		from := last
+		if !warm && lastWarm == len(series)-1 && measureStart.Before(last) {
+			from = measureStart
+		}
+		span := now.Sub(from).Seconds()
+		if warm {
+			delta.Delta(&warmCur, &warmPrev)
+		} else {
+			// Warm-up operations that ended after the warm-up's last
+			// tick belong to its last interval.
+			delta.Delta(&warmCur, &warmPrev)
+			if lastWarm >= 0 && (delta.Count > 0 || warmErrs > warmErrsPrev) {
+				w := &series[lastWarm]
+				w.Ops += int64(delta.Count)
+				w.Errors += warmErrs - warmErrsPrev
+				if lastWarmSpan > 0 {
+					w.OpsPerSec = math.Round(float64(w.Ops) / lastWarmSpan)
+				}
+			}
+			warmCur, warmPrev = warmPrev, warmCur
+			warmErrsPrev = warmErrs
+			delta.Delta(&measCur, &measPrev)
+		}
+		errs := measErrs - measErrsPrev
+		if warm {
+			errs = warmErrs - warmErrsPrev
+		}
+		if final && delta.Count == 0 && errs == 0 {
 			return
 		}
-		span := now.Sub(last).Seconds()
-		sec := result.Second{
-			T: round3(now.Sub(start).Seconds()), Warmup: !due.After(measureStart),
-			Ops: int64(delta.Count), Errors: errs - prevErrs,
-			P50: float64(int64(delta.Quantile(0.5))) / 1e3, P99: float64(int64(delta.Quantile(0.99))) / 1e3,
-			Max: float64(delta.Max) / 1e3,
+		sec := result.Second{T: round3(now.Sub(start).Seconds()), Warmup: warm, Ops: int64(delta.Count), Errors: errs}
+		if prev := len(series) - 1; final && !warm && span < 0.5 && prev >= 0 && prev != lastWarm {
+			lastDelta.Merge(&delta)
+			span += lastSpan
+			sec.Ops += series[prev].Ops
+			sec.Errors += series[prev].Errors
+			delta.Reset()
+			delta.Merge(&lastDelta)
+			series = series[:prev]
 		}
+		sec.P50 = float64(int64(delta.Quantile(0.5))) / 1e3
+		sec.P99 = float64(int64(delta.Quantile(0.99))) / 1e3
+		sec.Max = float64(delta.Max) / 1e3
 		if span > 0 {
-			sec.OpsPerSec = math.Round(float64(delta.Count) / span)
+			sec.OpsPerSec = math.Round(float64(sec.Ops) / span)
 		}
 		series = append(series, sec)
-		cur, prev = prev, cur
-		prevErrs, last = errs, now
+		if warm {
+			lastWarm, lastWarmSpan = len(series)-1, span
+			warmCur, warmPrev = warmPrev, warmCur
+			warmErrsPrev = warmErrs
+		} else {
+			lastSpan = span
+			lastDelta.Reset()
+			lastDelta.Merge(&delta)
+			measCur, measPrev = measPrev, measCur
+			measErrsPrev = measErrs
+		}
+		last = now
 		if cfg.Tick != nil && !final {
 			cfg.Tick(Progress{
-				Op: op, Elapsed: now.Sub(start), Warmup: sec.Warmup,
-				Ops: measured, Target: cfg.Count, Errors: errs,
+				Op: op, Elapsed: now.Sub(start), Warmup: warm,
+				Ops: measured, Target: cfg.Count, Errors: warmErrs + measErrs,
 				OpsPerSec: sec.OpsPerSec, P99: time.Duration(delta.Quantile(0.99)),
 			})
 		}

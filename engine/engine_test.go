@@ -140,6 +140,62 @@ func TestDurationAndWarmup(t *testing.T) {
 	}
 }
 
+// TestSeriesAddsUpToThePhase checks the per-second series against the
+// phase it samples: the warm-up's intervals add up to the warm-up's
+// operations and the measured ones to the phase's ops and errors, whichever
+// side of a tick an operation ended on; and the last interval is not a
+// sliver of the clients' last operations after the last tick, which the
+// timeline would draw as a cliff (3,167 ops/s after 953,392).
+func TestSeriesAddsUpToThePhase(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		st   func(t *testing.T) store.Store
+		op   string
+		cfg  Config
+	}{
+		{"timed, with a warm-up, a million operations a second", func(t *testing.T) store.Store { return openStore(t, "file:") }, "write",
+			Config{Clients: 4, Duration: 2 * time.Second, Warmup: time.Second, Seed: 1}},
+		{"counted, with a warm-up of part of a second", func(t *testing.T) store.Store { return openStore(t, "file:") }, "write",
+			Config{Clients: 2, Count: 300_000, Warmup: 700 * time.Millisecond, Seed: 2}},
+		{"every operation failing", func(t *testing.T) store.Store { return &storefault.RefuseReads{Store: openStore(t, "file:")} }, "read-latest",
+			Config{Clients: 2, Duration: 1500 * time.Millisecond, Warmup: 500 * time.Millisecond, Seed: 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := c.st(t)
+			w := bbsWorkload(t, c.op)
+			setup(t, st, w)
+			res, err := RunPhase(context.Background(), c.cfg, st, w, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warmOps, ops, errs int64
+			var measured []int
+			for i, s := range res.Series {
+				if s.Warmup {
+					warmOps += s.Ops
+					continue
+				}
+				ops += s.Ops
+				errs += s.Errors
+				measured = append(measured, i)
+			}
+			if warmOps != res.WarmupOps || ops != res.Ops || errs != res.Errors {
+				t.Errorf("series adds up to %d warm-up ops, %d ops, %d errors; the phase has %d, %d, %d\n%+v",
+					warmOps, ops, errs, res.WarmupOps, res.Ops, res.Errors, res.Series)
+			}
+			if res.Ops+res.Errors == 0 || len(measured) == 0 {
+				t.Fatalf("nothing measured: %+v", res)
+			}
+			if n := len(measured); n > 1 {
+				last, before := res.Series[measured[n-1]], res.Series[measured[n-2]]
+				if last.T-before.T < 0.5 {
+					t.Errorf("the last interval is %.3fs long, after one ending at %.3fs: %+v", last.T-before.T, before.T, res.Series)
+				}
+			}
+		})
+	}
+}
+
 func TestInterruptStopsCleanlyAndVerifies(t *testing.T) {
 	st := openStore(t, "sqlite:?journal_mode=wal")
 	w := bbsWorkload(t, "write")

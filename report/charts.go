@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/image/font/opentype"
@@ -51,6 +52,9 @@ type chart struct {
 	legend  []legendEntry
 	plots   []*plot.Plot
 	style   *chartStyle
+	// layout, when set, fits the plot's text to the canvas it is about
+	// to be drawn on (a category axis's names).
+	layout func(p *plot.Plot, c draw.Canvas)
 }
 
 type legendEntry struct {
@@ -207,6 +211,9 @@ func (ch *chart) draw(c draw.Canvas) {
 	}
 	body := draw.Crop(c, pad, -pad, pad, y-c.Max.Y-pad)
 	if len(ch.plots) == 1 {
+		if ch.layout != nil {
+			ch.layout(ch.plots[0], body)
+		}
 		ch.plots[0].Draw(body)
 		return
 	}
@@ -366,15 +373,26 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 		}
 	}
 	// A group per operation, and per client level with -c 1,2,4: levels
-	// are different figures, not repeats to take the median of.
+	// are different figures, not repeats to take the median of. An
+	// operation's levels stand together, a little apart from the next
+	// operation's.
 	keys := phaseKeys(d)
 	levels := levelsVary(d)
-	var opl []string
-	for _, k := range keys {
-		opl = append(opl, k.name(levels))
-	}
-	if len(stores) == 0 || len(opl) == 0 {
+	if len(stores) == 0 || len(keys) == 0 {
 		return nil
+	}
+	var cats []category
+	x := 0.0
+	for i, k := range keys {
+		if levels && i > 0 && k.op != keys[i-1].op {
+			x += 0.4
+		}
+		c := category{op: k.op, x: x}
+		if levels {
+			c.level = "c=" + strconv.Itoa(k.clients)
+		}
+		cats = append(cats, c)
+		x++
 	}
 	ch := &chart{Name: "throughput", Title: st.l.t("chart.throughput"), h: chartH, style: st}
 	p := st.newPlot("", st.l.t("axis.ops/s"))
@@ -387,14 +405,15 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 			if v.n == 0 {
 				continue
 			}
-			x := float64(i) - 0.4 + width*float64(j)
+			x := cats[i].x - 0.4 + width*float64(j)
 			b.add(x, x+width*0.92, v, st.color(s.Label))
 		}
 		ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label)})
 	}
 	p.Add(b)
-	p.NominalX(opl...)
-	p.X.Min, p.X.Max = -0.5, float64(len(opl))-0.5
+	p.NominalX(cats[0].name())
+	ch.layout = func(p *plot.Plot, c draw.Canvas) { layoutCategories(p, c, cats) }
+	p.X.Min, p.X.Max = -0.5, cats[len(cats)-1].x+0.5
 	p.Y.Min = 0
 	p.Y.Max = math.Max(b.max*1.12, 1)
 	p.Y.Tick.Marker = numTicks{}
@@ -609,7 +628,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 				continue
 			}
 			var opsXY, p99XY plotter.XYs
-			for _, sec := range ph.Series {
+			for _, sec := range foldSliver(ph.Series) {
 				if sec.Warmup {
 					warm = math.Max(warm, sec.T)
 				}
@@ -651,6 +670,35 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// foldSliver returns a phase's series with a last measured interval of
+// less than half a second folded into the one before it, as kurabe now
+// records it: documents of earlier versions end a -d phase with the few
+// operations that ended after the last tick, over a fraction of a second,
+// which would draw as a cliff (3,167 ops/s after 953,392). The folded
+// interval's ops/s is over both intervals' time; its max is the larger of
+// the two, and its p99 the earlier interval's when the sliver holds at most
+// 1% of the operations (which then barely move it), else the larger (the
+// operations behind them are not in the document).
+func foldSliver(series []result.Second) []result.Second {
+	n := len(series)
+	if n < 2 || series[n-1].Warmup || series[n-2].Warmup || series[n-1].T-series[n-2].T >= 0.5 {
+		return series
+	}
+	from := 0.0
+	if n > 2 {
+		from = series[n-3].T
+	}
+	a, b := series[n-2], series[n-1]
+	m := result.Second{T: b.T, Ops: a.Ops + b.Ops, Errors: a.Errors + b.Errors, P50: a.P50, P99: max(a.P99, b.P99), Max: max(a.Max, b.Max)}
+	if b.Ops*100 <= m.Ops {
+		m.P99 = a.P99
+	}
+	if b.T > from {
+		m.OpsPerSec = math.Round(float64(m.Ops) / (b.T - from))
+	}
+	return append(slices.Clone(series[:n-2]), m)
 }
 
 // addSeries adds a line, with its points marked when there are few.

@@ -32,8 +32,10 @@ type geomCanvas struct {
 }
 
 type geomText struct {
-	s string
-	r vg.Rectangle
+	s      string
+	r      vg.Rectangle
+	turned bool        // drawn rotated
+	quad   [4]vg.Point // its corners, in order round it
 }
 
 func (g *geomCanvas) SetColor(c color.Color)   { g.col = c; g.CanvasSizer.SetColor(c) }
@@ -69,14 +71,14 @@ func (g *geomCanvas) Fill(p vg.Path) {
 // the baseline.
 func (g *geomCanvas) FillString(f font.Face, pt vg.Point, s string) {
 	e := f.Extents()
-	corners := []vg.Point{{X: pt.X, Y: pt.Y - e.Descent}, {X: pt.X + f.Width(s), Y: pt.Y + e.Ascent}}
-	corners = append(corners, vg.Point{X: corners[0].X, Y: corners[1].Y}, vg.Point{X: corners[1].X, Y: corners[0].Y})
+	x0, y0, x1, y1 := pt.X, pt.Y-e.Descent, pt.X+f.Width(s), pt.Y+e.Ascent
+	corners := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 	sin, cos := math.Sincos(g.rot)
 	var ps []vg.Point
 	for _, c := range corners {
 		ps = append(ps, vg.Point{X: c.X*vg.Length(cos) - c.Y*vg.Length(sin), Y: c.X*vg.Length(sin) + c.Y*vg.Length(cos)})
 	}
-	g.texts = append(g.texts, geomText{s, bounds(ps)})
+	g.texts = append(g.texts, geomText{s, bounds(ps), g.rot != 0, [4]vg.Point(ps)})
 	g.CanvasSizer.FillString(f, pt, s)
 }
 
@@ -101,6 +103,33 @@ func bounds(ps []vg.Point) vg.Rectangle {
 
 func overlap(a, b vg.Rectangle) bool {
 	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+// quadsOverlap reports whether two convex quadrilaterals (texts, rotated
+// or not) share any area: they do not when some edge's normal separates
+// their projections. Texts turned alike lie in parallel strips whose
+// bounding boxes overlap although the texts do not.
+func quadsOverlap(a, b [4]vg.Point) bool {
+	for _, q := range [][4]vg.Point{a, b} {
+		for i := range q {
+			e := q[(i+1)%4].Sub(q[i])
+			n := vg.Point{X: -e.Y, Y: e.X}
+			lo := func(q [4]vg.Point) (vg.Length, vg.Length) {
+				mn, mx := vg.Length(math.Inf(1)), vg.Length(math.Inf(-1))
+				for _, p := range q {
+					d := p.X*n.X + p.Y*n.Y
+					mn, mx = min(mn, d), max(mx, d)
+				}
+				return mn, mx
+			}
+			amin, amax := lo(a)
+			bmin, bmax := lo(b)
+			if amax <= bmin || bmax <= amin {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // crowdedDoc is a run of n operations on four stores, three repeats each,
@@ -230,5 +259,142 @@ func TestVaryChartsNameVariants(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// categoriesDoc is a run of ops at client levels on the stores, one repeat,
+// ops/s in the hundred thousands.
+func categoriesDoc(ops []string, levels []int, stores ...string) *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "bbs", Ops: ops, Clients: levels[0], Levels: levels, Count: 300}}
+	for j, label := range stores {
+		s := result.Store{Label: label}
+		for i, op := range ops {
+			for _, c := range levels {
+				s.Phases = append(s.Phases, result.Phase{Op: op, Clients: c, Ops: 300, OpsPerSec: 123456 + float64(1000*i+10*c+j)})
+			}
+		}
+		d.Stores = append(d.Stores, s)
+	}
+	return d
+}
+
+// TestCategoryNamesNeverOverlap draws throughput charts with few and many
+// categories, short and long names, and checks where every text landed:
+// inside the chart, and over no other text, so the names under the bars
+// never run together (write c=1write c=2…). It checks too that each
+// category is named, in the layout the room allows.
+func TestCategoryNamesNeverOverlap(t *testing.T) {
+	bbs := []string{"write", "read-all", "read-latest", "mix"}
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("op%d", i))
+	}
+	for _, c := range []struct {
+		name string
+		d    *result.Document
+		want string // across: every name as it is; grouped: each level, each op once; rotated: every name; some: names on some
+	}{
+		{"bbs at one level: names across", categoriesDoc(bbs, []int{4}, "file", "sqlite"), "across"},
+		{"bbs at -c 1,2,4 (the report's case): levels under the bars, operations under their groups", categoriesDoc(bbs, []int{1, 2, 4}, "file", "sqlite"), "grouped"},
+		{"crud at -c 1,2,4,8: rotated", categoriesDoc([]string{"insert", "read", "batch-read", "update", "delete", "batch-delete"}, []int{1, 2, 4, 8}, "file", "sqlite"), "rotated"},
+		{"a range sweep's ten names at one level: rotated", categoriesDoc([]string{"range 1", "range 10", "range 50", "range 100", "range 500", "range 1000", "range 5000", "range 10000", "range 50000", "range 100000"}, []int{1}, "sqlite", "postgres", "mariadb"), "rotated"},
+		{"forty operations at three levels: names on some", categoriesDoc(many, []int{1, 2, 4}, "a"), "some"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := newChartStyle(English, nil, []*result.Document{c.d})
+			chs := throughputChart(st, c.d)
+			if len(chs) != 1 {
+				t.Fatalf("%d charts", len(chs))
+			}
+			g := &geomCanvas{CanvasSizer: vgsvg.New(chartW, chs[0].h)}
+			chs[0].draw(draw.New(g))
+			var texts []geomText
+			drawn := map[string]int{}
+			for _, x := range g.texts {
+				if x.s != "" {
+					texts = append(texts, x)
+					drawn[x.s]++
+				}
+			}
+			w, h := g.Size()
+			for i, x := range texts {
+				if x.r.Min.X < 0 || x.r.Min.Y < 0 || x.r.Max.X > w || x.r.Max.Y > h {
+					t.Errorf("text %q at %v leaves the %v×%v chart", x.s, x.r, w, h)
+				}
+				for _, y := range texts[i+1:] {
+					if quadsOverlap(x.quad, y.quad) {
+						t.Errorf("texts %q at %v and %q at %v overlap", x.s, x.r, y.s, y.r)
+					}
+				}
+			}
+			levels := levelsVary(c.d)
+			keys := phaseKeys(c.d)
+			named, turned := 0, 0
+			for _, k := range keys {
+				if drawn[k.name(levels)] > 0 {
+					named++
+				}
+			}
+			for _, x := range texts {
+				if x.turned && slices.ContainsFunc(keys, func(k phaseKey) bool { return k.name(levels) == x.s }) {
+					turned++
+				}
+			}
+			switch c.want {
+			case "across", "rotated":
+				if named != len(keys) {
+					t.Errorf("%d of %d categories named", named, len(keys))
+				}
+				rotated := turned > 0
+				if rotated != (c.want == "rotated") {
+					t.Errorf("names rotated: %v, want %s", rotated, c.want)
+				}
+			case "grouped":
+				for _, op := range c.d.Run.Ops {
+					if drawn[op] != 1 {
+						t.Errorf("operation %s named %d times, want once under its group", op, drawn[op])
+					}
+				}
+				for _, lv := range c.d.Run.Levels {
+					if n := drawn[fmt.Sprintf("c=%d", lv)]; n != len(c.d.Run.Ops) {
+						t.Errorf("level c=%d named %d times, want once per operation", lv, n)
+					}
+				}
+			case "some":
+				if named == 0 || named == len(keys) {
+					t.Errorf("%d of %d categories named, want some", named, len(keys))
+				}
+			}
+		})
+	}
+}
+
+// TestTimelineFoldsALastSliver draws the series of a -d 2s --warmup 1s
+// phase written by an earlier kurabe, which ends with the one operation
+// that finished 0.3 ms after the last tick: the chart's last point is
+// the last second's rate, not 3,167 ops/s, and no operation is dropped.
+func TestTimelineFoldsALastSliver(t *testing.T) {
+	series := []result.Second{
+		{T: 1, Warmup: true, Ops: 886676, OpsPerSec: 886656, P99: 4.471},
+		{T: 2, Ops: 959037, OpsPerSec: 959050, P99: 4.359},
+		{T: 3, Ops: 953392, OpsPerSec: 953383, P99: 4.091},
+		{T: 3.0003, Ops: 1, OpsPerSec: 3167, P99: 857.087},
+	}
+	got := foldSliver(series)
+	if len(got) != 3 {
+		t.Fatalf("%d points, want 3: %+v", len(got), got)
+	}
+	last := got[2]
+	if last.Ops != 953393 || last.OpsPerSec < 900000 || last.P99 != 4.091 || last.T != 3.0003 {
+		t.Errorf("last point %+v, want 953,393 operations at about 953,000 ops/s, p99 4.091µs", last)
+	}
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 4},
+		Stores: []result.Store{{Label: "file", Phases: []result.Phase{{Op: "write", Clients: 4, Ops: 1912430, Series: series}}}}}
+	chs := timelineCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts", len(chs))
+	}
+	if top := chs[0].plots[0].Y; top.Max > 959050*1.1 || chs[0].plots[1].Y.Max > 10 {
+		t.Errorf("axes up to %v ops/s and %v µs: the sliver is drawn", top.Max, chs[0].plots[1].Y.Max)
 	}
 }

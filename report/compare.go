@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -195,6 +196,7 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 			l.t("workload"), d.Run.Workload, l.t("repeats"), reps)
 	}
 	lines := []string{side("old", c.Old), side("new", c.New)}
+	lines = append(lines, settingChanges([]*result.Document{c.Old, c.New}, l)...)
 	for _, x := range lines {
 		if format == "markdown" {
 			x += "  "
@@ -272,4 +274,59 @@ func pCell(ch Change, l tr) string {
 		return n + " (" + l.t("too few samples") + ")"
 	}
 	return "p=" + strconv.FormatFloat(ch.P, 'f', 3, 64) + " " + n
+}
+
+// settingChanges says, one line per store found in more than one of docs
+// (by label), which of its effective settings (as the store read them
+// back) differ between the runs, with each run's value in order: "sqlite
+// ran with other settings: journal_mode delete → wal". A change of
+// setting is often the point of comparing two runs, and otherwise the
+// reason their figures differ; a value a run lacks is "-".
+func settingChanges(docs []*result.Document, l tr) []string {
+	var labels []string
+	opts := map[string][]map[string]string{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, s := range d.Stores {
+			if seen[s.Label] {
+				continue
+			}
+			seen[s.Label] = true
+			if _, ok := opts[s.Label]; !ok {
+				labels = append(labels, s.Label)
+			}
+			opts[s.Label] = append(opts[s.Label], s.Info.Options)
+		}
+	}
+	var out []string
+	for _, label := range labels {
+		runs := opts[label]
+		if len(runs) < 2 {
+			continue
+		}
+		names := map[string]bool{}
+		for _, o := range runs {
+			for k := range o {
+				names[k] = true
+			}
+		}
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(names)) {
+			var vs []string
+			for _, o := range runs {
+				v, ok := o[name]
+				if !ok {
+					v = "-"
+				}
+				vs = append(vs, v)
+			}
+			if slices.ContainsFunc(vs, func(v string) bool { return v != vs[0] }) {
+				parts = append(parts, name+" "+strings.Join(vs, " → "))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, l.f("compare.settings", label, strings.Join(parts, l.t("compare.settings.sep"))))
+		}
+	}
+	return out
 }

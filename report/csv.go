@@ -12,12 +12,33 @@ import (
 // csvHeader names the CSV columns. Numbers are written unformatted (no
 // thousands separators, no units in the cells: the unit is in the column
 // name), latencies in microseconds as in the result document, so a
-// spreadsheet or a script reads them without parsing.
+// spreadsheet or a script reads them without parsing. A cell is empty where
+// the figure does not exist, never 0: lost and extra of a phase with
+// nothing to verify, the figures of a skipped phase.
 var csvHeader = []string{
 	"run", "store", "driver", "variant", "op", "repeat", "clients",
 	"ops", "errors", "elapsed_s", "ops_per_s",
 	"mean_us", "p50_us", "p90_us", "p95_us", "p99_us", "p99_9_us", "max_us",
-	"lost", "extra", "bytes_read", "bytes_written", "finish_ratio", "interrupted",
+	"lost", "extra", "bytes_read", "bytes_written", "finish_ratio", "interrupted", "skipped",
+}
+
+// verified is a phase's lost and extra rows for the CSV: empty where the
+// table shows "-" or "?", as a phase that wrote nothing to verify (a read)
+// or whose count failed has no such figure; 0 is a verified phase that
+// lost nothing.
+func verified(p result.Phase) (lost, extra string) {
+	if len(p.Verify) == 0 {
+		return "", ""
+	}
+	var l, e int64
+	for _, v := range p.Verify {
+		if v.Error != "" {
+			return "", ""
+		}
+		l += v.Lost
+		e += v.Extra
+	}
+	return strconv.FormatInt(l, 10), strconv.FormatInt(e, 10)
 }
 
 // CSV writes one row per store × operation × variant × repeat, with a header.
@@ -33,26 +54,31 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 		run := ids[i]
 		for _, s := range d.Stores {
 			for _, p := range s.Phases {
-				var lost, extra int64
-				for _, v := range p.Verify {
-					lost += v.Lost
-					extra += v.Extra
-				}
+				lost, extra := verified(p)
 				l := p.Latency
 				ratio := ""
 				if ratioMeasured(p) {
 					ratio = ff(p.FinishRatio)
 				}
-				cw.Write([]string{
+				rec := []string{
 					run, s.Label, s.Info.Driver, variantString(s.Variant), p.Op,
 					strconv.Itoa(p.Repeat + 1), strconv.Itoa(p.Clients),
 					strconv.FormatInt(p.Ops, 10), strconv.FormatInt(p.Errors, 10),
 					ff(p.Elapsed), ff(p.OpsPerSec),
 					lf(l, l.Mean), lf(l, l.P50), lf(l, l.P90), lf(l, l.P95), lf(l, l.P99), lf(l, l.P999), lf(l, l.Max),
-					strconv.FormatInt(lost, 10), strconv.FormatInt(extra, 10),
+					lost, extra,
 					strconv.FormatInt(p.BytesRead, 10), strconv.FormatInt(p.BytesWritten, 10),
-					ratio, strconv.FormatBool(p.Interrupted),
-				})
+					ratio, strconv.FormatBool(p.Interrupted), strconv.FormatBool(skippedPhase(p)),
+				}
+				if skippedPhase(p) {
+					// Nothing was measured: the figures are empty, as
+					// the table's are "-"; ops and errors stay counts.
+					for i := 9; i < 20; i++ {
+						rec[i] = ""
+					}
+					rec[22] = ""
+				}
+				cw.Write(rec)
 			}
 		}
 	}

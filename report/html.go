@@ -46,6 +46,7 @@ type htmlPage struct {
 	Lang, Title, Intro string
 	CSS                template.CSS
 	SideBySide         *htmlTable
+	Settings           []string // stores whose settings differ between the runs
 	Runs               []htmlRun
 }
 
@@ -95,6 +96,7 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 	page := htmlPage{Lang: lang, Title: l.t("kurabe report"), Intro: l.count(len(docs), "report.intro1", "report.intro"), CSS: template.CSS(htmlCSS)}
 	if len(docs) > 1 {
 		page.SideBySide = sideBySide(docs, l)
+		page.Settings = settingChanges(docs, l)
 	}
 	chs := charts(newChartStyle(lang, cjk, docs), docs)
 	for i, d := range docs {
@@ -217,6 +219,12 @@ func verification(d *result.Document, l tr) htmlVerify {
 	case failed:
 		v.Lines = append([]string{l.t("verify.error")}, v.Lines...)
 		v.Class = "bad"
+	case len(rows) == 0 && v.Class == "bad":
+		// A store failed before any phase wrote: its failure leads.
+		// That nothing was verified is said only of stores that ran.
+		if slices.ContainsFunc(d.Stores, func(s result.Store) bool { return s.Error == "" && len(s.Phases) > 0 }) {
+			v.Lines = append(v.Lines, l.t("verify.none"))
+		}
 	case len(rows) == 0:
 		v.Lines = append([]string{l.t("verify.none")}, v.Lines...)
 	default:
@@ -256,9 +264,9 @@ func whatRan(d *result.Document, l tr) [][2]string {
 	case r.Workload == "replay" && r.Count > 0:
 		kv = append(kv, [2]string{"n", l.count64(r.Count, "replay.statement", "replay.statements")})
 	case r.Count > 0:
-		kv = append(kv, [2]string{"n", num0(r.Count) + " " + l.t("per op")})
+		kv = append(kv, [2]string{"n", l.f("per-op", num0(r.Count))})
 	default:
-		kv = append(kv, [2]string{l.t("duration"), time.Duration(r.Duration).String() + " " + l.t("per op")})
+		kv = append(kv, [2]string{l.t("duration"), l.f("per-op", time.Duration(r.Duration).String())})
 	}
 	kv = append(kv, [2]string{l.t("warm-up"), time.Duration(r.Warmup).String()})
 	if r.Think != "" {

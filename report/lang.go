@@ -35,7 +35,6 @@ var words = map[string][2]string{
 	"repeat":                    {"", "回"},
 	"clients":                   {"", "クライアント"},
 	"workload":                  {"", "ワークロード"},
-	"per op":                    {"", "操作ごと"},
 	"duration":                  {"", "時間"},
 	"warm-up":                   {"", "ウォームアップ"},
 	"think":                     {"", "思考時間"},
@@ -124,10 +123,27 @@ var words = map[string][2]string{
 	"the last repeat's; each repeat had its own":               {"", "最後の繰り返しのもの。繰り返しごとに別"},
 	"rate": {"", "レート"},
 
+	// How many operations, or how long, each phase ran: in the summary
+	// line (n=300 per op) and the HTML's what-ran list (300 per op).
+	"summary.n":        {"n=%s per op", "各操作 n=%s"},
+	"summary.duration": {"duration %s per op", "各操作 時間 %s"},
+	"per-op":           {"%s per op", "各操作 %s"},
+
+	// A phase whose operations were all skipped (class skipped), in the
+	// table's ops/s column.
+	"skipped": {"", "スキップ"},
+
+	// A store an interrupt kept from starting, where its target goes
+	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
+	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
+	"stopping":          {"stopping; press Ctrl-C again to stop at once", "停止しています。すぐに止めるにはもう一度 Ctrl-C を押してください"},
+
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
 	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},
 	"compare.failed.new":    {"%s FAILED in the new run, so its figures there are missing: %s", "%s は新の実行で失敗したため、その数値がない: %s"},
+	"compare.settings":      {"%s ran with other settings: %s", "%s の設定が異なります: %s"},
+	"compare.settings.sep":  {", ", "、"},
 	"chart.clients.repeats": {"each point the median of that level's repeats", "各点はそのクライアント数での繰り返しの中央値"},
 
 	// The notes under a table (Notes). Figures keep their order in both

@@ -81,10 +81,14 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 					}
 					ran = true
 					cell = num(p.OpsPerSec)
+					if skippedPhase(p) {
+						cell = l.t("skipped") // its errors are the skips, said in the notes
+					} else {
+						errs += p.Errors
+					}
 					if p.Interrupted {
 						cell += "*"
 					}
-					errs += p.Errors
 					if l := lostCell(p); l != "0" && l != "-" {
 						lost = l
 					}

@@ -120,3 +120,21 @@ func opsPerSecAt(d *result.Document, s result.Store, k phaseKey) spread {
 	}
 	return spreadOf(vs)
 }
+
+// skippedPhase reports whether a phase's operations were all skipped: none
+// succeeded, and every error is of class skipped, a workload's word that
+// the phase does not apply to the store (crud's update on the file store,
+// which speaks no SQL). Such a phase measured nothing, so the tables show
+// "skipped" and "-" rather than zeros that read as measured; the notes say
+// why.
+func skippedPhase(p result.Phase) bool {
+	if p.Ops > 0 || len(p.ErrorClasses) == 0 {
+		return false
+	}
+	for _, c := range p.ErrorClasses {
+		if c.Class != "skipped" {
+			return false
+		}
+	}
+	return true
+}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"kurabe/result"
+	"kurabe/store"
 )
 
 // golden compares got with testdata/name, rewriting it with -update.
@@ -84,12 +85,29 @@ func TestGoldenReports(t *testing.T) {
 		// CSV and benchstat of two runs in one stream.
 		{"two-runs.csv", func(w io.Writer) error { return WriteTables(w, "csv", English, richDoc(), varyDoc()) }},
 		{"two-runs.benchstat", func(w io.Writer) error { return WriteTables(w, "benchstat", English, richDoc(), varyDoc()) }},
+		// Phases a store skipped (crud's update and load's transaction on
+		// the file store): "skipped" and "-", never measured zeros; in
+		// the CSV, empty figures and skipped=true.
+		{"skipped.txt", func(w io.Writer) error { return WriteTables(w, "text", English, skippedDoc()) }},
+		{"skipped-ja.txt", func(w io.Writer) error { return WriteTables(w, "text", Japanese, skippedDoc()) }},
+		{"skipped.md", func(w io.Writer) error { return WriteTables(w, "markdown", English, skippedDoc()) }},
+		{"skipped.csv", func(w io.Writer) error { return WriteTables(w, "csv", English, skippedDoc()) }},
 		// compare: six repeats against six, one store much faster.
 		{"compare.txt", func(w io.Writer) error {
 			return WriteCompare(w, Compare(repeatDoc(6, 1000, 5000), repeatDoc(6, 2000, 5000)), "text", English)
 		}},
 		{"compare-ja.md", func(w io.Writer) error {
 			return WriteCompare(w, Compare(repeatDoc(3, 1000, 5000), repeatDoc(3, 2000, 5000)), "markdown", Japanese)
+		}},
+		// compare of runs whose stores' settings differ: said above the
+		// tables, a line per store, each setting's old and new value.
+		{"compare-settings.txt", func(w io.Writer) error {
+			old, new := settingsDocs()
+			return WriteCompare(w, Compare(old, new), "text", English)
+		}},
+		{"compare-settings-ja.md", func(w io.Writer) error {
+			old, new := settingsDocs()
+			return WriteCompare(w, Compare(old, new), "markdown", Japanese)
 		}},
 	}
 	for _, c := range cases {
@@ -100,6 +118,80 @@ func TestGoldenReports(t *testing.T) {
 			}
 			golden(t, c.name, b.Bytes())
 		})
+	}
+}
+
+// settingsDocs are two runs of the same stores: a's journal_mode and
+// synchronous changed (and a setting only the new run reads back
+// appeared), b's settings did not.
+func settingsDocs() (old, new *result.Document) {
+	old, new = repeatDoc(1, 375, 5000), repeatDoc(1, 46951, 5000)
+	old.Stores[0].Info.Options = map[string]string{"journal_mode": "delete", "synchronous": "full", "page_size": "4096"}
+	new.Stores[0].Info.Options = map[string]string{"journal_mode": "wal", "synchronous": "normal", "page_size": "4096", "cache_size": "-2000"}
+	old.Stores[1].Info.Options = map[string]string{"sync": "none"}
+	new.Stores[1].Info.Options = map[string]string{"sync": "none"}
+	return old, new
+}
+
+// TestSideBySideSaysSettingsDiffer checks the HTML report of several runs:
+// above the side-by-side table, the stores whose settings differ.
+func TestSideBySideSaysSettingsDiffer(t *testing.T) {
+	old, new := settingsDocs()
+	for lang, want := range map[string]string{
+		English:  "<p>a ran with other settings: cache_size - → -2000, journal_mode delete → wal, synchronous full → normal</p>",
+		Japanese: "<p>a の設定が異なります: cache_size - → -2000、journal_mode delete → wal、synchronous full → normal</p>",
+	} {
+		var b bytes.Buffer
+		if err := writeHTML(&b, lang, nil, []*result.Document{old, new}); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if i, j := strings.Index(page, want), strings.Index(page, "<table>"); i < 0 || j < i {
+			t.Errorf("%s: no %s above the side-by-side table", lang, want)
+		}
+		if strings.Contains(page, "b ran with other") || strings.Contains(page, "b の設定") {
+			t.Errorf("%s: b's settings said to differ", lang)
+		}
+	}
+}
+
+// skippedDoc is a run of two stores in which the file store skipped two
+// phases: one that writes nothing (update, so nothing to verify) and one
+// that writes (transaction, verified: nothing was added, nothing lost).
+func skippedDoc() *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Seed: 5,
+		Started: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC),
+		Run:     result.RunConfig{Workload: "crud", Ops: []string{"insert", "update", "transaction"}, Clients: 2, Count: 500}}
+	skip := func(op string, n int64, verify []result.Verify) result.Phase {
+		return result.Phase{Op: op, Clients: 2, Errors: n, Elapsed: 0.002, FinishRatio: 2.24, Verify: verify,
+			ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: n, First: "crud " + op + " needs SQL; the phase is skipped, not faked"}}}
+	}
+	measured := func(op string, ops float64) result.Phase {
+		return result.Phase{Op: op, Clients: 2, Ops: 500, Elapsed: 500 / ops, OpsPerSec: ops, FinishRatio: 1.2,
+			Latency:      result.Latency{Count: 500, Mean: 1e6 / ops, P50: 1e6 / ops, P90: 2e6 / ops, P99: 3e6 / ops, P999: 4e6 / ops, Max: 5e6 / ops},
+			BytesWritten: 4000, Verify: []result.Verify{{Table: "records", Acked: 500, After: 500}}}
+	}
+	d.Stores = []result.Store{
+		{Label: "file", Info: store.Info{Driver: "file", Target: "/tmp/kurabe-s/1-file"}, Phases: []result.Phase{measured("insert", 300000),
+			skip("update", 500, nil), skip("transaction", 1, []result.Verify{{Table: "records", Before: 500, After: 500}})}},
+		{Label: "sqlite", Info: store.Info{Driver: "sqlite", Target: "/tmp/kurabe-s/2-sqlite/kurabe.db"}, Phases: []result.Phase{measured("insert", 1100), measured("update", 1250), measured("transaction", 30)}},
+	}
+	return d
+}
+
+// TestSkippedPhasesInHTML checks the HTML results table: a skipped phase's
+// row says so and shows no figure, in both languages.
+func TestSkippedPhasesInHTML(t *testing.T) {
+	for _, lang := range []string{English, Japanese} {
+		var b bytes.Buffer
+		if err := writeHTML(&b, lang, nil, []*result.Document{skippedDoc()}); err != nil {
+			t.Fatal(err)
+		}
+		word := tr(lang).t("skipped")
+		want := `<tr><td>file</td><td>update</td><td class="num">` + word + `</td>` + strings.Repeat(`<td class="num">-</td>`, 9) + `</tr>`
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: no row %s in\n%s", lang, want, trunc(b.String()[strings.Index(b.String(), "<h3"):]))
+		}
 	}
 }
 
@@ -240,11 +332,20 @@ func TestCSVRoundTrip(t *testing.T) {
 				for _, v := range p.Verify {
 					lost += v.Lost
 				}
-				for name, want := range map[string]float64{
+				want := map[string]float64{
 					"ops_per_s": p.OpsPerSec, "ops": float64(p.Ops), "elapsed_s": p.Elapsed, "mean_us": p.Latency.Mean,
 					"p50_us": p.Latency.P50, "p99_us": p.Latency.P99, "p99_9_us": p.Latency.P999, "max_us": p.Latency.Max,
 					"lost": float64(lost), "bytes_written": float64(p.BytesWritten), "finish_ratio": p.FinishRatio, "clients": float64(p.Clients),
-				} {
+				}
+				// A phase with nothing to verify (a read) has no lost
+				// figure: the cell is empty, as the table's is "-".
+				if len(p.Verify) == 0 {
+					delete(want, "lost")
+					if r[col["lost"]] != "" || r[col["extra"]] != "" {
+						t.Errorf("row %d lost %q, extra %q for a phase with nothing to verify, want empty", i, r[col["lost"]], r[col["extra"]])
+					}
+				}
+				for name, want := range want {
 					if got := f(name); got != want {
 						t.Errorf("row %d %s = %v, want %v", i, name, got, want)
 					}
@@ -836,5 +937,48 @@ func TestShellJoinRoundTrips(t *testing.T) {
 	}
 	if want := "run --store 'sqlite:?journal_mode=wal&synchronous=off' --category 'a b'"; !strings.HasPrefix(line, want) {
 		t.Errorf("ShellJoin = %s, want it to begin %s", line, want)
+	}
+}
+
+// TestNotStartedStoreIsTranslated checks the line of a store an interrupt
+// kept from starting: its target, which kurabe wrote, is in the report's
+// language.
+func TestNotStartedStoreIsTranslated(t *testing.T) {
+	d := richDoc()
+	d.Stores[1].Info = store.Info{Driver: "sqlite", Target: result.NotStarted}
+	for lang, want := range map[string]string{English: "store sqlite: not started: interrupted", Japanese: "ストア sqlite: 未開始: 中断されました"} {
+		if got := summary(d, tr(lang)); !slices.Contains(got, want) {
+			t.Errorf("%s: %q, want a line %q", lang, got, want)
+		}
+	}
+}
+
+// TestVerificationLeadsWithAFailure checks the HTML report's verification
+// of runs in which a store failed before any phase wrote: the failure, with
+// the store's error, comes first, and "nothing to verify" is said only
+// when some store ran.
+func TestVerificationLeadsWithAFailure(t *testing.T) {
+	const refused = "postgres: cannot connect to postgres://app@127.0.0.1:1/app: connection refused"
+	failed := result.Store{Label: "postgres", Error: refused}
+	reads := result.Store{Label: "sqlite", Phases: []result.Phase{{Op: "read-latest", Clients: 1, Ops: 10, OpsPerSec: 100}}}
+	for _, c := range []struct {
+		name   string
+		stores []result.Store
+		want   []string
+	}{
+		{"the only store could not connect", []result.Store{failed}, []string{"postgres: FAILED: " + refused}},
+		{"one store failed, one only read", []result.Store{failed, reads}, []string{"postgres: FAILED: " + refused, "No phase wrote, so there was nothing to verify."}},
+		{"no store failed, none wrote", []result.Store{reads}, []string{"No phase wrote, so there was nothing to verify."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &result.Document{Run: result.RunConfig{Workload: "bbs", Ops: []string{"read-latest"}, Clients: 1}, Stores: c.stores}
+			v := verification(d, tr(English))
+			if !slices.Equal(v.Lines, c.want) {
+				t.Errorf("lines %q, want %q", v.Lines, c.want)
+			}
+			if bad := c.stores[0].Error != ""; bad != (v.Class == "bad") {
+				t.Errorf("class %q", v.Class)
+			}
+		})
 	}
 }

@@ -39,13 +39,8 @@ func Summary(d *result.Document) []string { return summary(d, English) }
 func summary(d *result.Document, l tr) []string {
 	r := d.Run
 	var what []string
-	// A workload of one operation of its own name (replay) is named once,
-	// not "workload replay replay".
-	w := l.t("workload") + " " + r.Workload
-	if !(len(r.Ops) == 1 && r.Ops[0] == r.Workload) {
-		w += " " + strings.Join(r.Ops, ",")
-	}
-	what = append(what, "kurabe "+d.Kurabe, w)
+	what = append(what, "kurabe "+d.Kurabe)
+	what = append(what, workloadOps(d, l)...)
 	if p := params(r.Params); p != "" {
 		what = append(what, p)
 	}
@@ -67,9 +62,9 @@ func summary(d *result.Document, l tr) []string {
 		// per operation.
 		what = append(what, l.count64(r.Count, "replay.statement", "replay.statements"))
 	case r.Count > 0:
-		what = append(what, "n="+strconv.FormatInt(r.Count, 10)+" "+l.t("per op"))
+		what = append(what, l.f("summary.n", strconv.FormatInt(r.Count, 10)))
 	default:
-		what = append(what, l.t("duration")+" "+time.Duration(r.Duration).String()+" "+l.t("per op"))
+		what = append(what, l.f("summary.duration", time.Duration(r.Duration).String()))
 	}
 	what = append(what, l.t("warm-up")+" "+time.Duration(r.Warmup).String())
 	if r.Think != "" {
@@ -100,6 +95,56 @@ func summary(d *result.Document, l tr) []string {
 		lines = append(lines, l.t("INTERRUPTED"))
 	}
 	return lines
+}
+
+// workloadOps names the workload and its operations for the summary
+// line: "workload bbs write,read-all"; a sweep by its swept values
+// ("workload range", "records 1,100,1000", not "range range 1,range
+// 100,…"); one operation of the workload's own name as such ("workload
+// point", "op point"), and a replay, whose one operation is every
+// statement of the log, once ("workload replay").
+func workloadOps(d *result.Document, l tr) []string {
+	r := d.Run
+	w := l.t("workload") + " " + r.Workload
+	if len(r.Ops) == 1 && r.Ops[0] == r.Workload {
+		if r.Workload == "replay" {
+			return []string{w}
+		}
+		return []string{w, l.t("op") + " " + r.Ops[0]}
+	}
+	if name, values := sweptValues(d); name != "" {
+		return []string{w, l.t(name) + " " + strings.Join(values, ",")}
+	}
+	return []string{w + " " + strings.Join(r.Ops, ",")}
+}
+
+// sweptValues returns the name of the value a sweep's operations vary
+// ("records") and each operation's value ("1", "100"), when every
+// operation is the workload's name and its value (range 100) and the
+// phases say so; "" otherwise.
+func sweptValues(d *result.Document) (string, []string) {
+	name := ""
+	var values []string
+	for _, op := range d.Run.Ops {
+		v, ok := strings.CutPrefix(op, d.Run.Workload+" ")
+		if !ok {
+			return "", nil
+		}
+		sweep := ""
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				if p.Op == op && p.Sweep != "" {
+					sweep = p.Sweep
+				}
+			}
+		}
+		if sweep == "" || name != "" && sweep != name {
+			return "", nil
+		}
+		name = sweep
+		values = append(values, v)
+	}
+	return name, values
 }
 
 // clientsRan says, after the clients asked for, how many ran where the
@@ -164,6 +209,9 @@ func storeVersion(s result.Store) string {
 // path: the line says so rather than pass it off as every repeat's.
 func target(d *result.Document, s result.Store, l tr) string {
 	t := s.Info.Target
+	if t == result.NotStarted {
+		return l.t("store.not-started")
+	}
 	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
 	}
@@ -342,6 +390,14 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		r := row{x.s.Label, phaseName(d, x.p), num(x.p.OpsPerSec)}
 		if x.p.Interrupted {
 			r[1] += "*"
+		}
+		if skippedPhase(x.p) {
+			r[2] = l.t("skipped")
+			for len(r) < len(header) {
+				r = append(r, "-")
+			}
+			rows = append(rows, r)
+			continue
 		}
 		for _, c := range latCols {
 			r = append(r, latCell(x.p.Latency, c.get))

@@ -344,3 +344,60 @@ func TestHeaderSaysClientsThatRan(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryNamesTheOperations checks how the summary line names a
+// workload's operations: listed; a sweep by its values; one operation of
+// the workload's own name said as such, except a replay's.
+func TestSummaryNamesTheOperations(t *testing.T) {
+	sweep := func(ops ...string) []result.Store {
+		var ps []result.Phase
+		for _, op := range ops {
+			ps = append(ps, result.Phase{Op: op, Sweep: "records"})
+		}
+		return []result.Store{{Label: "sqlite", Phases: ps}}
+	}
+	for _, c := range []struct {
+		name string
+		run  result.RunConfig
+		st   []result.Store
+		lang string
+		want string
+	}{
+		{"several operations", result.RunConfig{Workload: "bbs", Ops: []string{"write", "read-all"}}, nil, English, "workload bbs write,read-all · "},
+		{"one of the workload's name", result.RunConfig{Workload: "point", Ops: []string{"point"}}, nil, English, "workload point · op point · "},
+		{"one of the workload's name, Japanese", result.RunConfig{Workload: "point", Ops: []string{"point"}}, nil, Japanese, "ワークロード point · 操作 point · "},
+		{"a replay", result.RunConfig{Workload: "replay", Ops: []string{"replay"}}, nil, English, "workload replay · "},
+		{"a sweep", result.RunConfig{Workload: "range", Ops: []string{"range 1", "range 100"}}, sweep("range 1", "range 100"), English, "workload range · records 1,100 · "},
+		{"a sweep, Japanese", result.RunConfig{Workload: "range", Ops: []string{"range 1", "range 100"}}, sweep("range 1", "range 100"), Japanese, "ワークロード range · レコード 1,100 · "},
+		{"the count, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Count: 300}, nil, Japanese, " · 各操作 n=300 · "},
+		{"the duration, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Duration: result.Duration(2 * time.Second)}, nil, Japanese, " · 各操作 時間 2s · "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.run.Clients = 1
+			d := &result.Document{Kurabe: "0.0.0-test", Run: c.run, Stores: c.st}
+			if got := summary(d, tr(c.lang))[0]; !strings.Contains(got, c.want) {
+				t.Errorf("%q, want it to hold %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestMatrixSaysSkipped checks a --vary table with a phase the store
+// skipped: its ops/s column says skipped, and its skips are not the row's
+// errors.
+func TestMatrixSaysSkipped(t *testing.T) {
+	d := varyDoc()
+	d.Run.Ops = []string{"write", "update"}
+	for i := range d.Stores {
+		d.Stores[i].Phases = append(d.Stores[i].Phases, result.Phase{Op: "update", Clients: 2, Errors: 500,
+			ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 500, First: "needs SQL"}}})
+	}
+	header, rows, _ := table(d, English)
+	col := slices.Index(header, "update ops/s")
+	errs := slices.Index(header, "errors")
+	for _, r := range rows {
+		if r[col] != "skipped" || r[errs] != "0" {
+			t.Errorf("row %q: update %q, errors %q; want skipped, 0", r, r[col], r[errs])
+		}
+	}
+}

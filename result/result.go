@@ -188,6 +188,10 @@ type OpenLoop struct {
 	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient, BehindBusy or BehindStore
 }
 
+// NotStarted is the target of a store that an interrupt kept from
+// starting (Store.Info.Target). Reports translate it.
+const NotStarted = "not started: interrupted"
+
 // Why an open loop fell behind (OpenLoop.Note). Reports translate them.
 const (
 	BehindClient = "kurabe could not keep the rate: its own process used nearly every core"
