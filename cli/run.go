@@ -366,7 +366,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, badFlag("R", "%v", err)
 	}
 	if rc, ok := w.(workload.RunChecker); ok {
-		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate}); err != nil {
+		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate, Isolated: f.isolate}); err != nil {
 			return nil, blame(err)
 		}
 	}
@@ -990,7 +990,14 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	run := func(i, c int) (result.Phase, error) {
 		cc := cfg
 		cc.Clients = c
-		if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
+		if cpc, ok := w.(workload.ClientPhaseCounter); ok && cc.Count > 0 && cfg.PerClient != nil && cc.Rate == 0 {
+			// Isolated clients: each table runs a count of its own.
+			cc.Shares = cpc.ClientPhaseCounts(i, cc.Count, c)
+			cc.Count = 0
+			for _, n := range cc.Shares {
+				cc.Count += n
+			}
+		} else if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
 			cc.Count = pc.PhaseCount(i, cc.Count)
 		}
 		cc.Tick = prog.tick(label)

@@ -25,6 +25,7 @@ import (
 	"kurabe/store/storetest"
 	"kurabe/stores"
 	"kurabe/workload/bbs"
+	"kurabe/workload/crud"
 	"kurabe/workloads"
 )
 
@@ -639,6 +640,49 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
 		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
+	}
+}
+
+// With --isolate, crud runs its whole sequence on every client's table:
+// each table gets its share of -n inserted, deletes its share of the
+// delete phase's rows, and its batch deletes empty it. Before, the phase
+// counts were the shared table's, spread over the clients: batch-delete's
+// one call went to client 1, and the other tables kept their rows.
+func TestIsolateCrudEmptiesEveryTable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "crud.db")
+	js := filepath.Join(dir, "out.json")
+	// 600 rows over 3 tables, 200 each; the delete phase's 300 rows, 100
+	// each; the rest, 100 a table, in one call of up to 200 each. The
+	// shared table's count (300 rows in calls of 200: 2) went to clients
+	// 1 and 2, and client 3's table kept its 100 rows.
+	out, errs, code := runCLI(t, testApp(), "run", "-q", "-w", "crud", "--store", "sqlite:"+db+"?synchronous=off",
+		"-n", "600", "-c", "3", "--batch-delete", "200", "--isolate", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for i := 1; i <= 3; i++ {
+		st := openSQLite(t, filepath.Join(dir, fmt.Sprintf("crud_c%d.db", i)))
+		tbl := crud.Table()
+		tbl.Name = fmt.Sprintf("crud_c%d", i)
+		if n, err := st.Count(context.Background(), tbl); err != nil || n != 0 {
+			t.Errorf("client %d's table: %d rows left, %v; want 0", i, n, err)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"insert": 600, "read": 600, "batch-read": 3, "update": 600, "delete": 300, "batch-delete": 3}
+	for _, ph := range doc.Stores[0].Phases {
+		if ph.Ops != want[ph.Op] || ph.Errors != 0 {
+			t.Errorf("%s: %d ops, %d errors; want %d, 0", ph.Op, ph.Ops, ph.Errors, want[ph.Op])
+		}
+	}
+	// -R hands operations to whichever client is free, which the tables'
+	// own counts cannot follow: refused before anything runs.
+	if _, errs, code := runCLI(t, testApp(), "run", "-w", "crud", "--store", "sqlite:", "-n", "100", "-c", "2", "-R", "100", "--isolate"); code != ExitUsage || !strings.Contains(errs, "-R 100 with --isolate") {
+		t.Errorf("-R with --isolate: exit %d, %s", code, errs)
 	}
 }
 
