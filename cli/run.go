@@ -449,6 +449,17 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			return nil, badFlag("store", "%v", err)
 		}
 	}
+	if sqlOnly {
+		for _, sp := range p.specs {
+			if drv := a.driver(sp.Driver); drv != nil && drv.PerOpNoSQL && connectMode(sp) == "per-op" {
+				give := "connect=session (the default)"
+				if tx, ok := w.(workload.Transactional); !ok || !tx.Transactional() {
+					give += ", or to time a connection per operation, a server store with connect=per-op (postgres:managed?connect=per-op)"
+				}
+				return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none: with connect=per-op, %s's sessions open the database for each operation and take no SQL; give it %s", f.workload, sp, sp.Driver, give)
+			}
+		}
+	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
 			if connectMode(sp) == "per-op" {

@@ -221,10 +221,14 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
-		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or run -w select-only"},
+		// SQLite's per-op sessions take no SQL: neither tpcb nor
+		// select-only runs there, and neither is suggested for it.
+		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "the store sqlite:?connect=per-op runs none: with connect=per-op, sqlite's sessions open the database for each operation and take no SQL; give it connect=session (the default)"},
+		{"select-only per-op on sqlite", []string{"run", "-w", "select-only", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or to time a connection per operation, a server store with connect=per-op (postgres:managed?connect=per-op)"},
+		{"select-only per-op on sqlite varied", []string{"run", "-w", "select-only", "--store", "sqlite:", "--vary", "connect=session,per-op"}, "the store sqlite:?connect=per-op runs none"},
 		// The stores take connect= in any case, and so does the check.
 		{"tpcb PER-OP", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=PER-OP"}, "postgres:managed?connect=PER-OP opens a connection per operation"},
-		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "opens a connection per operation; give it connect=session (the default)"},
+		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "take no SQL; give it connect=session (the default)"},
 		{"tpcb PER-OP varied", []string{"run", "-w", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,PER-OP"}, "mariadb:managed?connect=PER-OP opens a connection per operation"},
 		{"max_connections below a POOL", []string{"run", "--store", "postgres:managed?connect=POOL&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
