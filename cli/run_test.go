@@ -690,6 +690,33 @@ func TestIsolateCrudEmptiesEveryTable(t *testing.T) {
 	}
 }
 
+// For an SQLite store without a path, --isolate puts the clients'
+// databases beside the store's own file in its directory, and the store
+// line names them. Before, they went to DATA/r1-1-sqlite-clients/c1/
+// kurabe.db, … while the store line named DATA/1-sqlite/kurabe.db alone.
+func TestIsolateSQLiteWithoutAPath(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?synchronous=off", "--ops", "write", "-n", "20", "-c", "2", "--isolate", "--keep", "--dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	sdir := filepath.Join(dir, "1-sqlite")
+	for i := 1; i <= 2; i++ {
+		st := openSQLite(t, filepath.Join(sdir, fmt.Sprintf("kurabe_c%d.db", i)))
+		tbl := bbs.Posts()
+		tbl.Name = fmt.Sprintf("posts_c%d", i)
+		if n, err := st.Count(context.Background(), tbl); err != nil || n != 10 {
+			t.Errorf("client %d's file: %d posts, %v; want 10", i, n, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("data directory holds %d entries, want 1-sqlite alone", len(ents))
+	}
+	if want := filepath.Join(sdir, "kurabe.db") + " (--isolate: the clients' databases beside it: kurabe_c1.db … kurabe_c2.db)"; !strings.Contains(out, want) {
+		t.Errorf("store line lacks %q:\n%s", want, out)
+	}
+}
+
 // TestMuxChoosesHowClientsWait: --mux reaches the engine, the result
 // says how the clients waited, and the table's store line says it in
 // words. Auto at 2 clients runs a thread per client; --mux loop puts them

@@ -7,9 +7,11 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,6 +163,18 @@ func target(d *result.Document, s result.Store, l tr) string {
 	t := s.Info.Target
 	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
+	}
+	if d.Run.Isolate && s.Info.Driver == "sqlite" && s.Info.Target != "" && !strings.HasPrefix(s.Info.Target, "not started") {
+		// --isolate gave each client a database file of its own, beside
+		// the store's.
+		n := max(d.Run.Clients, slices.Max(append([]int{1}, d.Run.Levels...)))
+		ext := filepath.Ext(s.Info.Target)
+		base := strings.TrimSuffix(filepath.Base(s.Info.Target), ext)
+		files := base + "_c1" + ext
+		if n > 1 {
+			files += " … " + base + fmt.Sprintf("_c%d", n) + ext
+		}
+		t += " (" + l.t("--isolate: the clients' databases beside it") + ": " + files + ")"
 	}
 	return t
 }
