@@ -82,7 +82,7 @@ func summary(d *result.Document, l tr) []string {
 		if v := storeVersion(s); v != "" {
 			line += " (" + s.Info.Driver + " " + v + ")"
 		}
-		if p := params(s.Info.Options); p != "" {
+		if p := params(readableOptions(s.Info)); p != "" {
 			line += " · " + p
 		}
 		if io := clientIO(s.Phases); io != "" {
@@ -201,6 +201,42 @@ func dataDir(d *result.Document, l tr) string {
 		return r.Dir + " (" + l.t("kept") + ")"
 	}
 	return r.Dir + " (" + l.t("removed") + ")"
+}
+
+// readableOptions is a store's options for its line: MariaDB's and
+// MySQL's sizes in bytes (innodb_buffer_pool_size=134217728, as the
+// server reads them back) in a unit one reads at a glance (128MiB), as
+// PostgreSQL's come (128MB). The result document keeps the bytes.
+func readableOptions(info store.Info) map[string]string {
+	if info.Driver != "mariadb" && info.Driver != "mysql" {
+		return info.Options
+	}
+	out := make(map[string]string, len(info.Options))
+	for k, v := range info.Options {
+		if strings.HasSuffix(k, "_size") && k != "innodb_page_size" {
+			v = readableBytes(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// readableBytes writes a number of bytes of 1 MiB or more in GiB or MiB
+// (128MiB, 1.5GiB); anything else is returned as it is.
+func readableBytes(v string) string {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1<<20 {
+		return v
+	}
+	unit, div := "MiB", float64(1<<20)
+	if n >= 1<<30 {
+		unit, div = "GiB", float64(1<<30)
+	}
+	prec := 1
+	if float64(n) == div*float64(int64(float64(n)/div)) {
+		prec = 0 // a whole number of units
+	}
+	return strconv.FormatFloat(float64(n)/div, 'f', prec, 64) + unit
 }
 
 func params(m map[string]string) string {

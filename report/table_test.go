@@ -255,6 +255,14 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 		// a path of its own is every repeat's.
 		{"repeats", func() *result.Document { d := base("sqlite:", "sqlite:/srv/a.db"); d.Run.Repeat = 3; return d }(),
 			[]string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (the last repeat's; each repeat had its own)", "store sqlite:/srv/a.db: /srv/a.db", "data /tmp/kurabe-d (removed)"}},
+		// MariaDB's sizes read back in bytes are shown in MiB or GiB;
+		// its page size and SQLite's sizes stay as they are.
+		{"sizes", func() *result.Document {
+			d := base("mariadb://u@h:3306/db", "sqlite:/srv/a.db")
+			d.Stores[0].Info.Options = map[string]string{"innodb_buffer_pool_size": "134217728", "innodb_log_file_size": "1610612736", "innodb_page_size": "16384", "max_allowed_packet": "1000"}
+			d.Stores[1].Info.Options = map[string]string{"page_size": "4194304"}
+			return d
+		}(), []string{"store mariadb://u@h:3306/db: u@h:3306/db · innodb_buffer_pool_size=128MiB innodb_log_file_size=1.5GiB innodb_page_size=16384 max_allowed_packet=1000", "store sqlite:/srv/a.db: /srv/a.db · page_size=4194304"}},
 		// kurabe http: no data directory at all, and the server's version.
 		{"kurabe http", func() *result.Document {
 			d := httpURLs()
