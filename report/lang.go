@@ -232,7 +232,9 @@ var words = map[string][2]string{
 	"%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row": {"", "%s autocommit: %s 行/秒、ディスクの fsync 付き追記は %s 回/秒 (kurabe probe): 行ごとに fsync %.1f 回分の時間"},
 	"; faster than one fsync per row: concurrent commits shared fsyncs (group commit)":                           {"", "。行ごとに fsync 一回分より速い: 同時のコミットが fsync を共有しました (グループコミット)"},
 	"; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)":                 {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (またはディスクのキャッシュが吸収しています)"},
-	": about one sync per commit": {"", ": コミットごとにおよそ一回の同期"},
+	"; faster than one fsync per row, though the settings read back say each commit is synced (%s): the probe's figure may be low (taken on a busy machine, or too short; run kurabe probe again on an idle machine), or the disk's cache absorbs the syncs": {"", "。行ごとに fsync 一回分より速いが、読み戻した設定ではコミットごとに同期しています (%s): probe の値が低すぎる (負荷の高い時や短い計測で取った。空いている時に kurabe probe をやり直してください) か、ディスクのキャッシュが同期を吸収しています"},
+	"; faster than one fsync per row: commits are not synced (%s)":                       {"", "。行ごとに fsync 一回分より速い: コミットが同期されていません (%s)"},
+	": about one sync per commit":                                                        {"", ": コミットごとにおよそ一回の同期"},
 	": several syncs per commit (a rollback journal syncs the journal and the database)": {"", ": コミットごとに複数回の同期 (ロールバックジャーナルはジャーナルとデータベースの両方を同期します)"},
 
 	// After the clients asked for, in the lines that say what ran, when a
