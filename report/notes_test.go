@@ -283,7 +283,7 @@ func TestNotesNameTheLevel(t *testing.T) {
 // A sweep run at several client levels says at which level two stores'
 // lines cross.
 func TestCrossingNamesTheLevel(t *testing.T) {
-	d := notesBase("range", 5, "range 1", "range 1000")
+	d := notesBase("range", 5, "range 1", "range 100", "range 1000")
 	d.Run.Levels = []int{1, 4}
 	for _, st := range []struct {
 		label        string
@@ -291,7 +291,7 @@ func TestCrossingNamesTheLevel(t *testing.T) {
 	}{{"sqlite", 100, 2}, {"file", 400, 0.5}} {
 		s := result.Store{Label: st.label}
 		for _, c := range []int{1, 4} {
-			for _, n := range []float64{1, 1000} {
+			for _, n := range []float64{1, 100, 1000} { // three values: a line through two is not judged
 				p := notesPhase("range "+strconvF(n), c, st.fixed+st.slope*n)
 				p.Sweep, p.SweepValue = "records", n
 				s.Phases = append(s.Phases, p)
