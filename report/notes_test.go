@@ -389,3 +389,21 @@ func TestNotesLoadedPerTable(t *testing.T) {
 		}
 	}
 }
+
+// A note every store shares (each variant of a --vary saying how crud's
+// batch read went) is said once; one some share, once with their names;
+// one store's own, with its name. Before, each store said it again.
+func TestSharedNotesSaidOnce(t *testing.T) {
+	d := notesBase("crud", 5, "batch-read")
+	same := "crud batch-read: one SELECT ... WHERE id IN (300 keys) per call"
+	d.Stores = []result.Store{
+		{Label: "sqlite?page_size=4096", Notes: []string{same, "only here"}},
+		{Label: "sqlite?page_size=8192", Notes: []string{same, "in two"}},
+		{Label: "sqlite?page_size=16384", Notes: []string{same, "in two"}},
+	}
+	got := Notes(d, English)
+	want := []string{"all 3 stores: " + same, "sqlite?page_size=4096: only here", "sqlite?page_size=8192, sqlite?page_size=16384: in two"}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes\n%q\nwant\n%q", got, want)
+	}
+}

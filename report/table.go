@@ -444,12 +444,33 @@ func Notes(d *result.Document, lang string) []string { return notes(d, tr(lang))
 
 func notes(d *result.Document, l tr) []string {
 	var out []string
+	// A note several stores share (every variant of a --vary saying how
+	// crud's batch read went) is said once, naming them, where the first
+	// of them would have said it.
+	holders := map[string][]string{}
+	for _, s := range d.Stores {
+		for _, n := range s.Notes {
+			if !slices.Contains(holders[n], s.Label) {
+				holders[n] = append(holders[n], s.Label)
+			}
+		}
+	}
+	said := map[string]bool{}
 	for _, s := range d.Stores {
 		if s.Error != "" {
 			out = append(out, l.f("note.failed", s.Label, s.Error))
 		}
 		for _, n := range s.Notes {
-			out = append(out, s.Label+": "+n)
+			switch who := holders[n]; {
+			case said[n]:
+			case len(who) == 1:
+				out = append(out, s.Label+": "+n)
+			case len(who) == len(d.Stores):
+				out = append(out, l.f("note.every-store", len(who), n))
+			default:
+				out = append(out, strings.Join(who, ", ")+": "+n)
+			}
+			said[n] = true
 		}
 		out = append(out, settingNotes(l, s)...)
 		for _, p := range s.Prepared {
