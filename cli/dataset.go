@@ -169,9 +169,13 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		}
 	}
 	closer.Close()
+	if r.Rows() == 0 && bad == 0 {
+		// Nothing to describe: no encoding was seen, no row read.
+		return usageErr("%s is empty: it holds no rows, so no records; give Japan Post's KEN_ALL.CSV (or its .gz)", file)
+	}
 	fmt.Fprintf(stdout, "%s: %s · %s rows → %s records (%s continuation rows joined into their records) · read in %s\n",
 		file, r.Encoding(), numfmt.Group(int64(r.Rows())), numfmt.Group(int64(n)),
-		numfmt.Group(int64(r.Joined())), time.Since(t0).Round(time.Millisecond))
+		numfmt.Group(int64(r.Joined())), took(time.Since(t0)))
 	for _, e := range errs {
 		fmt.Fprintln(stdout, "  "+e.Error())
 	}
@@ -224,12 +228,25 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	info := st.Info(ctx)
 	fmt.Fprintf(stdout, "loaded %s records into %s %s table postal (%s) in %s, %s rows/s\n",
-		numfmt.Group(loaded), info.Driver, info.Target, how, el.Round(time.Millisecond),
+		numfmt.Group(loaded), info.Driver, info.Target, how, took(el),
 		numfmt.GroupFloat(float64(loaded)/max(el.Seconds(), 1e-9)))
 	if count != loaded {
 		return fmt.Errorf("LOST: the store acknowledged %d records and holds %d", loaded, count)
 	}
 	return nil
+}
+
+// took writes how long something took to a precision that fits it: 95µs,
+// 2.3ms, 2.68s, where rounding to the millisecond wrote a quick read or
+// load as 0s beside a rate of tens of thousands of rows a second.
+func took(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
 }
 
 func importExample(driver string) string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/dataset/postal"
 	"kurabe/datasets"
@@ -164,7 +165,7 @@ func TestDatasetBadInput(t *testing.T) {
 	}{
 		{"no file", []string{"dataset", "import"}, "give the file"},
 		{"missing file", []string{"dataset", "import", "/nonexistent/KEN_ALL.CSV"}, "no such file"},
-		{"empty file", []string{"dataset", "import", empty}, "holds no records"},
+		{"empty file", []string{"dataset", "import", empty}, "empty.csv is empty: it holds no rows, so no records; give Japan Post's KEN_ALL.CSV"},
 		{"truncated gzip", []string{"dataset", "import", truncated}, "is truncated"},
 		{"truncated gzip for a workload", []string{"run", "-w", "point", "--dataset-file", truncated, "--store", "sqlite:", "-n", "1"}, "is truncated"},
 		{"throwaway store", []string{"dataset", "import", sampleKenAll, "--store", "sqlite:"}, "give a path"},
@@ -179,9 +180,14 @@ func TestDatasetBadInput(t *testing.T) {
 		{"rows without a store", []string{"dataset", "import", sampleKenAll, "--rows", "10"}, "apply with --store"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs, code := runCLI(t, testApp(), tc.args...)
+			out, errs, code := runCLI(t, testApp(), tc.args...)
 			if code != ExitUsage || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", code, errs, tc.want)
+			}
+			// An empty file is said to be empty, not described as a
+			// file of 0 rows in some encoding.
+			if strings.Contains(out, "0 rows") {
+				t.Errorf("stdout describes what is not there: %q", out)
 			}
 		})
 	}
@@ -197,5 +203,22 @@ func TestDatasetFileFeedsWorkloads(t *testing.T) {
 	}
 	if !strings.Contains(out+errs, "1,996 rows") {
 		t.Errorf("the sample's 1,996 records were not loaded:\n%s%s", out, errs)
+	}
+}
+
+// Durations of a read or a load are written to a precision that fits
+// them, not rounded to the millisecond, which wrote a 95µs load as 0s.
+func TestTook(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{95 * time.Microsecond, "95µs"},
+		{2345 * time.Microsecond, "2.3ms"},
+		{2677 * time.Millisecond, "2.68s"},
+	} {
+		if got := took(c.d); got != c.want {
+			t.Errorf("took(%v) = %q, want %q", c.d, got, c.want)
+		}
 	}
 }

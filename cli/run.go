@@ -366,7 +366,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, badFlag("R", "%v", err)
 	}
 	if rc, ok := w.(workload.RunChecker); ok {
-		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate}); err != nil {
+		if err := rc.CheckRun(workload.RunSettings{Count: cfg.Count, CountGiven: set["n"], Duration: cfg.Duration, Warmup: cfg.Warmup, Rate: cfg.Rate, Isolated: f.isolate}); err != nil {
 			return nil, blame(err)
 		}
 	}
@@ -447,6 +447,17 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	for _, sp := range p.specs {
 		if err := checkConnections(sp, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
+		}
+	}
+	if sqlOnly {
+		for _, sp := range p.specs {
+			if drv := a.driver(sp.Driver); drv != nil && drv.PerOpNoSQL && connectMode(sp) == "per-op" {
+				give := "connect=session (the default)"
+				if tx, ok := w.(workload.Transactional); !ok || !tx.Transactional() {
+					give += ", or to time a connection per operation, a server store with connect=per-op (postgres:managed?connect=per-op)"
+				}
+				return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none: with connect=per-op, %s's sessions open the database for each operation and take no SQL; give it %s", f.workload, sp, sp.Driver, give)
+			}
 		}
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
@@ -758,11 +769,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				var cdir string // the clients' databases, for a store without a path
-				if o.spec.Target == "" {
-					cdir = freshDir(dir, fmt.Sprintf("r%d-%d-sqlite-clients", rep+1, i+1))
-				}
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, cdir, w, prog)
+				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
 			}
@@ -872,10 +879,12 @@ func isolate(def workload.Definition, ops []string, w workload.Workload, n int) 
 
 // runIsolatedSQLite runs an isolated SQLite store with a database file per
 // client, as separate applications on separate files would be: tables in
-// one file would share its write lock. Client i's file is the store's path
-// with _cI before the extension, or kurabe.db in a directory of its own
-// under dir for a store without a path.
-func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label, dir string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, error) {
+// one file would share its write lock. Client i's file is the store's file
+// with _cI before the extension, beside it: board_c1.db beside board.db,
+// and for a store without a path kurabe_c1.db beside its kurabe.db in the
+// store's directory under the data directory (the store line names the
+// clients' files).
+func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, error) {
 	stores := make([]store.Store, len(cfg.PerClient))
 	defer func() {
 		for _, st := range stores {
@@ -884,15 +893,15 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 			}
 		}
 	}()
+	path := spec.Target
+	if path == "" {
+		path = main.Info(ctx).Target // the file the store made in its directory
+	}
+	ext := filepath.Ext(path)
 	for i := range stores {
 		sp := spec
-		env := store.Env{Dir: filepath.Join(dir, fmt.Sprintf("c%d", i+1))}
-		if sp.Target != "" {
-			ext := filepath.Ext(sp.Target)
-			sp.Target = strings.TrimSuffix(sp.Target, ext) + fmt.Sprintf("_c%d", i+1) + ext
-		} else if err := os.MkdirAll(env.Dir, 0o755); err != nil {
-			return nil, nil, err
-		}
+		sp.Target = strings.TrimSuffix(path, ext) + fmt.Sprintf("_c%d", i+1) + ext
+		env := store.Env{Dir: filepath.Dir(sp.Target)}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, env)
 		if err != nil {
 			return nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
@@ -990,7 +999,14 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	run := func(i, c int) (result.Phase, error) {
 		cc := cfg
 		cc.Clients = c
-		if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
+		if cpc, ok := w.(workload.ClientPhaseCounter); ok && cc.Count > 0 && cfg.PerClient != nil && cc.Rate == 0 {
+			// Isolated clients: each table runs a count of its own.
+			cc.Shares = cpc.ClientPhaseCounts(i, cc.Count, c)
+			cc.Count = 0
+			for _, n := range cc.Shares {
+				cc.Count += n
+			}
+		} else if pc, ok := w.(workload.PhaseCounter); ok && cc.Count > 0 {
 			cc.Count = pc.PhaseCount(i, cc.Count)
 		}
 		cc.Tick = prog.tick(label)

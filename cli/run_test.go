@@ -25,6 +25,7 @@ import (
 	"kurabe/store/storetest"
 	"kurabe/stores"
 	"kurabe/workload/bbs"
+	"kurabe/workload/crud"
 	"kurabe/workloads"
 )
 
@@ -220,10 +221,14 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
-		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or run -w select-only"},
+		// SQLite's per-op sessions take no SQL: neither tpcb nor
+		// select-only runs there, and neither is suggested for it.
+		{"tpcb per-op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=per-op"}, "the store sqlite:?connect=per-op runs none: with connect=per-op, sqlite's sessions open the database for each operation and take no SQL; give it connect=session (the default)"},
+		{"select-only per-op on sqlite", []string{"run", "-w", "select-only", "--store", "sqlite:?connect=per-op"}, "give it connect=session (the default), or to time a connection per operation, a server store with connect=per-op (postgres:managed?connect=per-op)"},
+		{"select-only per-op on sqlite varied", []string{"run", "-w", "select-only", "--store", "sqlite:", "--vary", "connect=session,per-op"}, "the store sqlite:?connect=per-op runs none"},
 		// The stores take connect= in any case, and so does the check.
 		{"tpcb PER-OP", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=PER-OP"}, "postgres:managed?connect=PER-OP opens a connection per operation"},
-		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "opens a connection per operation; give it connect=session (the default)"},
+		{"tpcb Per-Op on sqlite", []string{"run", "-w", "tpcb", "--store", "sqlite:?connect=Per-Op"}, "take no SQL; give it connect=session (the default)"},
 		{"tpcb PER-OP varied", []string{"run", "-w", "tpcb", "--store", "mariadb:managed", "--vary", "connect=session,PER-OP"}, "mariadb:managed?connect=PER-OP opens a connection per operation"},
 		{"max_connections below a POOL", []string{"run", "--store", "postgres:managed?connect=POOL&max_connections=10", "-c", "20"}, "cannot take a pool of 10 connections"},
 		{"tpcb in select-only's ops", []string{"run", "-w", "select-only", "--ops", "tpcb", "--store", "postgres:managed?connect=per-op"}, "or leave tpcb out of --ops"},
@@ -639,6 +644,76 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
 		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
+	}
+}
+
+// With --isolate, crud runs its whole sequence on every client's table:
+// each table gets its share of -n inserted, deletes its share of the
+// delete phase's rows, and its batch deletes empty it. Before, the phase
+// counts were the shared table's, spread over the clients: batch-delete's
+// one call went to client 1, and the other tables kept their rows.
+func TestIsolateCrudEmptiesEveryTable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "crud.db")
+	js := filepath.Join(dir, "out.json")
+	// 600 rows over 3 tables, 200 each; the delete phase's 300 rows, 100
+	// each; the rest, 100 a table, in one call of up to 200 each. The
+	// shared table's count (300 rows in calls of 200: 2) went to clients
+	// 1 and 2, and client 3's table kept its 100 rows.
+	out, errs, code := runCLI(t, testApp(), "run", "-q", "-w", "crud", "--store", "sqlite:"+db+"?synchronous=off",
+		"-n", "600", "-c", "3", "--batch-delete", "200", "--isolate", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for i := 1; i <= 3; i++ {
+		st := openSQLite(t, filepath.Join(dir, fmt.Sprintf("crud_c%d.db", i)))
+		tbl := crud.Table()
+		tbl.Name = fmt.Sprintf("crud_c%d", i)
+		if n, err := st.Count(context.Background(), tbl); err != nil || n != 0 {
+			t.Errorf("client %d's table: %d rows left, %v; want 0", i, n, err)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"insert": 600, "read": 600, "batch-read": 3, "update": 600, "delete": 300, "batch-delete": 3}
+	for _, ph := range doc.Stores[0].Phases {
+		if ph.Ops != want[ph.Op] || ph.Errors != 0 {
+			t.Errorf("%s: %d ops, %d errors; want %d, 0", ph.Op, ph.Ops, ph.Errors, want[ph.Op])
+		}
+	}
+	// -R hands operations to whichever client is free, which the tables'
+	// own counts cannot follow: refused before anything runs.
+	if _, errs, code := runCLI(t, testApp(), "run", "-w", "crud", "--store", "sqlite:", "-n", "100", "-c", "2", "-R", "100", "--isolate"); code != ExitUsage || !strings.Contains(errs, "-R 100 with --isolate") {
+		t.Errorf("-R with --isolate: exit %d, %s", code, errs)
+	}
+}
+
+// For an SQLite store without a path, --isolate puts the clients'
+// databases beside the store's own file in its directory, and the store
+// line names them. Before, they went to DATA/r1-1-sqlite-clients/c1/
+// kurabe.db, … while the store line named DATA/1-sqlite/kurabe.db alone.
+func TestIsolateSQLiteWithoutAPath(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?synchronous=off", "--ops", "write", "-n", "20", "-c", "2", "--isolate", "--keep", "--dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	sdir := filepath.Join(dir, "1-sqlite")
+	for i := 1; i <= 2; i++ {
+		st := openSQLite(t, filepath.Join(sdir, fmt.Sprintf("kurabe_c%d.db", i)))
+		tbl := bbs.Posts()
+		tbl.Name = fmt.Sprintf("posts_c%d", i)
+		if n, err := st.Count(context.Background(), tbl); err != nil || n != 10 {
+			t.Errorf("client %d's file: %d posts, %v; want 10", i, n, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("data directory holds %d entries, want 1-sqlite alone", len(ents))
+	}
+	if want := filepath.Join(sdir, "kurabe.db") + " (--isolate: the clients' databases beside it: kurabe_c1.db … kurabe_c2.db)"; !strings.Contains(out, want) {
+		t.Errorf("store line lacks %q:\n%s", want, out)
 	}
 }
 

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +65,33 @@ func (e *scenarioError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
+// yamlErrorLine finds the line of a YAML syntax error in b, 1-based.
+// The YAML library's own line is not it: it names the line before the
+// one where the enclosing node starts (its marks count from 0, and only
+// scanner errors add 1), and none at all for an error on the first line.
+// So the file is parsed again line by line: the error is on the line
+// after the longest prefix that still parses, the first line no
+// continuation can repair.
+func yamlErrorLine(b []byte) int {
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for k := len(lines) - 1; k > 0; k-- {
+		var n yaml.Node
+		if yaml.Unmarshal(bytes.Join(lines[:k], nil), &n) == nil {
+			return k + 1
+		}
+	}
+	return 1
+}
+
+// yamlLinePrefix is the YAML library's "line N: " before its message.
+var yamlLinePrefix = regexp.MustCompile(`^yaml: (line \d+: )?`)
+
+// yamlMessage is the YAML library's message without its line, which
+// yamlErrorLine replaces.
+func yamlMessage(err error) string {
+	return "YAML: " + yamlLinePrefix.ReplaceAllString(err.Error(), "")
+}
+
 // loadScenario reads and checks a scenario file against run's flags.
 func (a *App) loadScenario(path string) (*scenario, error) {
 	b, err := os.ReadFile(path)
@@ -75,7 +104,7 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 		if strings.Contains(err.Error(), "mapping values are not allowed") {
 			hint = ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
 		}
-		return nil, fmt.Errorf("%s: %v%s", path, err, hint)
+		return nil, fmt.Errorf("%s:%d: %s%s", path, yamlErrorLine(b), yamlMessage(err), hint)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &scenarioError{path, max(doc.Line, 1), max(doc.Column, 1), "a scenario is a mapping with title, about, run and optionally steps"}

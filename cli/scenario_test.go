@@ -36,7 +36,14 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown setting", "run:\n  store: \"file:\"\n  clients: 4\n", ":3:3: unknown setting \"clients\""},
-		{"unquoted colon", "run:\n  store: file:\n", "needs quotes"},
+		{"unquoted colon", "run:\n  store: file:\n", "s.yaml:2: YAML: mapping values are not allowed in this context (a value ending in \":\", such as the store file:, needs quotes"},
+		// YAML syntax errors name the line the YAML library does not:
+		// it named the line before an unclosed [ (line 2), and none
+		// for an error on the first line.
+		{"unclosed flow list", "title: x\nrun:\n  store: [sqlite:\n  n: 100\n", "s.yaml:3: YAML: did not find expected ',' or ']'"},
+		{"colon on the first line", "store: file:\nn: 1\n", "s.yaml:1: YAML: mapping values"},
+		{"colon on line 3", "title: x\nrun:\n  store: file:\n  n: 100\n", "s.yaml:3: YAML: mapping values"},
+		{"tab", "title: x\n\trun:\n", "s.yaml:2: YAML: found a tab character"},
 		{"bad value", "run:\n  n: many\n", ":2:6: n: \"many\" is not valid"},
 		{"unknown top key", "title: x\nruns:\n  n: 1\n", ":2:1: unknown key \"runs\""},
 		{"nested value", "run:\n  store: {a: b}\n", ":2:10: store: want a value or a list"},

@@ -35,8 +35,13 @@ import (
 
 // Config says how to drive a phase.
 type Config struct {
-	Clients  int
-	Count    int64         // total operations per phase, spread over the clients
+	Clients int
+	Count   int64 // total operations per phase, spread over the clients
+	// Shares, when set, is each client's own count (Count is then their
+	// sum): isolated clients whose tables each need their own number of
+	// operations (crud's batch delete empties each client's table).
+	// Closed loop only.
+	Shares   []int64
 	Duration time.Duration // or: run each phase this long (Count must be 0)
 	Warmup   time.Duration // run this long first, outside the results
 	ThinkMin time.Duration // delay between one client's operations:
@@ -136,10 +141,24 @@ func (c Config) Validate() error {
 		return errors.New("think time is for the closed loop; with a rate, the timetable sets the pace")
 	case c.PerClient != nil && len(c.PerClient) < c.Clients:
 		return fmt.Errorf("isolated clients: %d workload instances for %d clients", len(c.PerClient), c.Clients)
+	case c.Shares != nil && len(c.Shares) != c.Clients:
+		return fmt.Errorf("per-client counts: %d for %d clients", len(c.Shares), c.Clients)
+	case c.Shares != nil && sum(c.Shares) != c.Count:
+		return fmt.Errorf("per-client counts add up to %d, not the phase's %d", sum(c.Shares), c.Count)
+	case c.Shares != nil && c.Rate > 0:
+		return errors.New("per-client counts need the closed loop: with a rate, any free client takes the next operation")
 	case c.PerClientStore != nil && len(c.PerClientStore) < c.Clients:
 		return fmt.Errorf("isolated clients: %d stores for %d clients", len(c.PerClientStore), c.Clients)
 	}
 	return nil
+}
+
+func sum(xs []int64) int64 {
+	var t int64
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 // Progress is a phase's state, for a live view.
@@ -487,6 +506,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	share := func(i int) int64 {
 		if cfg.Count == 0 {
 			return 0
+		}
+		if cfg.Shares != nil {
+			return cfg.Shares[i]
 		}
 		n := cfg.Count / int64(cfg.Clients)
 		if int64(i) < cfg.Count%int64(cfg.Clients) {

@@ -19,8 +19,19 @@ type Fit struct {
 	Slope     float64 // µs per unit
 	R2        float64
 	Points    int
+	Values    int     // distinct swept values among the points
 	Min, Max  float64 // the smallest and largest swept value measured
 }
+
+// MinValues is the fewest distinct swept values a line needs before its
+// fit can be judged: a line through two values passes through both
+// (R² 1 without repeats, whatever the latency does between them), so it
+// says nothing of how well a line describes the store, and no R² or
+// crossing is stated for it.
+const MinValues = 3
+
+// judged says whether the line's fit can be judged (MinValues).
+func (f Fit) judged() bool { return f.Values >= MinValues }
 
 // MinR2 is the least R² both lines need before kurabe says where they
 // cross (or that they do not). Below it a line explains less than 80% of
@@ -67,8 +78,10 @@ func Fits(d *result.Document) []Fit {
 			if !ok {
 				continue
 			}
+			vals := slices.Clone(xs[k])
+			slices.Sort(vals)
 			out = append(out, Fit{Store: s.Label, Clients: k.clients, Sweep: k.sweep, Intercept: a, Slope: b, R2: r2, Points: len(xs[k]),
-				Min: slices.Min(xs[k]), Max: slices.Max(xs[k])})
+				Values: len(slices.Compact(vals)), Min: slices.Min(xs[k]), Max: slices.Max(xs[k])})
 		}
 	}
 	return out
@@ -110,6 +123,7 @@ func leastSquares(x, y []float64) (a, b, r2 float64, ok bool) {
 type verdict struct {
 	f, g   Fit
 	lo, hi float64 // the range of the swept value both measured
+	few    *Fit    // the first of the two lines through too few values to judge: nothing is said
 	poor   *Fit    // the first of the two lines below MinR2: nothing is said
 	cross  *Crossing
 	faster string // with no crossing in lo..hi: the store faster throughout
@@ -133,10 +147,18 @@ func verdicts(fits []Fit) []verdict {
 				continue // no range both measured
 			}
 			switch {
+			case !f.judged():
+				v.few = &fits[i]
+			case !g.judged():
+				v.few = &fits[j]
 			case f.R2 < MinR2:
 				v.poor = &fits[i]
 			case g.R2 < MinR2:
 				v.poor = &fits[j]
+			}
+			if v.few != nil {
+				out = append(out, v)
+				continue
 			}
 			at := (g.Intercept - f.Intercept) / (f.Slope - g.Slope)
 			if v.poor == nil && f.Slope != g.Slope && at >= v.lo && at <= v.hi {
@@ -191,6 +213,10 @@ func fitNotes(d *result.Document, l tr) []string {
 		if slope < 0 {
 			sign, slope = "-", -slope
 		}
+		if !f.judged() {
+			out = append(out, l.f("note.fit.few", who, dur(f.Intercept), sign, dur(slope), l.t(singular(f.Sweep)), f.Values, l.t(f.Sweep), MinValues))
+			continue
+		}
 		out = append(out, l.f("note.fit", who, dur(f.Intercept), sign, dur(slope), l.t(singular(f.Sweep)), f.R2, f.Points))
 	}
 	for _, v := range verdicts(fits) {
@@ -199,6 +225,8 @@ func fitNotes(d *result.Document, l tr) []string {
 			b += " (c=" + strconv.Itoa(v.g.Clients) + ")"
 		}
 		switch {
+		case v.few != nil:
+			out = append(out, l.f("note.cross.few", v.f.Store, b, v.few.Store, v.few.Values, l.t(v.few.Sweep)))
 		case v.poor != nil:
 			out = append(out, l.f("note.cross.poor", v.f.Store, b, v.poor.Store, v.poor.R2, MinR2))
 		case v.cross != nil:

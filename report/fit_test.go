@@ -66,6 +66,10 @@ func TestCrossingOnlyWithinTheMeasuredRange(t *testing.T) {
 		// line crosses a's at some value, which means nothing.
 		{"poor fit", [2]float64{100, 2}, [2]float64{300, 0.01}, []float64{1, 50, 100, 150}, 80, 0,
 			"a and b: no crossing stated: b's line fits its points poorly"},
+		// Two values: each line passes through both (R² 1), which says
+		// nothing of the fit, and they would meet at 200: not stated.
+		{"two values", [2]float64{100, 2}, [2]float64{400, 0.5}, []float64{1, 500}, 0, 0,
+			"a and b: no crossing stated: a's line rests on 2 values of records, too few to judge"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,6 +94,23 @@ func TestCrossingOnlyWithinTheMeasuredRange(t *testing.T) {
 				t.Errorf("sweep chart caption %q with crossing %v", chs[0].Caption, c.cross)
 			}
 		})
+	}
+}
+
+// A line through two values is given without R², saying why.
+func TestFitThroughTwoValuesIsNotJudged(t *testing.T) {
+	d := sweepDoc(map[string][2]float64{"a": {100, 2}, "b": {400, -0.5}}, []float64{1, 500, 1, 500})
+	notes := strings.Join(fitNotes(d, English), "\n")
+	for _, want := range []string{
+		"a: mean latency = 100µs + 2.00µs per record, a line through 2 values of records only: too few to judge its fit (no R²; 3 or more values needed)",
+		"b: mean latency = 400µs - 0.50µs per record, a line through 2 values",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("no note says %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "R² 1") || strings.Contains(notes, "faster") {
+		t.Errorf("a line through two values is judged:\n%s", notes)
 	}
 }
 

@@ -379,7 +379,7 @@ func storeTable(d *result.Document, l tr) *htmlTable {
 	header := row{l.t("store"), l.t("driver"), l.t("version"), l.t("target"), l.t("effective options")}
 	var rows []row
 	for _, s := range d.Stores {
-		rows = append(rows, row{s.Label, s.Info.Driver, storeVersion(s), target(d, s, l), params(s.Info.Options)})
+		rows = append(rows, row{s.Label, s.Info.Driver, storeVersion(s), target(d, s, l), params(readableOptions(s.Info))})
 	}
 	return cellTable(header, rows, make([]bool, len(header)))
 }

@@ -286,7 +286,7 @@ func TestNotesNameTheLevel(t *testing.T) {
 // A sweep run at several client levels says at which level two stores'
 // lines cross.
 func TestCrossingNamesTheLevel(t *testing.T) {
-	d := notesBase("range", 5, "range 1", "range 1000")
+	d := notesBase("range", 5, "range 1", "range 100", "range 1000")
 	d.Run.Levels = []int{1, 4}
 	for _, st := range []struct {
 		label        string
@@ -294,7 +294,7 @@ func TestCrossingNamesTheLevel(t *testing.T) {
 	}{{"sqlite", 100, 2}, {"file", 400, 0.5}} {
 		s := result.Store{Label: st.label}
 		for _, c := range []int{1, 4} {
-			for _, n := range []float64{1, 1000} {
+			for _, n := range []float64{1, 100, 1000} { // three values: a line through two is not judged
 				p := notesPhase("range "+strconvF(n), c, st.fixed+st.slope*n)
 				p.Sweep, p.SweepValue = "records", n
 				s.Phases = append(s.Phases, p)
@@ -390,5 +390,23 @@ func TestNotesLoadedPerTable(t *testing.T) {
 		if text := strings.Join(Notes(d, lang), "\n"); !strings.Contains(text, want) {
 			t.Errorf("%s: no note says %q in:\n%s", lang, want, text)
 		}
+	}
+}
+
+// A note every store shares (each variant of a --vary saying how crud's
+// batch read went) is said once; one some share, once with their names;
+// one store's own, with its name. Before, each store said it again.
+func TestSharedNotesSaidOnce(t *testing.T) {
+	d := notesBase("crud", 5, "batch-read")
+	same := "crud batch-read: one SELECT ... WHERE id IN (300 keys) per call"
+	d.Stores = []result.Store{
+		{Label: "sqlite?page_size=4096", Notes: []string{same, "only here"}},
+		{Label: "sqlite?page_size=8192", Notes: []string{same, "in two"}},
+		{Label: "sqlite?page_size=16384", Notes: []string{same, "in two"}},
+	}
+	got := Notes(d, English)
+	want := []string{"all 3 stores: " + same, "sqlite?page_size=4096: only here", "sqlite?page_size=8192, sqlite?page_size=16384: in two"}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes\n%q\nwant\n%q", got, want)
 	}
 }

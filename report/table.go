@@ -7,9 +7,11 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,7 +82,7 @@ func summary(d *result.Document, l tr) []string {
 		if v := storeVersion(s); v != "" {
 			line += " (" + s.Info.Driver + " " + v + ")"
 		}
-		if p := params(s.Info.Options); p != "" {
+		if p := params(readableOptions(s.Info)); p != "" {
 			line += " · " + p
 		}
 		if io := clientIO(s.Phases); io != "" {
@@ -215,6 +217,18 @@ func target(d *result.Document, s result.Store, l tr) string {
 	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
 	}
+	if d.Run.Isolate && s.Info.Driver == "sqlite" && s.Info.Target != "" && !strings.HasPrefix(s.Info.Target, "not started") {
+		// --isolate gave each client a database file of its own, beside
+		// the store's.
+		n := max(d.Run.Clients, slices.Max(append([]int{1}, d.Run.Levels...)))
+		ext := filepath.Ext(s.Info.Target)
+		base := strings.TrimSuffix(filepath.Base(s.Info.Target), ext)
+		files := base + "_c1" + ext
+		if n > 1 {
+			files += " … " + base + fmt.Sprintf("_c%d", n) + ext
+		}
+		t += " (" + l.t("--isolate: the clients' databases beside it") + ": " + files + ")"
+	}
 	return t
 }
 
@@ -240,6 +254,42 @@ func dataDir(d *result.Document, l tr) string {
 		return r.Dir + " (" + l.t("kept") + ")"
 	}
 	return r.Dir + " (" + l.t("removed") + ")"
+}
+
+// readableOptions is a store's options for its line: MariaDB's and
+// MySQL's sizes in bytes (innodb_buffer_pool_size=134217728, as the
+// server reads them back) in a unit one reads at a glance (128MiB), as
+// PostgreSQL's come (128MB). The result document keeps the bytes.
+func readableOptions(info store.Info) map[string]string {
+	if info.Driver != "mariadb" && info.Driver != "mysql" {
+		return info.Options
+	}
+	out := make(map[string]string, len(info.Options))
+	for k, v := range info.Options {
+		if strings.HasSuffix(k, "_size") && k != "innodb_page_size" {
+			v = readableBytes(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// readableBytes writes a number of bytes of 1 MiB or more in GiB or MiB
+// (128MiB, 1.5GiB); anything else is returned as it is.
+func readableBytes(v string) string {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1<<20 {
+		return v
+	}
+	unit, div := "MiB", float64(1<<20)
+	if n >= 1<<30 {
+		unit, div = "GiB", float64(1<<30)
+	}
+	prec := 1
+	if float64(n) == div*float64(int64(float64(n)/div)) {
+		prec = 0 // a whole number of units
+	}
+	return strconv.FormatFloat(float64(n)/div, 'f', prec, 64) + unit
 }
 
 func params(m map[string]string) string {
@@ -488,14 +538,35 @@ func notes(d *result.Document, l tr) []string {
 			}
 		}
 	}
-	said := err == nil
+	httpSaid := err == nil
+	// A note several stores share (every variant of a --vary saying how
+	// crud's batch read went) is said once, naming them, where the first
+	// of them would have said it.
+	holders := map[string][]string{}
+	for _, s := range d.Stores {
+		for _, n := range s.Notes {
+			if !slices.Contains(holders[n], s.Label) {
+				holders[n] = append(holders[n], s.Label)
+			}
+		}
+	}
+	said := map[string]bool{} // notes said once for several stores
 	for _, s := range d.Stores {
 		var replayed []string
 		if s.Error != "" {
 			out = append(out, l.f("note.failed", s.Label, s.Error))
 		}
 		for _, n := range s.Notes {
-			out = append(out, s.Label+": "+n)
+			switch who := holders[n]; {
+			case said[n]:
+			case len(who) == 1:
+				out = append(out, s.Label+": "+n)
+			case len(who) == len(d.Stores):
+				out = append(out, l.f("note.every-store", len(who), n))
+			default:
+				out = append(out, strings.Join(who, ", ")+": "+n)
+			}
+			said[n] = true
 		}
 		out = append(out, settingNotes(l, s)...)
 		for _, p := range s.Prepared {
@@ -523,7 +594,7 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
 			for _, c := range p.ErrorClasses {
-				if said {
+				if httpSaid {
 					break
 				}
 				if c.Count == 1 {
@@ -545,7 +616,7 @@ func notes(d *result.Document, l tr) []string {
 			if p.Interrupted {
 				out = append(out, l.f("note.interrupted", s.Label, op))
 			}
-			if o := p.OpenLoop; o != nil && !said {
+			if o := p.OpenLoop; o != nil && !httpSaid {
 				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(o.MeanRate()),
 					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.NotStarted > 0 {
@@ -559,7 +630,7 @@ func notes(d *result.Document, l tr) []string {
 			if p.Connect != nil && p.LatencyExclConnect != nil && p.Ops > 0 {
 				out = append(out, l.f("note.per-op", s.Label, op, num(p.OpsPerSec), num(p.OpsPerSecExclConnect), dur(p.Connect.Mean), dur(p.LatencyExclConnect.Mean)))
 			}
-			if line := kindsNote(l, s.Label, op, p); line != "" && !said {
+			if line := kindsNote(l, s.Label, op, p); line != "" && !httpSaid {
 				out = append(out, line)
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {

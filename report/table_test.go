@@ -218,7 +218,7 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 			if target == "" {
 				target = "/tmp/kurabe-d/" + strconv.Itoa(i+1) + "-sqlite/kurabe.db"
 			}
-			d.Stores = append(d.Stores, result.Store{Label: sp, Spec: sp, Info: store.Info{Driver: "sqlite", Target: target}})
+			d.Stores = append(d.Stores, result.Store{Label: sp, Spec: sp, Info: store.Info{Driver: sp[:strings.Index(sp, ":")], Target: target}})
 		}
 		return d
 	}
@@ -230,8 +230,19 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 		// Every store had a path of its own: the data directory held nothing.
 		{"paths", base("sqlite:/srv/a.db", "file:/srv/b"), []string{"store sqlite:/srv/a.db: /srv/a.db", "store file:/srv/b: /srv/b"}},
 		// --isolate with paths: the clients' databases went beside them.
-		{"isolate with paths", func() *result.Document { d := base("sqlite:/srv/a.db", "file:/srv/b/"); d.Run.Isolate = true; return d }(),
-			[]string{"store sqlite:/srv/a.db: /srv/a.db", "store file:/srv/b/: /srv/b/"}},
+		{"isolate with paths", func() *result.Document {
+			d := base("sqlite:/srv/a.db", "file:/srv/b/")
+			d.Run.Isolate, d.Run.Clients = true, 2
+			return d
+		}(),
+			[]string{"store sqlite:/srv/a.db: /srv/a.db (--isolate: the clients' databases beside it: a_c1.db … a_c2.db)", "store file:/srv/b/: /srv/b/"}},
+		// --isolate without a path: the clients' databases went beside
+		// the store's in its directory, and the line says so.
+		{"isolate without a path", func() *result.Document {
+			d := base("sqlite:")
+			d.Run.Isolate, d.Run.Clients, d.Run.Levels = true, 1, []int{1, 3}
+			return d
+		}(), []string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (--isolate: the clients' databases beside it: kurabe_c1.db … kurabe_c3.db)", "data /tmp/kurabe-d (removed)"}},
 		// One store lived in it.
 		{"one without a path", base("sqlite:/srv/a.db", "sqlite:"),
 			[]string{"store sqlite:/srv/a.db: /srv/a.db", "store sqlite:: /tmp/kurabe-d/2-sqlite/kurabe.db", "data /tmp/kurabe-d (removed)"}},
@@ -244,6 +255,14 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 		// a path of its own is every repeat's.
 		{"repeats", func() *result.Document { d := base("sqlite:", "sqlite:/srv/a.db"); d.Run.Repeat = 3; return d }(),
 			[]string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (the last repeat's; each repeat had its own)", "store sqlite:/srv/a.db: /srv/a.db", "data /tmp/kurabe-d (removed)"}},
+		// MariaDB's sizes read back in bytes are shown in MiB or GiB;
+		// its page size and SQLite's sizes stay as they are.
+		{"sizes", func() *result.Document {
+			d := base("mariadb://u@h:3306/db", "sqlite:/srv/a.db")
+			d.Stores[0].Info.Options = map[string]string{"innodb_buffer_pool_size": "134217728", "innodb_log_file_size": "1610612736", "innodb_page_size": "16384", "max_allowed_packet": "1000"}
+			d.Stores[1].Info.Options = map[string]string{"page_size": "4194304"}
+			return d
+		}(), []string{"store mariadb://u@h:3306/db: u@h:3306/db · innodb_buffer_pool_size=128MiB innodb_log_file_size=1.5GiB innodb_page_size=16384 max_allowed_packet=1000", "store sqlite:/srv/a.db: /srv/a.db · page_size=4194304"}},
 		// kurabe http: no data directory at all, and the server's version.
 		{"kurabe http", func() *result.Document {
 			d := httpURLs()

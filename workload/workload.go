@@ -121,6 +121,7 @@ type RunSettings struct {
 	Duration   time.Duration
 	Warmup     time.Duration
 	Rate       float64 // -R: operations per second, 0 for the closed loop
+	Isolated   bool    // --isolate: each client has tables of its own
 }
 
 // RunChecker is implemented by workloads that do not fit every way of
@@ -191,6 +192,27 @@ func Unfit(setting string, err error) error {
 // the phases run for a duration (-d).
 type PhaseCounter interface {
 	PhaseCount(phase int, n int64) int64
+}
+
+// ClientPhaseCounter is implemented by PhaseCounters whose phases, with
+// isolated clients (--isolate), must each run a count of their own on
+// their client's table: given the run's count n and the clients, it
+// returns each client's count for phase (crud: each table runs the
+// sequence of its share of n, so its batch delete empties it). Without
+// it, isolated clients share the phase's count as any clients do.
+type ClientPhaseCounter interface {
+	ClientPhaseCounts(phase int, n int64, clients int) []int64
+}
+
+// Share is client i's share of n operations spread exactly over clients,
+// as the engine spreads a phase's count: the first n%clients clients run
+// one more.
+func Share(n int64, i, clients int) int64 {
+	s := n / int64(clients)
+	if int64(i) < n%int64(clients) {
+		s++
+	}
+	return s
 }
 
 // Stateful is implemented by workloads whose phases change the tables

@@ -184,6 +184,7 @@ type Store struct {
 	driver string
 	opts   options
 	target string        // for Info; a managed store's is set once it runs
+	given  url.Values    // the options the spec gave, for Info before the server is read
 	base   *mysql.Config // kurabe's login; nil for a managed store until it runs
 	secret string        // the password, scrubbed from every error text
 	m      *managed      // nil for an external server
@@ -212,7 +213,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{driver: spec.Driver, opts: opts}
+	s := &Store{driver: spec.Driver, opts: opts, given: spec.Options}
 	switch {
 	case strings.HasPrefix(spec.Target, "//"):
 		if err := o.Check(); err != nil {
@@ -234,7 +235,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			s.opts.database = db
 		}
 		s.base, s.secret = cfg, pass
-		s.target = "mysql:" + store.RedactTarget(spec.Target)
+		s.target = spec.Driver + ":" + store.RedactTarget(spec.Target) // as typed: mariadb:// or mysql://
 		return s, nil
 	case spec.Target == "managed" || spec.Target == "":
 		m, err := newManaged(ctx, spec, env, opts)
@@ -722,6 +723,7 @@ func (s *Store) Info(ctx context.Context) store.Info {
 		} else {
 			info.Facts["error"] = "server not reached yet (Setup connects); settings not read back"
 		}
+		info.Options = s.givenOptions()
 		return info
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -729,6 +731,7 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	c, err := admin.Conn(ctx)
 	if err != nil {
 		info.Facts["error"] = scrub(fmt.Errorf("cannot connect to read settings back: %w", err), s.secret).Error()
+		info.Options = s.givenOptions()
 		return info
 	}
 	defer c.Close()
@@ -752,6 +755,26 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	s.tableInfo(ctx, c, &info)
 	return info
 }
+
+// givenOptions is what Info says of the options when it could not read
+// the server: kurabe's own (connect, driver, database, pool_size) as
+// they are, and of the table options the server would have to confirm
+// (engine, row_format, page_compressed, encrypted) only those the spec
+// gave, marked as not read back, rather than their defaults
+// (engine=InnoDB, row_format=(engine default), …) as if read back.
+func (s *Store) givenOptions() map[string]string {
+	o := s.optionMap()
+	for _, name := range tableOptions {
+		delete(o, name)
+		if v := s.given.Get(name); v != "" {
+			o[name] = v + " (given; not read back)"
+		}
+	}
+	return o
+}
+
+// tableOptions are the options Info reads back from the table.
+var tableOptions = []string{"engine", "row_format", "page_compressed", "encrypted"}
 
 func (s *Store) optionMap() map[string]string {
 	o := map[string]string{

@@ -907,3 +907,36 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// A server that cannot be reached: the address is shown with the scheme
+// given (mariadb://, not mysql://) and the password hidden, and of the
+// table options only those given, marked as not read back; before, the
+// defaults (engine=InnoDB, row_format=(engine default), …) were listed
+// as if the server had them.
+func TestUnreachableServerSaysWhatItDidNotRead(t *testing.T) {
+	for _, scheme := range []string{"mariadb", "mysql"} {
+		st, err := openSpec(t, scheme+"://app:pwSECRET@127.0.0.1:1/appdb?engine=MyISAM", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		err = st.Setup(context.Background(), nil)
+		want := scheme + "://app:xxxxx@127.0.0.1:1/appdb"
+		if err == nil || !strings.Contains(err.Error(), "cannot connect to "+want) || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: Setup error %v, want one naming %s", scheme, err, want)
+		}
+		info := st.Info(context.Background())
+		if info.Target != want {
+			t.Errorf("target %q, want %q", info.Target, want)
+		}
+		o := info.Options
+		if o["engine"] != "MyISAM (given; not read back)" || o["connect"] != "session" {
+			t.Errorf("%s: options %v, want engine=MyISAM marked as not read back and connect=session", scheme, o)
+		}
+		for _, name := range []string{"row_format", "page_compressed", "encrypted"} {
+			if v, ok := o[name]; ok {
+				t.Errorf("%s: %s=%s shown, though neither given nor read back", scheme, name, v)
+			}
+		}
+	}
+}

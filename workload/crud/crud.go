@@ -192,10 +192,30 @@ func (w *crud) Stateful() bool {
 // least one, which fails as empty when nothing is left). Row counts follow
 // the phases in the order given.
 func (w *crud) PhaseCount(phase int, n int64) int64 {
+	return w.phaseCount(phase, n, w.deletes(n))
+}
+
+// ClientPhaseCounts gives, with isolated clients, each client's count for
+// phase: client i's table runs the sequence of a run of its share of n,
+// deleting its share of the delete phase's rows, so every table goes
+// through the whole sequence (each table's batch delete empties it) and
+// the inserts and reads still add up to n (workload.ClientPhaseCounter).
+func (w *crud) ClientPhaseCounts(phase int, n int64, clients int) []int64 {
+	out := make([]int64, clients)
+	m := w.deletes(n)
+	for i := range out {
+		out[i] = w.phaseCount(phase, workload.Share(n, i, clients), workload.Share(m, i, clients))
+	}
+	return out
+}
+
+// phaseCount is phase's count in a run of n whose delete phase removes m
+// rows.
+func (w *crud) phaseCount(phase int, n, m int64) int64 {
 	if phase < 0 || phase >= len(w.order) {
 		return n
 	}
-	rows := w.rowsBefore(n)[phase]
+	rows := w.rowsBefore(n, m)[phase]
 	var count int64
 	switch w.order[phase] {
 	case kInsert, kRead, kUpdate:
@@ -203,7 +223,7 @@ func (w *crud) PhaseCount(phase int, n int64) int64 {
 	case kBatchRead:
 		count = ceilDiv(n, int64(w.cfg.BatchRead))
 	case kDelete:
-		count = min(w.deletes(n), rows)
+		count = min(m, rows)
 	case kBatchDelete:
 		count = ceilDiv(rows, int64(w.cfg.BatchDelete))
 	}
@@ -220,10 +240,10 @@ func (w *crud) deletes(n int64) int64 {
 }
 
 // rowsBefore returns, per phase in the order given, the rows the table
-// holds when the phase starts in a run of n: insert adds n, delete
-// removes what deletes says (at most what is there), batch-delete the
-// rest.
-func (w *crud) rowsBefore(n int64) []int64 {
+// holds when the phase starts in a run of n whose delete phase removes m:
+// insert adds n, delete removes m (at most what is there), batch-delete
+// the rest.
+func (w *crud) rowsBefore(n, m int64) []int64 {
 	out := make([]int64, len(w.order))
 	var rows int64
 	for i, k := range w.order {
@@ -232,7 +252,7 @@ func (w *crud) rowsBefore(n int64) []int64 {
 		case kInsert:
 			rows += n
 		case kDelete:
-			rows -= min(w.deletes(n), rows)
+			rows -= min(m, rows)
 		case kBatchDelete:
 			rows = 0
 		}
@@ -255,6 +275,8 @@ func (w *crud) CheckRun(r workload.RunSettings) error {
 		switch {
 		case r.Duration > 0:
 			return workload.Unfit("d", fmt.Errorf("-d %v does not fit -w crud with %s: %s; give -n, or drop delete and batch-delete from --ops", r.Duration, counted, why))
+		case r.Rate > 0 && r.Isolated:
+			return workload.Unfit("R", fmt.Errorf("-R %g with --isolate does not fit -w crud with %s: each client's table deletes its own share of the rows it was given, and the timetable hands each operation to whichever client is free; leave -R out, leave --isolate out, or drop delete and batch-delete from --ops", r.Rate, counted))
 		case r.Warmup > 0:
 			return workload.Unfit("warmup", fmt.Errorf("--warmup %v does not fit -w crud with %s: %s, and a warm-up would insert or delete rows they do not count; leave --warmup out, or drop delete and batch-delete from --ops", r.Warmup, counted, why))
 		}
@@ -263,7 +285,7 @@ func (w *crud) CheckRun(r workload.RunSettings) error {
 	if m == 0 || r.Count == 0 {
 		return nil
 	}
-	before := w.rowsBefore(r.Count)
+	before := w.rowsBefore(r.Count, m)
 	for i, k := range w.order {
 		if k != kDelete {
 			continue

@@ -2,11 +2,12 @@ package load
 
 import (
 	"fmt"
-	"kurabe/numfmt"
 	"strconv"
 	"strings"
 
+	"kurabe/numfmt"
 	"kurabe/result"
+	"kurabe/store"
 )
 
 // Rate is one load phase's rows per second.
@@ -21,6 +22,77 @@ type Rate struct {
 	Seconds     float64
 	RowsPerSec  float64
 	Complete    bool // every chunk loaded without error
+	// Sync is what the store's settings, as read back, say of syncing a
+	// commit: SyncOn when they say every commit is synced to disk,
+	// SyncOff when they say it is not, SyncUnknown when they do not
+	// tell; SyncSettings names them ("fsync=on synchronous_commit=on").
+	Sync         int
+	SyncSettings string
+}
+
+// What a store's settings say of syncing a commit (Rate.Sync).
+const (
+	SyncUnknown = iota
+	SyncOn
+	SyncOff
+)
+
+// commitSync reads from a store's settings, as read back, whether each
+// commit is synced to disk, and the settings that say so.
+func commitSync(info store.Info) (int, string) {
+	o := info.Options
+	both := func(names ...string) (string, bool) {
+		var parts []string
+		for _, n := range names {
+			v, ok := o[n]
+			if !ok {
+				return "", false
+			}
+			parts = append(parts, n+"="+v)
+		}
+		return strings.Join(parts, " "), true
+	}
+	switch info.Driver {
+	case "postgres":
+		set, ok := both("fsync", "synchronous_commit")
+		switch {
+		case !ok:
+		case strings.ToLower(o["fsync"]) == "off" || strings.ToLower(o["synchronous_commit"]) == "off":
+			return SyncOff, set
+		case strings.ToLower(o["fsync"]) == "on":
+			return SyncOn, set // on, local, remote_write, remote_apply all flush the WAL locally
+		}
+	case "mariadb", "mysql":
+		set, ok := both("engine", "innodb_flush_log_at_trx_commit")
+		switch {
+		case !ok:
+		case !strings.EqualFold(o["engine"], "InnoDB"):
+			return SyncOff, set // MyISAM and Aria do not sync at commit
+		case o["innodb_flush_log_at_trx_commit"] == "1":
+			return SyncOn, set
+		case o["innodb_flush_log_at_trx_commit"] == "0" || o["innodb_flush_log_at_trx_commit"] == "2":
+			return SyncOff, set
+		}
+	case "sqlite":
+		set, ok := both("synchronous")
+		switch v := strings.ToLower(o["synchronous"]); {
+		case !ok:
+		case v == "full" || v == "extra":
+			return SyncOn, set
+		case v == "off":
+			return SyncOff, set
+		}
+	case "file":
+		set, ok := both("sync")
+		switch {
+		case !ok:
+		case o["sync"] == "write":
+			return SyncOn, set
+		default:
+			return SyncOff, set
+		}
+	}
+	return SyncUnknown, ""
 }
 
 // Rates reads the rows per second of every load phase of a result: the
@@ -44,6 +116,7 @@ func Rates(d *result.Document) []Rate {
 			case "postgres", "mysql", "mariadb":
 				r.GroupCommit = true
 			}
+			r.Sync, r.SyncSettings = commitSync(s.Info)
 			r.Rows = min(p.Ops*chunk, rows)
 			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
 			if p.Elapsed > 0 {
@@ -119,6 +192,12 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 		switch {
 		case per < 0.8 && r.Clients > 1 && r.GroupCommit:
 			line += say("; faster than one fsync per row: concurrent commits shared fsyncs (group commit)")
+		case per < 0.8 && r.Sync == SyncOn:
+			// The settings say every commit is synced: the figure to
+			// doubt is the probe's, or the disk's word that it synced.
+			line += say("; faster than one fsync per row, though the settings read back say each commit is synced (%s): the probe's figure may be low (taken on a busy machine, or too short; run kurabe probe again on an idle machine), or the disk's cache absorbs the syncs", r.SyncSettings)
+		case per < 0.8 && r.Sync == SyncOff:
+			line += say("; faster than one fsync per row: commits are not synced (%s)", r.SyncSettings)
 		case per < 0.8:
 			line += say("; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)")
 		case per < 1.5:
