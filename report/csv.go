@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,10 +74,10 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 				if skippedPhase(p) {
 					// Nothing was measured: the figures are empty, as
 					// the table's are "-"; ops and errors stay counts.
-					for i := 9; i < 20; i++ {
+					for i := slices.Index(csvHeader, "elapsed_s"); i <= slices.Index(csvHeader, "extra"); i++ {
 						rec[i] = ""
 					}
-					rec[22] = ""
+					rec[slices.Index(csvHeader, "finish_ratio")] = ""
 				}
 				cw.Write(rec)
 			}

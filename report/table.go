@@ -217,7 +217,7 @@ func target(d *result.Document, s result.Store, l tr) string {
 	if d.Run.Repeat > 1 && d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
 	}
-	if d.Run.Isolate && s.Info.Driver == "sqlite" && s.Info.Target != "" && !strings.HasPrefix(s.Info.Target, "not started") {
+	if d.Run.Isolate && s.Info.Driver == "sqlite" && s.Info.Target != "" {
 		// --isolate gave each client a database file of its own, beside
 		// the store's.
 		n := max(d.Run.Clients, slices.Max(append([]int{1}, d.Run.Levels...)))

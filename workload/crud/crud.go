@@ -192,7 +192,7 @@ func (w *crud) Stateful() bool {
 // least one, which fails as empty when nothing is left). Row counts follow
 // the phases in the order given.
 func (w *crud) PhaseCount(phase int, n int64) int64 {
-	return w.phaseCount(phase, n, w.deletes(n))
+	return max(w.phaseCount(phase, n, w.deletes(n)), 1)
 }
 
 // ClientPhaseCounts gives, with isolated clients, each client's count for
@@ -203,14 +203,21 @@ func (w *crud) PhaseCount(phase int, n int64) int64 {
 func (w *crud) ClientPhaseCounts(phase int, n int64, clients int) []int64 {
 	out := make([]int64, clients)
 	m := w.deletes(n)
+	var total int64
 	for i := range out {
+		// A client whose share is nothing runs nothing: its table is
+		// empty, or its rows all go in the batch delete.
 		out[i] = w.phaseCount(phase, workload.Share(n, i, clients), workload.Share(m, i, clients))
+		total += out[i]
+	}
+	if total == 0 {
+		out[0] = 1 // as PhaseCount: one call, which fails as empty
 	}
 	return out
 }
 
 // phaseCount is phase's count in a run of n whose delete phase removes m
-// rows.
+// rows: 0 when there is nothing to do.
 func (w *crud) phaseCount(phase int, n, m int64) int64 {
 	if phase < 0 || phase >= len(w.order) {
 		return n
@@ -227,7 +234,7 @@ func (w *crud) phaseCount(phase int, n, m int64) int64 {
 	case kBatchDelete:
 		count = ceilDiv(rows, int64(w.cfg.BatchDelete))
 	}
-	return max(count, 1)
+	return count
 }
 
 // deletes is how many rows delete removes in a run of n: --deletes, or

@@ -300,3 +300,57 @@ func TestBytesByDirection(t *testing.T) {
 		}
 	}
 }
+
+// With --isolate each client's table runs the sequence on its share of
+// -n and of the delete phase's rows: the shares add up to the run's, a
+// client whose share is nothing runs nothing, and every table's batch
+// deletes take exactly what its deletes left. Before, a client of share
+// 0 still ran one operation of every phase (the run's floor of one), so
+// -n 10 -c 8 deleted 8 rows where n/2 is 5, and batch deletes failed on
+// tables emptied.
+func TestClientPhaseCounts(t *testing.T) {
+	for _, c := range []struct {
+		n, deletes int64
+		clients    int
+	}{
+		{10, 0, 8}, {100, 4, 8}, {3, 0, 4}, {600, 0, 3}, {7, 7, 2}, {1000, 0, 1},
+	} {
+		args := []string{"--batch-delete", "3", "--batch-read", "2"}
+		if c.deletes > 0 {
+			args = append(args, "--deletes", fmt.Sprint(c.deletes))
+		}
+		w := build(t, nil, args...)
+		counts := map[string][]int64{}
+		for i, p := range w.Phases() {
+			counts[p.Name] = w.ClientPhaseCounts(i, c.n, c.clients)
+		}
+		m := c.deletes
+		if m == 0 {
+			m = c.n / 2
+		}
+		var inserted, deleted, batches int64
+		want := make([]int64, c.clients) // batch deletes
+		for i := range c.clients {
+			ins, del := counts["insert"][i], counts["delete"][i]
+			inserted += ins
+			deleted += del
+			want[i] = (ins - del + 2) / 3
+			batches += want[i]
+			if ins == 0 && (del|counts["read"][i]|counts["update"][i]|counts["batch-read"][i]) != 0 {
+				t.Errorf("n=%d c=%d: client %d inserts nothing, yet runs %v", c.n, c.clients, i, counts)
+			}
+			if del > ins {
+				t.Errorf("n=%d c=%d: client %d inserts %d, deletes %d", c.n, c.clients, i, ins, del)
+			}
+		}
+		if batches == 0 {
+			want[0] = 1 // as without --isolate: one call, which fails as empty
+		}
+		if !slices.Equal(counts["batch-delete"], want) {
+			t.Errorf("n=%d c=%d deletes=%d: batch deletes of 3 %v, want %v", c.n, c.clients, c.deletes, counts["batch-delete"], want)
+		}
+		if inserted != c.n || deleted != min(m, c.n) {
+			t.Errorf("n=%d c=%d deletes=%d: %d inserted, %d deleted; want %d, %d", c.n, c.clients, c.deletes, inserted, deleted, c.n, min(m, c.n))
+		}
+	}
+}
