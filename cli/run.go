@@ -21,6 +21,7 @@ import (
 
 	"kurabe/engine"
 	"kurabe/numfmt"
+	"kurabe/outfile"
 	"kurabe/probe"
 	"kurabe/report"
 	"kurabe/result"
@@ -1385,30 +1386,8 @@ func absDir(d string) string {
 }
 
 // checkOutputFile checks, before a run, that a result file can be written
-// at path when it ends: not a directory, in a directory that exists and
-// takes new files. "" is no file.
-func checkOutputFile(path string) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return errors.New("is a directory; give the name of a file to write")
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil && errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("directory %s does not exist; create it or choose another", dir)
-	case err != nil:
-		return fmt.Errorf("%v; choose a writable directory", err)
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if err := checkWritableDir(dir); err != nil {
-		return fmt.Errorf("cannot write in %s: %v; choose a writable directory", dir, err)
-	}
-	return nil
-}
+// at path when it ends (outfile.Check). "" is no file.
+func checkOutputFile(path string) error { return outfile.Check(path) }
 
 // checkDirPath checks, without creating anything, that dir is a writable
 // directory or can be made one: its nearest existing ancestor is a
@@ -1431,25 +1410,7 @@ func checkDirPath(dir string) error {
 	}
 }
 
-func checkWritableDir(dir string) error {
-	f, err := os.CreateTemp(dir, ".kurabe-probe-*")
-	if err != nil {
-		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
-			return errors.New("not a directory")
-		} else if serr == nil && errors.Is(err, os.ErrNotExist) {
-			// The directory is there, but its filesystem makes no
-			// files (/proc): the system's "no such file" would mislead.
-			return errors.New("its filesystem does not take new files")
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Err
-		}
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
+func checkWritableDir(dir string) error { return outfile.WritableDir(dir) }
 
 // redactArgs returns the command line with passwords in store specs
 // hidden. A spec without secrets stays as typed (its options in the order
