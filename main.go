@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"kurabe/cli"
 )
@@ -22,26 +23,38 @@ func main() {
 	os.Exit(code)
 }
 
+// sameSignal is how soon after the first a second Ctrl-C (or SIGTERM)
+// counts as the same one: timeout(1) and a terminal can each deliver one
+// signal twice (to kurabe and to its process group), within microseconds,
+// while a person's second Ctrl-C takes longer.
+const sameSignal = 500 * time.Millisecond
+
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
-// one exits at once, after killing the servers kurabe started and removing
-// its temporary directories (cli.Abandon). The second is handled here
-// rather than left to the signal's default action, which a shell ignores
-// for a job it started in the background.
+// one, at least sameSignal later, exits at once, after killing the servers
+// kurabe started and removing its temporary directories (cli.Abandon),
+// writing no result. The second is handled here rather than left to the
+// signal's default action, which a shell ignores for a job it started in
+// the background.
 func interruptible() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sig
+		first := time.Now()
 		cancel()
-		os.Stderr.WriteString("\nkurabe: stopping; press Ctrl-C again to stop at once\n")
+		os.Stderr.WriteString("\nkurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them\n")
 		s := <-sig
+		for time.Since(first) < sameSignal { // the first one again
+			s = <-sig
+		}
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {
 			code = 143
 		}
 		exiting.Lock()
+		os.Stderr.WriteString("kurabe: stopped at once, writing no results (no table, JSON or HTML)\n")
 		cli.Abandon(os.Stderr)
 		os.Exit(code)
 	}()

@@ -331,13 +331,24 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 // TestInterruptWritesResult runs the real binary, sends SIGINT mid-run and
-// checks that a valid result marked interrupted was written.
+// checks that a valid result marked interrupted was written, and the
+// HTML report. A SIGINT delivered twice in quick succession (timeout -s
+// INT sends one to kurabe, and a terminal's Ctrl-C reaches it through its
+// process group as well) is the same interrupt: it stopped kurabe at once,
+// with no result, before.
 func TestInterruptWritesResult(t *testing.T) {
+	for _, twice := range []bool{false, true} {
+		t.Run(fmt.Sprintf("twice=%v", twice), func(t *testing.T) { interruptWritesResult(t, twice) })
+	}
+}
+
+func interruptWritesResult(t *testing.T, twice bool) {
 	bin := kurabeBinary(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
+	html := filepath.Join(dir, "out.html")
 	data := filepath.Join(dir, "data")
-	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--dir", data, "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
+	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--dir", data, "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js, "--html", html)
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -365,12 +376,23 @@ func TestInterruptWritesResult(t *testing.T) {
 		}
 	}
 	cmd.Process.Signal(syscall.SIGINT)
+	if twice {
+		// Once the first is seen (two sent at once would arrive as
+		// one), at once.
+		for !strings.Contains(out.String(), "press Ctrl-C again") {
+			time.Sleep(time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	waitInterrupted(t, cmd, done, &out)
 	doc, err := result.ReadFile(js)
 	if err != nil {
-		t.Fatalf("no valid result after SIGINT: %v", err)
+		t.Fatalf("no valid result after SIGINT: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(html); err != nil {
+		t.Errorf("no HTML report after SIGINT: %v", err)
 	}
 	if !doc.Interrupted || len(doc.Stores) != 1 || len(doc.Stores[0].Phases) != 1 || !doc.Stores[0].Phases[0].Interrupted {
 		t.Fatalf("result not marked interrupted: %+v", doc.Stores)
@@ -854,8 +876,14 @@ func TestSecondInterruptCleansUp(t *testing.T) {
 	for !strings.Contains(r.out.String(), "press Ctrl-C again") {
 		time.Sleep(time.Millisecond)
 	}
+	// A person's second Ctrl-C: one within half a second of the first is
+	// taken for the same one, delivered twice.
+	time.Sleep(600 * time.Millisecond)
 	r.cmd.Process.Signal(syscall.SIGINT)
 	waitInterrupted(t, r.cmd, r.done, &r.out)
+	if !strings.Contains(r.out.String(), "writing no results") {
+		t.Errorf("does not say it wrote nothing:\n%s", r.out.String())
+	}
 	r.serverGone(t)
 	if left, _ := filepath.Glob(filepath.Join(r.tmp, "kurabe-*")); len(left) > 0 {
 		t.Errorf("left behind: %v\n%s", left, r.out.String())
