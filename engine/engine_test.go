@@ -227,6 +227,7 @@ func (c *failingClient) Do(ctx context.Context, kind int) (workload.Done, error)
 
 func TestErrorsCountedByClass(t *testing.T) {
 	wk := newWorker(1, []int{1})
+	wk.histograms([]int{1}, false)
 	wk.client = &failingClient{}
 	var stop atomic.Bool
 	wk.epoch = time.Now()
@@ -275,6 +276,7 @@ func BenchmarkMeasure(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			wk := newWorker(len(weights), weights)
+			wk.histograms(weights, false)
 			wk.client = nopClient{}
 			wk.rng = newRand(1)
 			wk.epoch = time.Now()
