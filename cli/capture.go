@@ -62,7 +62,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 			fs.PrintDefaults()
 			return nil
 		}
-		return usageErr("%v; see kurabe capture -h", err)
+		return usageErr("%s; see kurabe capture -h", flagProblem(fs, err.Error()))
 	}
 	command := fs.Args()
 	if len(command) > 0 && command[0] == "--" {

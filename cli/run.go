@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"kurabe/engine"
@@ -240,7 +241,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if path, rest, ok := a.findScenario(args); ok {
 		var f runFlags
 		fs := a.runFlagSet(&f, io.Discard).fs
-		if fs.Parse(rest) == nil {
+		// A flag given with the file that kurabe run does not have is
+		// the command line's mistake, not the file's.
+		if err := fs.Parse(rest); err != nil && !errors.Is(err, flag.ErrHelp) {
+			return flagsFailed(fs, err, stderr, "kurabe help run")
+		} else if err == nil {
 			for _, other := range fs.Args() {
 				if isScenario(other) {
 					return usageErr("one scenario file at a time: run %s and %s one after the other", path, other)
@@ -305,11 +310,17 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	all, defOps := def.Ops()
 	ops := defOps
-	if f.ops != "" {
+	if set["ops"] {
+		// --ops '' ran the workload's default list, and --ops write,,read
+		// dropped the empty item: a list that lost something (a shell
+		// variable not set) is refused.
+		if strings.TrimSpace(f.ops) == "" {
+			return nil, badFlag("ops", "--ops is empty; choose from %s, or leave --ops out for %s", strings.Join(all, ", "), strings.Join(defOps, ","))
+		}
 		ops = nil
 		for _, o := range strings.Split(f.ops, ",") {
 			if o = strings.TrimSpace(o); o == "" {
-				continue
+				return nil, badFlag("ops", "--ops %s: an item is empty; give an operation between each two commas, from %s", f.ops, strings.Join(all, ", "))
 			}
 			if slices.Contains(ops, o) {
 				return nil, badFlag("ops", "--ops %s: %s is given twice, and both phases would have the same row; give it once (--repeat runs phases again)", f.ops, o)
@@ -408,7 +419,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 	}
 	if f.probe != "" {
-		if p.probe, err = probe.ReadFile(f.probe); err != nil {
+		if p.probe, err = probe.ReadFile(f.probe); errors.Is(err, os.ErrNotExist) {
+			return nil, badFlag("disk-probe", "--disk-probe %s: no such file; measure the disk first with kurabe probe --json %s (add --dir D for the disk the stores are on)", f.probe, f.probe)
+		} else if err != nil {
 			return nil, badFlag("disk-probe", "--disk-probe: %v", err)
 		}
 	}
@@ -434,6 +447,14 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		if sqlOnly && drv.Dialect == "" {
 			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
 		}
+		// A store in a file needs a directory it can make files in
+		// (SQLite's journal beside the database, the file store's
+		// marker): found now, not as a failed row after the run began.
+		if (sp.Driver == "file" || sp.Driver == "sqlite") && !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
+			if err := checkDirPath(filepath.Dir(sp.Target)); err != nil {
+				return nil, badFlag("store", "store %s: %v", sp, err)
+			}
+		}
 		for _, mode := range f.viaHTTP {
 			if mode == "cgi" && startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
@@ -449,6 +470,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		if err := checkConnections(sp, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
+	}
+	if err := checkOpenFiles(p.specs, slices.Max(p.levels), len(f.viaHTTP) > 0, openFileLimit()); err != nil {
+		return nil, badFlag("c", "%v", err)
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
@@ -524,6 +548,62 @@ func checkConnections(sp store.Spec, clients int) error {
 	}
 	if need > runs {
 		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, need)
+	}
+	return nil
+}
+
+// filesPerSession is how many files a client's session of a store holds
+// open at most: a connection's socket, SQLite's database and its journal.
+// The file store's sessions share the store's file.
+func filesPerSession(sp store.Spec) int {
+	switch sp.Driver {
+	case "file":
+		return 0
+	case "sqlite":
+		return 2
+	}
+	return 1
+}
+
+// openFileLimit is how many files kurabe may have open (ulimit -n; Go
+// raises it to the hard limit as it starts), or 0 when unknown.
+func openFileLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > math.MaxInt32 {
+		return 0
+	}
+	return int(rl.Cur)
+}
+
+// checkOpenFiles refuses more clients than kurabe can hold the files of:
+// with -c 25000 on SQLite the run opened sessions for many seconds, and
+// then every phase failed with "too many open files". A pool holds at most
+// pool_size connections; with --via-http every client also holds both
+// ends of a loopback connection to kurabe serve, in this process.
+func checkOpenFiles(specs []store.Spec, clients int, viaHTTP bool, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	const own = 64 // kurabe's own: its output, a managed server's pipes, listeners
+	for _, sp := range specs {
+		fixed, perClient := own, filesPerSession(sp)
+		if connectMode(sp) == "pool" {
+			pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
+			if err != nil {
+				pool = 10 // the stores' default
+			}
+			fixed, perClient = fixed+perClient*min(pool, clients), 0
+		}
+		if viaHTTP {
+			perClient += 2
+		}
+		if need := fixed + perClient*clients; need > limit {
+			most := 0
+			if perClient > 0 {
+				most = (limit - fixed) / perClient
+			}
+			return fmt.Errorf("-c %d: the clients of the store %s would hold about %s open files, and kurabe may have %s (ulimit -n); give -c %d or fewer, or raise ulimit -n", clients, sp, numfmt.Group(int64(need)), numfmt.Group(int64(limit)), max(most, 1))
+		}
 	}
 	return nil
 }
@@ -995,6 +1075,9 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			cc.Count = pc.PhaseCount(i, cc.Count)
 		}
 		cc.Tick = prog.tick(label)
+		// Opening thousands of sessions takes a while before the first
+		// tick: say so, rather than leave the line still.
+		prog.note(fmt.Sprintf("%s %s: opening %s", label, w.Phases()[i].Name, numfmt.Count(int64(c), "session", "sessions")))
 		p, err := engine.RunPhase(ctx, cc, st, w, i)
 		prog.clear()
 		return p, err
