@@ -26,12 +26,14 @@ func main() {
 // sameSignal is how soon after the first a second Ctrl-C (or SIGTERM)
 // counts as the same one: timeout(1) and a terminal can each deliver one
 // signal twice (to kurabe and to its process group), within microseconds,
-// while a person's second Ctrl-C takes longer.
+// while a person's second Ctrl-C takes longer. Another signal (SIGTERM
+// after Ctrl-C) is a second request whenever it comes.
 const sameSignal = 500 * time.Millisecond
 
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
-// one, at least sameSignal later, exits at once, after killing the servers
+// one (the same signal at least sameSignal later, or the other signal)
+// exits at once, after killing the servers
 // kurabe started and removing its temporary directories (cli.Abandon),
 // writing no result. The second is handled here rather than left to the
 // signal's default action, which a shell ignores for a job it started in
@@ -41,12 +43,12 @@ func interruptible() context.Context {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sig
+		s0 := <-sig
 		first := time.Now()
 		cancel()
 		os.Stderr.WriteString("\nkurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them\n")
 		s := <-sig
-		for time.Since(first) < sameSignal { // the first one again
+		for s == s0 && time.Since(first) < sameSignal { // the first one again
 			s = <-sig
 		}
 		code := 130 // 128 + SIGINT, as a shell reports it

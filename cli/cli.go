@@ -112,6 +112,8 @@ func flagProblem(fs *flag.FlagSet, msg string) string {
 			return dashed(name) + " " + val + ": " + want
 		}
 	}
+	// A flag's own message may quote the value again.
+	reason = strings.TrimPrefix(reason, strconv.Quote(val)+": ")
 	return dashed(name) + " " + val + ": " + reason
 }
 

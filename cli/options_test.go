@@ -621,7 +621,7 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"run", "--store", "sqlite:/proc/kurabe/x.db", "-n", "10"}, []string{"store sqlite:/proc/kurabe/x.db: cannot write in /proc"}},
 		// Missing files say what to do.
 		{[]string{"run", "--disk-probe", "/nonexistent.json"}, []string{"no such file; measure the disk first with kurabe probe --json /nonexistent.json"}},
-		{[]string{"run", "-w", "range", "--dataset-file", "/nonexistent.csv"}, []string{"/nonexistent.csv does not exist; give the path of a KEN_ALL.CSV"}},
+		{[]string{"run", "-w", "range", "--dataset-file", "/nonexistent.csv"}, []string{"/nonexistent.csv: no such file; give the path of Japan Post's KEN_ALL.CSV"}},
 		{[]string{"run", "../scenarios/nosuch.yaml"}, []string{"no such file; the scenarios in ../scenarios/ are", "range-sweep.yaml"}},
 		// More clients than kurabe can hold the files of.
 		{[]string{"run", "--store", "sqlite:", "-c", "100000000", "-n", "10"}, []string{"-c 100000000: the clients of the store sqlite: would hold about", "ulimit -n"}},

@@ -37,7 +37,7 @@ type target struct {
 // must be written through, never replaced: a shell that redirected
 // kurabe's output to a file still holds it open.
 func resolve(path string) (target, error) {
-	p := path
+	p := filepath.Clean(path) // "dir/" is dir, not dir/dir
 	for range 40 {
 		// The directory's own links first: /dev/fd/1 is /proc/self/fd/1.
 		if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {

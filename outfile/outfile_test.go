@@ -93,6 +93,7 @@ func TestCheckRefuses(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"-", "/dev/stdout"},                                   // not a file named -
 		{dir, "is a directory"},                                // a directory
+		{dir + "/", "is a directory"},                          // one with a slash
 		{loop, "too many levels"},                              // a link to itself
 		{filepath.Join(dir, "no", "x.json"), "does not exist"}, // a directory not there
 		{"/proc/kurabe-test.json", "does not take new files"},  // a filesystem that makes no files

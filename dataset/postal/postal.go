@@ -433,7 +433,7 @@ func OpenFile(path string) (*Reader, io.Closer, error) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("postal data set: %s does not exist; give the path of a KEN_ALL.CSV from Japan Post (kurabe dataset import FILE checks one), or leave --dataset-file out for the shipped data set", path)
+		return nil, nil, fmt.Errorf("postal data set %s: no such file; give the path of Japan Post's KEN_ALL.CSV (kurabe dataset import FILE checks one), or none for the shipped data set", path)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("postal data set: %w", err)
