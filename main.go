@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"kurabe/cli"
 )
@@ -22,30 +23,44 @@ func main() {
 	os.Exit(code)
 }
 
+// sameSignal is how soon after the first a second Ctrl-C (or SIGTERM)
+// counts as the same one: timeout(1) and a terminal can each deliver one
+// signal twice (to kurabe and to its process group), within microseconds,
+// while a person's second Ctrl-C takes longer. Another signal (SIGTERM
+// after Ctrl-C) is a second request whenever it comes.
+const sameSignal = 500 * time.Millisecond
+
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
-// one exits at once, after killing the servers kurabe started and removing
-// its temporary directories (cli.Abandon). The second is handled here
-// rather than left to the signal's default action, which a shell ignores
-// for a job it started in the background.
+// one (the same signal at least sameSignal later, or the other signal)
+// exits at once, after killing the servers
+// kurabe started and removing its temporary directories (cli.Abandon),
+// writing no result. The second is handled here rather than left to the
+// signal's default action, which a shell ignores for a job it started in
+// the background.
 func interruptible() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		first := <-sig
+		s0 := <-sig
+		first := time.Now()
 		cancel()
-		if first == syscall.SIGTERM {
+		if s0 == syscall.SIGTERM {
 			os.Stderr.WriteString(stoppingTerm)
 		} else {
 			os.Stderr.WriteString(cli.StoppingLine(os.Args[1:], os.Getenv))
 		}
 		s := <-sig
+		for s == s0 && time.Since(first) < sameSignal { // the first one again
+			s = <-sig
+		}
 		code := 130 // 128 + SIGINT, as a shell reports it
 		if s == syscall.SIGTERM {
 			code = 143
 		}
 		exiting.Lock()
+		os.Stderr.WriteString("kurabe: stopped at once, writing no results (no table, JSON or HTML)\n")
 		cli.Abandon(os.Stderr)
 		os.Exit(code)
 	}()

@@ -23,6 +23,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"kurabe/numfmt"
+	"kurabe/outfile"
 	"kurabe/replay"
 	"kurabe/replay/pglog"
 	"kurabe/store"
@@ -61,7 +62,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 			fs.PrintDefaults()
 			return nil
 		}
-		return usageErr("%v; see kurabe capture -h", err)
+		return usageErr("%s; see kurabe capture -h", flagProblem(fs, err.Error()))
 	}
 	command := fs.Args()
 	if len(command) > 0 && command[0] == "--" {
@@ -399,44 +400,31 @@ func saveLog(src string, from int64, out string, mariadb bool) error {
 	if _, err := in.Seek(from, io.SeekStart); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".kurabe-capture-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", out, err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	for _, h := range head {
-		w.WriteString(h)
-	}
-	r := bufio.NewReader(in)
-	first := true
-	for {
-		line, err := r.ReadString('\n')
-		if first && line != "" {
-			first = false
-			if stamp != "" && strings.HasPrefix(line, "\t\t") {
-				line = stamp + line[1:]
+	return outfile.Write(out, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		for _, h := range head {
+			w.WriteString(h)
+		}
+		r := bufio.NewReader(in)
+		first := true
+		for {
+			line, err := r.ReadString('\n')
+			if first && line != "" {
+				first = false
+				if stamp != "" && strings.HasPrefix(line, "\t\t") {
+					line = stamp + line[1:]
+				}
+			}
+			w.WriteString(line)
+			if err != nil {
+				if err != io.EOF {
+					return err
+				}
+				break
 			}
 		}
-		w.WriteString(line)
-		if err != nil {
-			break
-		}
-	}
-	err = w.Flush()
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", out, err)
-	}
-	return nil
+		return w.Flush()
+	})
 }
 
 // summarizeLog reads a saved log back as replay will: sessions and

@@ -12,7 +12,9 @@ import (
 	"kurabe/store"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"kurabe/report"
 	"kurabe/stores"
@@ -45,22 +47,105 @@ func usageErr(format string, args ...any) error {
 
 // flagsFailed is what a command returns when parsing fs (with its output
 // discarded) failed with err: for -h, nil after fs.Usage printed to w;
-// otherwise one line naming the bad flag and where to read about them,
-// instead of the whole usage above a line that says only "bad flags".
+// otherwise one line naming the bad flag, saying what it takes, and where
+// to read about them, instead of the whole usage above a line that says
+// only "bad flags".
 func flagsFailed(fs *flag.FlagSet, err error, w io.Writer, see string) error {
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(w)
 		fs.Usage()
 		return nil
 	}
-	// A flag that may be given bare (--via-http) is a boolean to the flag
-	// package, which calls any bad value a bad boolean even when the
-	// flag's own message says what it takes.
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		msg = "invalid value " + rest
+	return usageErr("%s; see %s", flagProblem(fs, err.Error()), see)
+}
+
+// flagProblem rewrites the flag package's message msg about fs, which
+// says "parse error" of a bad number or duration and nothing of a
+// misspelt flag, to say what the flag takes, or which flag was meant.
+// Every command's flag errors pass through here.
+func flagProblem(fs *flag.FlagSet, msg string) string {
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name, hint, _ := strings.Cut(name, "; ") // kurabe http's hint for siege's flags
+		bare := strings.TrimLeft(name, "-")
+		out := "unknown flag " + dashed(bare)
+		if !strings.Contains(bare, "…") { // cut where it could hold a secret
+			var names []string
+			fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+			if near := store.NearOption(bare, names); near != "" {
+				out += " (did you mean " + dashed(near) + "?)"
+			}
+		}
+		if hint != "" {
+			out += "; " + hint
+		}
+		return out
 	}
-	return usageErr("bad flags: %s; see %s", msg, see)
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		if want := takes(fs.Lookup(name)); want != "" {
+			return dashed(name) + " needs a value: " + want
+		}
+		return dashed(name) + " needs a value"
+	}
+	// invalid value "V" for flag -NAME: REASON (or "invalid boolean
+	// value", of a flag that may be given bare, such as --via-http).
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		rest, ok = strings.CutPrefix(msg, "invalid boolean value ")
+	}
+	if !ok {
+		return msg
+	}
+	val, after, ok1 := strings.Cut(rest, " for flag -")
+	if !ok1 {
+		val, after, ok1 = strings.Cut(rest, " for -") // a boolean's wording
+	}
+	name, reason, ok2 := strings.Cut(after, ": ")
+	if !ok1 || !ok2 {
+		return "invalid value " + rest
+	}
+	if v, err := strconv.Unquote(val); err == nil && v != "" && !strings.ContainsAny(v, " \t") {
+		val = v
+	}
+	fl := fs.Lookup(name)
+	if reason == "parse error" || reason == "value out of range" {
+		if want := takes(fl); want != "" {
+			return dashed(name) + " " + val + ": " + want
+		}
+	}
+	// A flag's own message may quote the value again.
+	reason = strings.TrimPrefix(reason, strconv.Quote(val)+": ")
+	return dashed(name) + " " + val + ": " + reason
+}
+
+// takes says what a flag's value is, for the types whose own message is
+// only "parse error": the kind of value, and what the flag is for; "" for
+// others, whose messages say it.
+func takes(fl *flag.Flag) string {
+	if fl == nil {
+		return ""
+	}
+	what := fl.Usage
+	if i := strings.Index(what, " ("); i > 0 {
+		what = what[:i] // without its default
+	}
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration such as 5s or 2m (" + what + ")"
+	case uint64, uint:
+		return "want a whole number, 0 or more (" + what + ")"
+	case int, int64:
+		return "want a whole number (" + what + ")"
+	case float64:
+		return "want a number (" + what + ")"
+	case bool:
+		return "want true or false (" + what + ")"
+	}
+	return ""
 }
 
 // App is kurabe with its tables of stores and workloads; tests build one
@@ -165,6 +250,13 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case "dataset":
 		return a.dataset(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
+		if len(args) > 1 {
+			if helpWord(args[1]) {
+				fmt.Fprintln(stdout, versionUsage)
+				return nil
+			}
+			return usageErr("version takes no arguments; run kurabe version")
+		}
 		return a.version(stdout)
 	case "help", "-h", "--help", "-help":
 		if len(args) == 1 {
@@ -180,7 +272,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			a.usage(stdout)
 			return nil
 		case topic[0] == "version":
-			fmt.Fprintln(stdout, "Usage: kurabe version\n\nPrints kurabe's version, as every result records it.")
+			fmt.Fprintln(stdout, versionUsage)
 			return nil
 		}
 		return a.Run(ctx, append(slices.Clone(topic), "-h"), stdout, stdout)
@@ -188,16 +280,30 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return usageErr("unknown command %q; commands are: %s", args[0], strings.Join(commands, ", "))
 }
 
+const versionUsage = "Usage: kurabe version\n\nPrints kurabe's version, as every result records it."
+
 // commands are kurabe's commands, for messages.
 var commands = []string{"run", "report", "compare", "serve", "http", "replay", "capture", "probe", "dataset", "version", "help"}
 
 func (a *App) usage(w io.Writer) {
-	var ws, ss []string
+	// One column for the names, as wide as the longest (select-only).
+	width := 0
 	for _, e := range a.Workloads {
-		ws = append(ws, fmt.Sprintf("  %-8s %s", e.Name, e.New().Summary()))
+		width = max(width, len(e.Name))
 	}
 	for _, e := range a.Stores {
-		ss = append(ss, fmt.Sprintf("  %-8s %s\n           e.g. --store %s", e.Driver, e.Summary, e.Example))
+		width = max(width, len(e.Driver))
+	}
+	var ws, ss []string
+	for _, e := range a.Workloads {
+		ws = append(ws, fmt.Sprintf("  %-*s %s", width, e.Name, e.New().Summary()))
+	}
+	for _, e := range a.Stores {
+		ex := e.Example
+		if strings.ContainsAny(ex, "?&") {
+			ex = "'" + ex + "'" // as the shell needs it
+		}
+		ss = append(ss, fmt.Sprintf("  %-*s %s\n  %*s e.g. --store %s", width, e.Driver, e.Summary, width, "", ex))
 	}
 	fmt.Fprintf(w, `kurabe compares data stores under the same workload.
 

@@ -112,7 +112,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 				fs.PrintDefaults()
 				return nil
 			}
-			return usageErr("%s; see kurabe http -h", flagErr(err))
+			return usageErr("%s; see kurabe http -h", flagProblem(fs, flagErr(err)))
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {

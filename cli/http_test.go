@@ -317,7 +317,7 @@ func TestHTTPBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{}, "no URL"},
-		{[]string{"-x", "http://h/"}, "not defined: -x"},
+		{[]string{"-x", "http://h/"}, "unknown flag -x"},
 		{[]string{"-n", "0", "http://h/"}, "-n 0"},
 		{[]string{"-c", "0", "http://h/"}, "-c 0"},
 		{[]string{"-n", "5", "-t", "3", "http://h/"}, "either -n or -t"},

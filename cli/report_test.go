@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -212,7 +213,7 @@ func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
 		{"bad lang", []string{"report", good, "--lang", "fr"}, "--lang"},
 		{"html in a missing dir", []string{"report", good, "--html", filepath.Join(dir, "no", "such", "r.html")}, "does not exist"},
 		{"png dir is a file", []string{"report", good, "--png", notJSON}, "--png"},
-		{"unknown flag", []string{"report", good, "--pdf", "x"}, "bad flags"},
+		{"unknown flag", []string{"report", good, "--pdf", "x"}, "unknown flag --pdf; see kurabe report -h"},
 		{"compare one file", []string{"compare", good}, "two results"},
 		{"compare bad format", []string{"compare", good, good, "--format", "csv"}, "--format"},
 		{"compare not a result", []string{"compare", good, notJSON}, "not a kurabe result"},
@@ -307,5 +308,75 @@ func TestCompareSaysAStoreFailed(t *testing.T) {
 	_, errs, code = runCLI(t, testApp(), "compare", good, alone)
 	if code != ExitFailed || !strings.Contains(errs, "store sqlite failed in the new run") {
 		t.Errorf("nothing in common but a failed store: exit %d, %s", code, errs)
+	}
+}
+
+// TestOutputsWriteThroughLinksAndPipes: an output path that is a symbolic
+// link writes the file it names, and a FIFO is written, not replaced by a
+// regular file (before, the temporary file was renamed over the link or
+// the FIFO, and over /dev/full as root). "-" is refused rather than taken
+// for a file named "-".
+func TestOutputsWriteThroughLinksAndPipes(t *testing.T) {
+	dir := t.TempDir()
+	js, fifo := filepath.Join(dir, "run.json"), filepath.Join(dir, "pipe.html")
+	if err := os.Symlink("results/run.json", js); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "results"), 0o755)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	read := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		read <- b
+	}()
+	_, errs, code := runCLI(t, testApp(), "run", "--store", "file:", "--ops", "write", "-n", "20", "-c", "1", "--json", js, "--html", fifo)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	select {
+	case page := <-read:
+		if !bytes.Contains(page, []byte("</html>")) {
+			t.Errorf("the FIFO's reader got %d bytes, no whole page", len(page))
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("nothing was written to the FIFO") // its reader waits on
+	}
+	for _, p := range []string{js, fifo} {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode().IsRegular() {
+			t.Errorf("%s was replaced by a regular file: %v, %v", p, fi.Mode(), err)
+		}
+	}
+	if _, err := result.ReadFile(filepath.Join(dir, "results", "run.json")); err != nil {
+		t.Fatalf("the link's target: %v", err)
+	}
+
+	// kurabe report --html through a link to an existing file.
+	html, target := filepath.Join(dir, "link.html"), filepath.Join(dir, "target.html")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.Symlink("target.html", html)
+	if _, errs, code := runCLI(t, testApp(), "report", js, "--html", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(target); !bytes.Contains(b, []byte("</html>")) {
+		t.Errorf("target.html not rewritten: %.40q", b)
+	}
+	if fi, err := os.Lstat(html); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link.html is no longer a link: %v, %v", fi.Mode(), err)
+	}
+
+	for _, args := range [][]string{
+		{"run", "--json", "-", "-n", "1"},
+		{"report", js, "--html", "-"},
+		{"probe", "--json", "-"},
+	} {
+		_, errs, code := runCLI(t, testApp(), args...)
+		if code != ExitUsage || !strings.Contains(errs, "/dev/stdout") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, want %d and one line that suggests /dev/stdout:\n%s", args, code, ExitUsage, errs)
+		}
+	}
+	if _, err := os.Lstat("-"); err == nil {
+		t.Error(`a file named "-" was written`)
 	}
 }

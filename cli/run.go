@@ -17,10 +17,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"kurabe/engine"
 	"kurabe/numfmt"
+	"kurabe/outfile"
 	"kurabe/probe"
 	"kurabe/report"
 	"kurabe/result"
@@ -239,7 +241,11 @@ func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if path, rest, ok := a.findScenario(args); ok {
 		var f runFlags
 		fs := a.runFlagSet(&f, io.Discard).fs
-		if fs.Parse(rest) == nil {
+		// A flag given with the file that kurabe run does not have is
+		// the command line's mistake, not the file's.
+		if err := fs.Parse(rest); err != nil && !errors.Is(err, flag.ErrHelp) {
+			return flagsFailed(fs, err, stderr, "kurabe help run")
+		} else if err == nil {
 			for _, other := range fs.Args() {
 				if isScenario(other) {
 					return usageErr("one scenario file at a time: run %s and %s one after the other", path, other)
@@ -304,11 +310,17 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	all, defOps := def.Ops()
 	ops := defOps
-	if f.ops != "" {
+	if set["ops"] {
+		// --ops '' ran the workload's default list, and --ops write,,read
+		// dropped the empty item: a list that lost something (a shell
+		// variable not set) is refused.
+		if strings.TrimSpace(f.ops) == "" {
+			return nil, badFlag("ops", "--ops is empty; choose from %s, or leave --ops out for %s", strings.Join(all, ", "), strings.Join(defOps, ","))
+		}
 		ops = nil
 		for _, o := range strings.Split(f.ops, ",") {
 			if o = strings.TrimSpace(o); o == "" {
-				continue
+				return nil, badFlag("ops", "--ops %s: an item is empty; give an operation between each two commas, from %s", f.ops, strings.Join(all, ", "))
 			}
 			if slices.Contains(ops, o) {
 				return nil, badFlag("ops", "--ops %s: %s is given twice, and both phases would have the same row; give it once (--repeat runs phases again)", f.ops, o)
@@ -407,7 +419,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 	}
 	if f.probe != "" {
-		if p.probe, err = probe.ReadFile(f.probe); err != nil {
+		if p.probe, err = probe.ReadFile(f.probe); errors.Is(err, os.ErrNotExist) {
+			return nil, badFlag("disk-probe", "--disk-probe %s: no such file; measure the disk first with kurabe probe --json %s (add --dir D for the disk the stores are on)", f.probe, f.probe)
+		} else if err != nil {
 			return nil, badFlag("disk-probe", "--disk-probe: %v", err)
 		}
 	}
@@ -432,6 +446,14 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 		if sqlOnly && drv.Dialect == "" {
 			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
+		}
+		// A store in a file needs a directory it can make files in
+		// (SQLite's journal beside the database, the file store's
+		// marker): found now, not as a failed row after the run began.
+		if (sp.Driver == "file" || sp.Driver == "sqlite") && !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
+			if err := checkDirPath(filepath.Dir(sp.Target)); err != nil {
+				return nil, badFlag("store", "store %s: %v", sp, err)
+			}
 		}
 		for _, mode := range f.viaHTTP {
 			if mode == "cgi" && startsServer(sp) {
@@ -459,6 +481,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 				return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none: with connect=per-op, %s's sessions open the database for each operation and take no SQL; give it %s", f.workload, sp, sp.Driver, give)
 			}
 		}
+	}
+	if err := checkOpenFiles(p.specs, slices.Max(p.levels), len(f.viaHTTP) > 0, openFileLimit()); err != nil {
+		return nil, badFlag("c", "%v", err)
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
 		for _, sp := range p.specs {
@@ -534,6 +559,62 @@ func checkConnections(sp store.Spec, clients int) error {
 	}
 	if need > runs {
 		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, need)
+	}
+	return nil
+}
+
+// filesPerSession is how many files a client's session of a store holds
+// open at most: a connection's socket, SQLite's database and its journal.
+// The file store's sessions share the store's file.
+func filesPerSession(sp store.Spec) int {
+	switch sp.Driver {
+	case "file":
+		return 0
+	case "sqlite":
+		return 2
+	}
+	return 1
+}
+
+// openFileLimit is how many files kurabe may have open (ulimit -n; Go
+// raises it to the hard limit as it starts), or 0 when unknown.
+func openFileLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > math.MaxInt32 {
+		return 0
+	}
+	return int(rl.Cur)
+}
+
+// checkOpenFiles refuses more clients than kurabe can hold the files of:
+// with -c 25000 on SQLite the run opened sessions for many seconds, and
+// then every phase failed with "too many open files". A pool holds at most
+// pool_size connections; with --via-http every client also holds both
+// ends of a loopback connection to kurabe serve, in this process.
+func checkOpenFiles(specs []store.Spec, clients int, viaHTTP bool, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	const own = 64 // kurabe's own: its output, a managed server's pipes, listeners
+	for _, sp := range specs {
+		fixed, perClient := own, filesPerSession(sp)
+		if connectMode(sp) == "pool" {
+			pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
+			if err != nil {
+				pool = 10 // the stores' default
+			}
+			fixed, perClient = fixed+perClient*min(pool, clients), 0
+		}
+		if viaHTTP {
+			perClient += 2
+		}
+		if need := fixed + perClient*clients; need > limit {
+			most := 0
+			if perClient > 0 {
+				most = (limit - fixed) / perClient
+			}
+			return fmt.Errorf("-c %d: the clients of the store %s would hold about %s open files, and kurabe may have %s (ulimit -n); give -c %d or fewer, or raise ulimit -n", clients, sp, numfmt.Group(int64(need)), numfmt.Group(int64(limit)), max(most, 1))
+		}
 	}
 	return nil
 }
@@ -1010,6 +1091,9 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			cc.Count = pc.PhaseCount(i, cc.Count)
 		}
 		cc.Tick = prog.tick(label)
+		// Opening thousands of sessions takes a while before the first
+		// tick: say so, rather than leave the line still.
+		prog.note(fmt.Sprintf("%s %s: opening %s", label, w.Phases()[i].Name, numfmt.Count(int64(c), "session", "sessions")))
 		p, err := engine.RunPhase(ctx, cc, st, w, i)
 		prog.clear()
 		return p, err
@@ -1401,30 +1485,8 @@ func absDir(d string) string {
 }
 
 // checkOutputFile checks, before a run, that a result file can be written
-// at path when it ends: not a directory, in a directory that exists and
-// takes new files. "" is no file.
-func checkOutputFile(path string) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return errors.New("is a directory; give the name of a file to write")
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil && errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("directory %s does not exist; create it or choose another", dir)
-	case err != nil:
-		return fmt.Errorf("%v; choose a writable directory", err)
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if err := checkWritableDir(dir); err != nil {
-		return fmt.Errorf("cannot write in %s: %v; choose a writable directory", dir, err)
-	}
-	return nil
-}
+// at path when it ends (outfile.Check). "" is no file.
+func checkOutputFile(path string) error { return outfile.Check(path) }
 
 // checkDirPath checks, without creating anything, that dir is a writable
 // directory or can be made one: its nearest existing ancestor is a
@@ -1447,25 +1509,7 @@ func checkDirPath(dir string) error {
 	}
 }
 
-func checkWritableDir(dir string) error {
-	f, err := os.CreateTemp(dir, ".kurabe-probe-*")
-	if err != nil {
-		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
-			return errors.New("not a directory")
-		} else if serr == nil && errors.Is(err, os.ErrNotExist) {
-			// The directory is there, but its filesystem makes no
-			// files (/proc): the system's "no such file" would mislead.
-			return errors.New("its filesystem does not take new files")
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Err
-		}
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
+func checkWritableDir(dir string) error { return outfile.WritableDir(dir) }
 
 // redactArgs returns the command line with passwords in store specs
 // hidden. A spec without secrets stays as typed (its options in the order

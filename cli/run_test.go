@@ -200,8 +200,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"ramp without duration", []string{"run", "-R", "5:10"}, "needs a duration"},
 		{"rate with think", []string{"run", "-R", "5", "--think", "1ms"}, "think time"},
 		{"bad repeat", []string{"run", "--repeat", "0"}, "--repeat"},
-		{"bad mux", []string{"run", "--mux", "fibers"}, "bad flags"},
-		{"bad via-http", []string{"run", "--via-http=foo"}, `bad flags: invalid value "foo" for -via-http: "foo": want persistent, cgi`},
+		{"bad mux", []string{"run", "--mux", "fibers"}, "--mux fibers: want auto, threads, loop or poller"},
+		{"bad via-http", []string{"run", "--via-http=foo"}, `--via-http foo: want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
 		{"vary value twice", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,8192,8192"}, "8192 is given twice"},
 		{"vary empty value", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,,8192"}, "a value is empty"},
@@ -243,7 +243,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"skip_networking varied", []string{"run", "--store", "mariadb:managed", "--vary", "skip-networking=0,1"}, "server setting skip-networking is kurabe's to set"},
 		{"listen_addresses", []string{"run", "--store", "postgres:managed?listen_addresses=*"}, "listen_addresses is set by kurabe"},
 		{"select-only on http", []string{"run", "-w", "select-only", "--store", "http://127.0.0.1:1"}, "runs SQL"},
-		{"unknown flag", []string{"run", "--clients", "3"}, "bad flags"},
+		{"unknown flag", []string{"run", "--clients", "3"}, "unknown flag --clients; see kurabe help run"},
 		{"unknown command", []string{"walk"}, "unknown command"},
 		{"unwritable dir", []string{"run", "--dir", filepath.Join(ro, "sub")}, "writable"},
 		{"unwritable json", []string{"run", "--json", filepath.Join(ro, "x.json")}, "writable"},
@@ -336,13 +336,24 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 // TestInterruptWritesResult runs the real binary, sends SIGINT mid-run and
-// checks that a valid result marked interrupted was written.
+// checks that a valid result marked interrupted was written, and the
+// HTML report. A SIGINT delivered twice in quick succession (timeout -s
+// INT sends one to kurabe, and a terminal's Ctrl-C reaches it through its
+// process group as well) is the same interrupt: it stopped kurabe at once,
+// with no result, before.
 func TestInterruptWritesResult(t *testing.T) {
+	for _, twice := range []bool{false, true} {
+		t.Run(fmt.Sprintf("twice=%v", twice), func(t *testing.T) { interruptWritesResult(t, twice) })
+	}
+}
+
+func interruptWritesResult(t *testing.T, twice bool) {
 	bin := kurabeBinary(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
+	html := filepath.Join(dir, "out.html")
 	data := filepath.Join(dir, "data")
-	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--dir", data, "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js)
+	cmd := exec.Command(bin, "run", "--store", "sqlite:?journal_mode=wal", "--dir", data, "--ops", "write,read-latest", "-d", "60s", "-c", "4", "--json", js, "--html", html)
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -370,12 +381,23 @@ func TestInterruptWritesResult(t *testing.T) {
 		}
 	}
 	cmd.Process.Signal(syscall.SIGINT)
+	if twice {
+		// Once the first is seen (two sent at once would arrive as
+		// one), at once.
+		for !strings.Contains(out.String(), "press Ctrl-C again") {
+			time.Sleep(time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	waitInterrupted(t, cmd, done, &out)
 	doc, err := result.ReadFile(js)
 	if err != nil {
-		t.Fatalf("no valid result after SIGINT: %v", err)
+		t.Fatalf("no valid result after SIGINT: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(html); err != nil {
+		t.Errorf("no HTML report after SIGINT: %v", err)
 	}
 	if !doc.Interrupted || len(doc.Stores) != 1 || len(doc.Stores[0].Phases) != 1 || !doc.Stores[0].Phases[0].Interrupted {
 		t.Fatalf("result not marked interrupted: %+v", doc.Stores)
@@ -387,7 +409,7 @@ func TestInterruptWritesResult(t *testing.T) {
 	if !strings.Contains(out.String(), "INTERRUPTED") {
 		t.Fatalf("table does not say interrupted:\n%s", out.String())
 	}
-	if !strings.Contains(out.String(), "kurabe: stopping; press Ctrl-C again to stop at once") {
+	if !strings.Contains(out.String(), "kurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them") {
 		t.Fatalf("no hint of a second Ctrl-C after SIGINT:\n%s", out.String())
 	}
 }
@@ -932,8 +954,24 @@ func TestSecondInterruptCleansUp(t *testing.T) {
 	for !strings.Contains(r.out.String(), "press Ctrl-C again") {
 		time.Sleep(time.Millisecond)
 	}
-	r.cmd.Process.Signal(syscall.SIGINT)
-	waitInterrupted(t, r.cmd, r.done, &r.out)
+	// At once, before the orderly stop ends: a SIGINT within half a
+	// second of the first is taken for the same one delivered twice
+	// (TestInterruptWritesResult), so the second request is a SIGTERM,
+	// which goes the same way as a person's second Ctrl-C.
+	r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-r.done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Fatalf("exit: %v, want 143\n%s", err, r.out.String())
+		}
+	case <-time.After(20 * time.Second):
+		r.cmd.Process.Kill()
+		t.Fatalf("kurabe did not stop within 20s of SIGTERM\n%s", r.out.String())
+	}
+	if !strings.Contains(r.out.String(), "writing no results") {
+		t.Errorf("does not say it wrote nothing:\n%s", r.out.String())
+	}
 	r.serverGone(t)
 	if left, _ := filepath.Glob(filepath.Join(r.tmp, "kurabe-*")); len(left) > 0 {
 		t.Errorf("left behind: %v\n%s", left, r.out.String())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,6 +55,24 @@ func isScenario(arg string) bool {
 	return strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 
+// scenariosBeside says which scenario files the directory of a missing
+// one holds, or where kurabe's own are.
+func scenariosBeside(path string) string {
+	dir := filepath.Dir(path)
+	var names []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if !e.IsDir() && isScenario(e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one"
+	}
+	return "the scenarios in " + dir + string(filepath.Separator) + " are " + strings.Join(names, ", ")
+}
+
 // scenarioError is a mistake in a scenario file, with its position.
 type scenarioError struct {
 	File      string
@@ -95,6 +114,9 @@ func yamlMessage(err error) string {
 // loadScenario reads and checks a scenario file against run's flags.
 func (a *App) loadScenario(path string) (*scenario, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("scenario %s: no such file; %s", path, scenariosBeside(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %v", err)
 	}

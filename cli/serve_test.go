@@ -211,7 +211,7 @@ func TestServeBadInputIsOneLineExit2(t *testing.T) {
 		// process would start its own.
 		{"cgi with a managed server", []string{"--cgi", "--store", "pgish:managed", "--dir", t.TempDir()}, "each request's process would start a server of its own"},
 		{"stray argument", []string{"sqlite:"}, "unexpected argument"},
-		{"unknown flag", []string{"--port", "3"}, "bad flags"},
+		{"unknown flag", []string{"--port", "3"}, "unknown flag --port"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -232,13 +232,14 @@ func (w *worker) idle() bool {
 	return true
 }
 
+// newWorker makes a client's state, without histograms yet (see
+// histograms).
 func newWorker(kinds int, weights []int) *worker {
-	w := &worker{only: -1, warm: hist.NewRecorder(), kinds: make([]kindStats, kinds)}
+	w := &worker{only: -1, kinds: make([]kindStats, kinds), rec: make([]*hist.Recorder, kinds)}
 	nonzero := 0
 	for i, x := range weights {
 		w.total += uint64(max(x, 0))
 		w.cum = append(w.cum, w.total)
-		w.rec = append(w.rec, hist.NewRecorder())
 		if x > 0 {
 			nonzero++
 			w.only = i
@@ -248,6 +249,23 @@ func newWorker(kinds int, weights []int) *worker {
 		w.only = -1
 	}
 	return w
+}
+
+// histograms gives the client a histogram for each kind the phase runs
+// (weight above 0), and one for the warm-up when there is one. A histogram
+// is 76 KiB: with tens of thousands of clients, histograms for kinds no
+// operation reaches, or for clients with nothing to run, would cost
+// gigabytes, and the ticker's time to read them every second. A nil
+// Recorder reads as empty.
+func (w *worker) histograms(weights []int, warmup bool) {
+	if warmup {
+		w.warm = hist.NewRecorder()
+	}
+	for i, x := range weights {
+		if x > 0 {
+			w.rec[i] = hist.NewRecorder()
+		}
+	}
 }
 
 func (w *worker) pick() int {
@@ -498,11 +516,6 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			wk.svcRec, wk.lagRec = hist.NewRecorder(), hist.NewRecorder()
 		}
 	}
-	var ru0 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	tickDone := make(chan []result.Second)
-	go func() { tickDone <- ticker(cfg, ph.Name, workers, start, measureStart, done) }()
-
 	share := func(i int) int64 {
 		if cfg.Count == 0 {
 			return 0
@@ -516,6 +529,18 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return n
 	}
+	// A client with nothing to run (-n below -c, no warm-up) needs no
+	// histograms.
+	for i, wk := range workers {
+		if sched != nil || cfg.Count == 0 || cfg.Warmup > 0 || share(i) > 0 {
+			wk.histograms(ph.Weights, cfg.Warmup > 0)
+		}
+	}
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	tickDone := make(chan []result.Second)
+	go func() { tickDone <- ticker(cfg, ph.Name, workers, start, measureStart, done) }()
+
 	body := func(i int) {
 		workers[i].run(opCtx, &stop, share(i), cfg.Warmup, cfg.Warmup+cfg.Duration)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -283,6 +284,7 @@ func (c *failingClient) Do(ctx context.Context, kind int) (workload.Done, error)
 
 func TestErrorsCountedByClass(t *testing.T) {
 	wk := newWorker(1, []int{1})
+	wk.histograms([]int{1}, false)
 	wk.client = &failingClient{}
 	var stop atomic.Bool
 	wk.epoch = time.Now()
@@ -331,6 +333,7 @@ func BenchmarkMeasure(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			wk := newWorker(len(weights), weights)
+			wk.histograms(weights, false)
 			wk.client = nopClient{}
 			wk.rng = newRand(1)
 			wk.epoch = time.Now()
@@ -443,5 +446,29 @@ func TestParseClientIO(t *testing.T) {
 		if (err != nil) != tc.bad || got != tc.want {
 			t.Errorf("ParseClientIO(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.bad)
 		}
+	}
+}
+
+// TestIdleClientsHoldNoHistograms: with -n below -c, the clients with
+// nothing to run get no histograms, and the others one for the kind their
+// phase runs only. Each is 76 KiB: kurabe run -c 100000 -n 10 allocated
+// one per client and kind of the workload, some 30 GB, before it ran.
+func TestIdleClientsHoldNoHistograms(t *testing.T) {
+	const clients = 2000
+	st := openStore(t, "file:")
+	w := bbsWorkload(t, "write", "read-all", "read-latest", "mix")
+	setup(t, st, w)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := RunPhase(context.Background(), Config{Clients: clients, Count: 10, Seed: 1}, st, w, 0)
+	runtime.ReadMemStats(&after)
+	if err != nil || res.Ops != 10 {
+		t.Fatalf("ops %d, %v", res.Ops, err)
+	}
+	// The file store's sessions take 64 KiB each; the histograms of every
+	// client and kind took 76 KiB times (kinds + 1) more.
+	perClient := (after.TotalAlloc - before.TotalAlloc) / clients
+	if limit := uint64(2 * 76 << 10); perClient > limit {
+		t.Errorf("%d KiB allocated per client, want under %d KiB: idle clients hold histograms", perClient>>10, limit>>10)
 	}
 }

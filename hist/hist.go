@@ -12,7 +12,8 @@
 // values fall into the last bucket, while Max stays exact.
 //
 // The trade-off: a Recorder is 76 KiB whatever it holds. kurabe keeps one per
-// client and operation kind, which is bounded by the client count.
+// client and operation kind the client runs, which is bounded by the client
+// count.
 package hist
 
 import (
@@ -85,14 +86,24 @@ func (r *Recorder) Record(ns int64) {
 	atomic.AddUint64(&r.count, 1)
 }
 
-// Count returns how many values were recorded so far.
-func (r *Recorder) Count() uint64 { return atomic.LoadUint64(&r.count) }
+// Count returns how many values were recorded so far (0 for a nil
+// Recorder).
+func (r *Recorder) Count() uint64 {
+	if r == nil {
+		return 0
+	}
+	return atomic.LoadUint64(&r.count)
+}
 
 // AddTo adds the recorder's current contents to s. It may run while the
 // writer records; the result is then a mix of slightly different instants,
-// which is fine for live views and exact once the writer has stopped.
+// which is fine for live views and exact once the writer has stopped. A
+// nil Recorder adds nothing.
 func (r *Recorder) AddTo(s *Snapshot) {
 	s.ensure()
+	if r == nil {
+		return // a nil Recorder is empty
+	}
 	wasEmpty := s.Count == 0
 	var n uint64
 	for i := range r.counts {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"kurabe/hist"
+	"kurabe/outfile"
 	"kurabe/result"
 )
 
@@ -294,8 +296,8 @@ func writeCharts(dir, format, lang string, cjk *font.Face, docs []*result.Docume
 				return paths, fmt.Errorf("chart %s: %v", ch.Name, err)
 			}
 			path := filepath.Join(dir, ch.Name+"."+format)
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				return paths, fmt.Errorf("cannot write %s: %v", path, err)
+			if err := outfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+				return paths, err
 			}
 			paths = append(paths, path)
 		}

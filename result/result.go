@@ -12,10 +12,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"kurabe/hist"
+	"kurabe/outfile"
 	"kurabe/store"
 )
 
@@ -346,32 +346,11 @@ func WriteFile(path string, d *Document) error {
 	})
 }
 
-// WriteAtomic writes a file through a temporary file in the same
-// directory, synced, then renamed over path: a reader never sees half a
-// file, and an interrupted write leaves the old one.
+// WriteAtomic writes a file through outfile.Write: a regular file through
+// a temporary file renamed over it (the file a symbolic link names), a
+// device or FIFO directly.
 func WriteAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".kurabe-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v; choose a writable directory", path, err)
-	}
-	err = write(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %v", path, err)
-	}
-	return nil
+	return outfile.Write(path, write)
 }
 
 // NewerError is ReadFile's error for a result written by a newer kurabe.

@@ -211,17 +211,22 @@ func HideSecrets(s string) string {
 }
 
 // NearOption returns the one of options that name is a likely misspelling
-// of (one or two letters off), or "". A managed server takes every other
-// option as a server setting, so a misspelt kurabe option would reach the
-// server and fail it with the server's own message.
+// of (one or two letters off; the nearest, the first of equals), or "". A
+// managed server takes every other option as a server setting, so a
+// misspelt kurabe option would reach the server and fail it with the
+// server's own message.
 func NearOption(name string, options []string) string {
 	n := strings.ToLower(name)
+	best, bestD := "", 3
+	if len(n) <= 3 {
+		return ""
+	}
 	for _, o := range options {
-		if n != o && editDistance(n, o) <= 2 && len(n) > 3 {
-			return o
+		if d := editDistance(n, o); n != o && d < bestD {
+			best, bestD = o, d
 		}
 	}
-	return ""
+	return best
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -431,6 +432,9 @@ func OpenFile(path string) (*Reader, io.Closer, error) {
 		return r, io.NopCloser(nil), err
 	}
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("postal data set %s: no such file; give the path of Japan Post's KEN_ALL.CSV (kurabe dataset import FILE checks one), or none for the shipped data set", path)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("postal data set: %w", err)
 	}
