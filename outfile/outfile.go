@@ -38,6 +38,14 @@ type target struct {
 // kurabe's output to a file still holds it open.
 func resolve(path string) (target, error) {
 	p := filepath.Clean(path) // "dir/" is dir, not dir/dir
+	if strings.HasSuffix(path, "/") {
+		// A name ending in / is a directory's, whether or not it is there
+		// yet: written as a file, "newdir/" would become a file newdir.
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return target{}, errors.New("is a directory; give the name of a file to write")
+		}
+		return target{}, errors.New("ends in /, so it names a directory; give the name of a file to write (a directory of charts is --png DIR or --svg DIR)")
+	}
 	for range 40 {
 		// The directory's own links first: /dev/fd/1 is /proc/self/fd/1.
 		if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {

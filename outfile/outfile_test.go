@@ -94,6 +94,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"-", "/dev/stdout"},                                   // not a file named -
 		{dir, "is a directory"},                                // a directory
 		{dir + "/", "is a directory"},                          // one with a slash
+		{filepath.Join(dir, "newdir") + "/", "ends in /"},      // one not there yet, not made a file
 		{loop, "too many levels"},                              // a link to itself
 		{filepath.Join(dir, "no", "x.json"), "does not exist"}, // a directory not there
 		{"/proc/kurabe-test.json", "does not take new files"},  // a filesystem that makes no files
