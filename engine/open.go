@@ -214,21 +214,31 @@ func openLoopResult(cfg Config, s *schedule, workers []*worker, res *result.Phas
 	o.AllBusy += o.NotStarted
 	if behind(o.Scheduled, o.NotStarted, o.Late) {
 		o.Behind = true
-		switch {
-		case res.ProcessCPU >= 0.9*float64(runtime.NumCPU()):
-			o.Note = result.BehindClient
-		case 2*o.AllBusy >= o.Late+o.NotStarted:
-			// Most of the shortfall waited for a client: too few
-			// clients for the rate at this latency (-c below rate ×
-			// latency). Whether the store could serve more in parallel
-			// is not known from here; the report says how many clients
-			// the rate needs at the latency measured.
-			o.Note = result.BehindBusy
-		default:
-			o.Note = result.BehindStore
-		}
+		o.Note = behindWhy(o, res.ProcessCPU, runtime.NumCPU())
 	}
 	return o
+}
+
+// behindWhy says why an open loop that fell behind did (OpenLoop.Note),
+// from its figures and kurabe's own CPU (in cores, of cpus).
+func behindWhy(o *result.OpenLoop, processCPU float64, cpus int) string {
+	switch {
+	case processCPU >= 0.9*float64(cpus):
+		return result.BehindClient
+	case 2*o.AllBusy >= o.Late+o.NotStarted:
+		// Most of the shortfall waited for a client: too few clients
+		// for the rate at this latency (-c below rate × latency).
+		// Whether the store could serve more in parallel is not known
+		// from here; the report says how many clients the rate needs
+		// at the latency measured.
+		return result.BehindBusy
+	case o.Service.Count > 0 && o.Service.P99 < float64(LateAfter.Microseconds()):
+		// The store answered in less than the lateness bound almost
+		// every time, and the clients were free: the late starts are
+		// the clients' waking, not the store's doing.
+		return result.BehindTimer
+	}
+	return result.BehindStore
 }
 
 // behind judges an open-loop phase: more than 1 % of the scheduled

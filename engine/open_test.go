@@ -270,3 +270,41 @@ func TestOpenLoopBehindBecauseEveryClientWasBusy(t *testing.T) {
 		t.Fatalf("at a service time of %.0f µs: need %d clients, 2 carry %.1f/s", o.Service.Mean, need, carry)
 	}
 }
+
+// behindWhy tells kurabe's own CPU, too few clients, a late waking of free
+// clients and a slow store apart. Before, late starts with a store that
+// answered in 82 µs at p99 were the store's ("could not keep up").
+func TestBehindWhy(t *testing.T) {
+	fast := result.Latency{Count: 200, P99: 82}
+	slow := result.Latency{Count: 200, P99: 25_000}
+	for _, c := range []struct {
+		name string
+		o    result.OpenLoop
+		cpu  float64
+		want string
+	}{
+		{"kurabe's CPU", result.OpenLoop{Late: 50, Service: fast}, 1.9, result.BehindClient},
+		{"clients busy", result.OpenLoop{Late: 50, AllBusy: 40, Service: slow}, 0.2, result.BehindBusy},
+		{"late waking", result.OpenLoop{Late: 11, AllBusy: 0, Service: fast}, 0.2, result.BehindTimer},
+		{"slow store", result.OpenLoop{Late: 30, AllBusy: 2, Service: slow}, 0.2, result.BehindStore},
+		{"nothing timed", result.OpenLoop{NotStarted: 30}, 0.2, result.BehindStore},
+	} {
+		if got := behindWhy(&c.o, c.cpu, 2); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// When every client was busy the advice is always more clients than ran,
+// even where rate × mean latency rounds to the count given (200/s ×
+// 18.7 ms is 3.74: 4 clients were busy, so "give -c 4 or more" repeated
+// the setting).
+func TestClientsNeededIsMoreThanRan(t *testing.T) {
+	o := result.OpenLoop{Rate: 200, Service: result.Latency{Count: 100, Mean: 18_700}}
+	if need, _ := o.ClientsNeeded(4); need != 5 {
+		t.Errorf("need %d clients, want 5", need)
+	}
+	if need, _ := o.ClientsNeeded(2); need != 4 {
+		t.Errorf("need %d clients, want 4 (200/s × 18.7ms)", need)
+	}
+}

@@ -353,8 +353,11 @@ func (r *httpRun) notes(b *strings.Builder) {
 		if o.Behind {
 			// The engine speaks of stores; here the store is the server.
 			note := behindNote(l, o, p.Clients, "behind.busy.requests", "the server")
-			if o.Note == result.BehindStore {
+			switch o.Note {
+			case result.BehindStore:
 				note = l.t("http.behind.server")
+			case result.BehindTimer:
+				note = l.t("http.behind.timer")
 			}
 			fmt.Fprintf(b, "  BEHIND: %s\n", note)
 		}

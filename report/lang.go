@@ -167,8 +167,10 @@ var words = map[string][2]string{
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
+	"http.behind.timer":         {"requests started late while clients were free, and the server's service time stayed short (p99 under the lateness bound): the delay was in waking the clients (kurabe's timer, a sleeping vCPU on a loaded machine), not in the server; run again, or with more clients", "クライアントが空いているのに開始が遅れ、サーバーのサービス時間は短いまま (p99 が遅れの基準未満) だった: 遅れはクライアントを起こす側 (kurabe のタイマー、負荷のある機械で眠っていた vCPU) にあり、サーバーではない。もう一度実行するか、クライアントを増やしてください"},
 	"http.behind.server":        {"the server could not keep up with the rate: operations started late or not at all", "サーバーがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
 	result.BehindBusy:           {"", "予定時刻に全クライアントが処理中で、このレイテンシではクライアント数がレートに足りなかった"},
+	result.BehindTimer:          {"", "クライアントが空いているのに操作の開始が遅れ、ストアのサービス時間は短いまま (p99 が遅れの基準未満) だった: 遅れはクライアントを起こす側 (kurabe のタイマー、負荷のある機械で眠っていた vCPU) にあり、ストアではない。もう一度実行するか、クライアントを増やしてください"},
 	"behind.busy.ops":           {"every client was busy when operations were due", "操作の予定時刻に全クライアントが処理中でした"},
 	"behind.busy.requests":      {"every client was busy when requests were due", "リクエストの予定時刻に全クライアントが処理中でした"},
 	"behind.busy":               {"%s: %d clients at a mean service time of %s carry at most %s/s; give -c %d or more (%s/s × %s), or a lower rate; if the service time then grows, %s is the limit", "%s: %d クライアントは平均サービス時間 %s で最大 %s/秒しか運べません。-c %d 以上 (%s/秒 × %s) にするか、レートを下げてください。それでサービス時間が伸びるなら%sが限界です"},

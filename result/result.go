@@ -185,7 +185,7 @@ type OpenLoop struct {
 	Service Latency `json:"service_time"`
 	Lag     Latency `json:"lag"`
 	Behind  bool    `json:"behind"`         // the rate was not kept
-	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient, BehindBusy or BehindStore
+	Note    string  `json:"note,omitempty"` // why, when it can tell: BehindClient, BehindBusy, BehindTimer or BehindStore
 }
 
 // NotStarted is the target of a store that an interrupt kept from
@@ -200,6 +200,11 @@ const (
 	// the latency measured, the clients (-c) could not carry the rate.
 	// Reports say how many the rate needs (OpenLoop.ClientsNeeded).
 	BehindBusy = "every client was busy when operations were due: too few clients for the rate at this latency"
+	// BehindTimer: operations started late while clients were free, and
+	// the service time stayed below the lateness bound: the time went
+	// to waking the clients (kurabe's timer, a sleeping vCPU), not to
+	// the store, which kept up with what it was given.
+	BehindTimer = "operations started late while clients were free, and the store's service time stayed short (p99 under the lateness bound): the delay was in waking the clients (kurabe's timer, a sleeping vCPU on a loaded machine), not in the store; run again, or with more clients"
 )
 
 // PeakRate is the highest rate of the timetable: Rate, or the end of a
@@ -207,7 +212,8 @@ const (
 func (o *OpenLoop) PeakRate() float64 { return max(o.Rate, o.RampTo) }
 
 // ClientsNeeded is how many clients carry the timetable's peak rate at
-// the mean service time measured (rate × latency, rounded up), and what
+// the mean service time measured (rate × latency, rounded up, and more
+// than clients, which were all busy), and what
 // the clients given carry at that latency (clients ÷ latency, per
 // second); 0, 0 when no operation succeeded.
 func (o *OpenLoop) ClientsNeeded(clients int) (need int, carry float64) {
@@ -215,7 +221,10 @@ func (o *OpenLoop) ClientsNeeded(clients int) (need int, carry float64) {
 		return 0, 0
 	}
 	secs := o.Service.Mean / 1e6
-	return int(math.Ceil(o.PeakRate()*secs - 1e-9)), float64(clients) / secs
+	// Every client was busy, so the clients given were too few whatever
+	// rate × latency says (the latency varies around its mean): at least
+	// one more.
+	return max(int(math.Ceil(o.PeakRate()*secs-1e-9)), clients+1), float64(clients) / secs
 }
 
 // MeanRate is the timetable's mean rate over the measured part: Rate, or
