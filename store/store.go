@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -274,6 +275,9 @@ type OptionError struct {
 
 func (e *OptionError) Error() string {
 	if e.Value == "" {
+		if near := NearOption(e.Name, strings.Split(e.Want, ", ")); near != "" {
+			return fmt.Sprintf("%s: unknown option %q (did you mean %s? known: %s)", e.Driver, e.Name, near, e.Want)
+		}
 		return fmt.Sprintf("%s: unknown option %q (known: %s)", e.Driver, e.Name, e.Want)
 	}
 	return fmt.Sprintf("%s: option %s=%q is not valid: want %s", e.Driver, e.Name, e.Value, e.Want)

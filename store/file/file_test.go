@@ -148,9 +148,10 @@ func TestLatestReadsOnlyTheTail(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	cases := []struct{ spec, want string }{
-		{"file:?sync=sometimes", "sync"},             // unknown mode
-		{"file:?sync_interval=-1s", "sync_interval"}, // not positive
-		{"file:?fsync=1", "unknown option"},          // misspelt option
+		{"file:?sync=sometimes", "sync"},                                  // unknown mode
+		{"file:?sync_interval=-1s", "sync_interval"},                      // not positive
+		{"file:?fsync=1", "unknown option"},                               // misspelt option
+		{"file:?synk=write", `unknown option "synk" (did you mean sync?`}, // one letter off: named
 	}
 	for _, c := range cases {
 		sp, _ := store.ParseSpec(c.spec)
