@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -167,10 +168,31 @@ func ListProblems[E error](errs []E) string {
 	return b.String()
 }
 
+// flowsBeside says which flow files the directory of a missing one holds,
+// or where kurabe's own are.
+func flowsBeside(path string) string {
+	dir := filepath.Dir(path)
+	var names []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "kurabe's own flows are in the flows folder of its source (docs/http.md); give the path of one"
+	}
+	return "the flow files in " + dir + string(filepath.Separator) + " are " + strings.Join(names, ", ")
+}
+
 // ParseFile reads and parses a flow file; files it names are read relative
 // to the flow file's directory.
 func ParseFile(path string, opt Options) (*Flow, error) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("flow file %s: no such file; %s", path, flowsBeside(path))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -418,6 +419,22 @@ func TestMessagesNameAStepOnce(t *testing.T) {
 		_, err := Parse("f.yaml", []byte(c.src), Options{})
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+}
+
+// A flow file that is not there says which are, or where kurabe's own
+// flows are, rather than only "no such file".
+func TestParseFileMissing(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "login.yaml"), []byte("steps: []\n"), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "nosuch.yaml"), "no such file; the flow files in " + dir + "/ are login.yaml"},
+		{filepath.Join(dir, "empty", "nosuch.yaml"), "kurabe's own flows are in the flows folder"},
+	} {
+		_, err := ParseFile(c.path, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.path, err, c.want)
 		}
 	}
 }
