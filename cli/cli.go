@@ -75,6 +75,9 @@ func flagProblem(fs *flag.FlagSet, msg string) string {
 				out += " (did you mean " + dashed(near) + "?)"
 			}
 		}
+		if elsewhere := elsewhereFlags[fs.Name()][bare]; elsewhere != "" {
+			out += "; " + elsewhere
+		}
 		if hint != "" {
 			out += "; " + hint
 		}
@@ -116,6 +119,15 @@ func flagProblem(fs *flag.FlagSet, msg string) string {
 	// A flag's own message may quote the value again.
 	reason = strings.TrimPrefix(reason, strconv.Quote(val)+": ")
 	return dashed(name) + " " + val + ": " + reason
+}
+
+// elsewhereFlags names, per command, flags that belong to another command
+// and are often given to this one.
+var elsewhereFlags = map[string]map[string]string{
+	"kurabe run": {
+		"png": "charts are kurabe report's: run with --json F (or --html F, whose page has them), then kurabe report F --png DIR",
+		"svg": "charts are kurabe report's: run with --json F (or --html F, whose page has them), then kurabe report F --svg DIR",
+	},
 }
 
 // takes says what a flag's value is, for the types whose own message is

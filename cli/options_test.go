@@ -605,6 +605,7 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"probe", "--duration", "3"}, []string{"--duration 3: want a duration", "see kurabe probe -h"}},
 		// A misspelt flag, in every command.
 		{[]string{"run", "--stor", "sqlite:"}, []string{"unknown flag --stor (did you mean --store?)"}},
+		{[]string{"run", "--png", "charts/"}, []string{"unknown flag --png; charts are kurabe report's", "kurabe report F --png DIR"}},
 		{[]string{"report", "--hmtl", "x.html", "a.json"}, []string{"unknown flag --hmtl (did you mean --html?)"}},
 		{[]string{"replay", "--speeed", "2"}, []string{"unknown flag --speeed (did you mean --speed?)"}},
 		{[]string{"capture", "--sotre", "postgres:managed"}, []string{"unknown flag --sotre (did you mean --store?)"}},
