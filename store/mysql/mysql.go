@@ -873,9 +873,14 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 			name = "tables"
 			info.Facts["tables"] = strconv.Itoa(len(per))
 		}
-		info.Options[name+".engine"] = o.engine
-		info.Options[name+".row_format"] = o.format
-		info.Options[name+".create_options"] = o.create
+		if len(per) > 1 {
+			// With one table, engine and row_format above are its own.
+			info.Options[name+".engine"] = o.engine
+			info.Options[name+".row_format"] = o.format
+		}
+		if o.create != "" {
+			info.Options[name+".create_options"] = o.create
+		}
 	}
 	info.Facts["tables_size_bytes"] = strconv.FormatInt(total, 10)
 	if s.m == nil {

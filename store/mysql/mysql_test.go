@@ -190,6 +190,15 @@ func TestServer(t *testing.T) {
 			if f, ok := formats[opts]; ok && strings.ToLower(st.Info(ctx).Options["row_format"]) != f {
 				t.Errorf("%s: row_format read back as %q, want %s", opts, st.Info(ctx).Options["row_format"], f)
 			}
+			// One table: its engine and row format are the store's, said
+			// once, and no empty create options are listed.
+			so := st.Info(ctx).Options
+			if _, ok := so["indexed.engine"]; ok {
+				t.Errorf("%s: indexed.engine repeats engine=%s", opts, so["engine"])
+			}
+			if v, ok := so["indexed.create_options"]; ok && v == "" {
+				t.Errorf("%s: empty indexed.create_options listed", opts)
+			}
 			// The indexed table works as any other, From and Offset included.
 			s, err := st.Open(ctx)
 			if err != nil {
