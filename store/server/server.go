@@ -187,15 +187,8 @@ func KillAll(timeout time.Duration) int {
 // Run runs a one-off program (initdb, mariadb-install-db) as u and returns
 // its output in the error when it fails.
 func Run(ctx context.Context, u *User, prog string, args ...string) error {
-	cmd := command(ctx, u, prog, args)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := start(cmd)
-	if err == nil {
-		err = wait(cmd)
-	}
-	if err != nil {
-		return fmt.Errorf("%s failed: %v\n%s", filepath.Base(prog), err, tail(out.Bytes(), 15))
+	if out, err := Output(ctx, u, prog, args...); err != nil {
+		return fmt.Errorf("%s failed: %v\n%s", filepath.Base(prog), err, tail(out, 15))
 	}
 	return nil
 }
