@@ -62,7 +62,7 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 			fs.PrintDefaults()
 			return nil
 		}
-		return usageErr("%s; see kurabe capture -h", flagProblem(fs, err.Error()))
+		return usageErr("%s; see kurabe help capture", flagProblem(fs, err.Error()))
 	}
 	command := fs.Args()
 	if len(command) > 0 && command[0] == "--" {

@@ -29,7 +29,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe compare -h")
+		return flagsFailed(fs, err, stderr, "kurabe help compare")
 	}
 	if len(paths) != 2 {
 		return usageErr("compare takes two results, OLD.json NEW.json; got %d", len(paths))

@@ -95,7 +95,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		file, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe dataset import -h")
+		return flagsFailed(fs, err, stderr, "kurabe help dataset")
 	}
 	if file == "" && fs.NArg() > 0 {
 		file = fs.Arg(0)

@@ -112,7 +112,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 				fs.PrintDefaults()
 				return nil
 			}
-			return usageErr("%s; see kurabe http -h", flagProblem(fs, flagErr(err)))
+			return usageErr("%s; see kurabe help http", flagProblem(fs, flagErr(err)))
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -406,7 +406,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		cfg.Targets = targets
 	}
 	if len(urls) == 0 && len(cfg.Targets) == 0 {
-		return bad("no URL: give one or more URLs, -f URLFILE or --flow FLOW.yaml; see kurabe http -h")
+		return bad("no URL: give one or more URLs, -f URLFILE or --flow FLOW.yaml; see kurabe help http")
 	}
 	var body []byte
 	method := "GET"

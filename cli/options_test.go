@@ -602,7 +602,7 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"run", "-d", "5"}, []string{"-d 5: want a duration such as 5s or 2m"}},
 		{[]string{"run", "--seed", "-1"}, []string{"--seed -1: want a whole number, 0 or more (seed of the clients' random numbers"}},
 		{[]string{"run", "-n", "many"}, []string{"-n many: want a whole number"}},
-		{[]string{"probe", "--duration", "3"}, []string{"--duration 3: want a duration", "see kurabe probe -h"}},
+		{[]string{"probe", "--duration", "3"}, []string{"--duration 3: want a duration", "see kurabe help probe"}},
 		// A misspelt flag, in every command.
 		{[]string{"run", "--stor", "sqlite:"}, []string{"unknown flag --stor (did you mean --store?)"}},
 		{[]string{"run", "--png", "charts/"}, []string{"unknown flag --png; charts are kurabe report's", "kurabe report F --png DIR"}},

@@ -31,7 +31,7 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe probe -h")
+		return flagsFailed(fs, err, stderr, "kurabe help probe")
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; give the directory with --dir", fs.Arg(0))

@@ -86,7 +86,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 			fs.PrintDefaults()
 			return nil
 		}
-		return usageErr("%s; see kurabe replay -h", flagProblem(fs, err.Error()))
+		return usageErr("%s; see kurabe help replay", flagProblem(fs, err.Error()))
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; give the log with --pg-log or --mysql-general-log", fs.Arg(0))

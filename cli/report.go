@@ -66,7 +66,7 @@ func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe report -h")
+		return flagsFailed(fs, err, stderr, "kurabe help report")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

@@ -213,7 +213,7 @@ func TestReportAndCompareBadInputIsOneLineExit2(t *testing.T) {
 		{"bad lang", []string{"report", good, "--lang", "fr"}, "--lang"},
 		{"html in a missing dir", []string{"report", good, "--html", filepath.Join(dir, "no", "such", "r.html")}, "does not exist"},
 		{"png dir is a file", []string{"report", good, "--png", notJSON}, "--png"},
-		{"unknown flag", []string{"report", good, "--pdf", "x"}, "unknown flag --pdf; see kurabe report -h"},
+		{"unknown flag", []string{"report", good, "--pdf", "x"}, "unknown flag --pdf; see kurabe help report"},
 		{"compare one file", []string{"compare", good}, "two results"},
 		{"compare bad format", []string{"compare", good, good, "--format", "csv"}, "--format"},
 		{"compare not a result", []string{"compare", good, notJSON}, "not a kurabe result"},

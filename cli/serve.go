@@ -93,7 +93,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		})
 	}
 	if err := fs.Parse(args); err != nil {
-		return flagsFailed(fs, err, stderr, "kurabe serve -h")
+		return flagsFailed(fs, err, stderr, "kurabe help serve")
 	}
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q; the store is given with --store", fs.Arg(0))
