@@ -104,18 +104,54 @@ func TestCompareOnRealRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, errs)
 	}
-	// Two repeats per side: too few to call anything significant.
+	// Two repeats per side: too few to call anything significant, so
+	// the change of the medians is shown marked untested, never ~.
 	rows := 0
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "file ") || strings.HasPrefix(line, "sqlite ") {
 			rows++
-			if !strings.Contains(line, " ~ ") || !strings.Contains(line, "n=2+2 (too few samples)") {
-				t.Errorf("row not ~ with too few samples: %s", line)
+			if !strings.Contains(line, "% (untested)  n=2+2 (too few samples)") {
+				t.Errorf("row not marked untested with too few samples: %s", line)
 			}
 		}
 	}
 	if rows != 8 { // 2 stores × 2 ops × (ops/s, p99)
 		t.Errorf("%d rows, want 8:\n%s", rows, out)
+	}
+	// The same command twice: nothing said about interrupts or settings.
+	for _, not := range []string{"interrupted", "the runs ran with other settings"} {
+		if strings.Contains(out, not) {
+			t.Errorf("runs alike, yet %q said:\n%s", not, out)
+		}
+	}
+
+	// A run cut short (as kurabe run records a Ctrl-C) and set up
+	// differently: both said above the tables.
+	c := filepath.Join(t.TempDir(), "c.json")
+	if _, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--ops", "write,read-latest",
+		"-n", "60", "-c", "2", "--repeat", "2", "--seed", "3", "--json", c); code != 0 {
+		t.Fatalf("kurabe run: exit %d: %s", code, errs)
+	}
+	js, err := os.ReadFile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js = bytes.Replace(js, []byte(`"interrupted": false`), []byte(`"interrupted": true`), 1)
+	if !bytes.Contains(js, []byte(`"interrupted": true`)) {
+		t.Fatalf("no interrupted field to set in %s", c)
+	}
+	if err := os.WriteFile(c, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = runCLI(t, testApp(), "compare", a, c, "--lang", "en")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"the new run was interrupted: its figures cover only the part that ran\n",
+		"the runs ran with other settings: -n 120 → 60\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
 	}
 	out, _, code = runCLI(t, testApp(), "compare", "--format", "markdown", a, b)
 	if code != 0 || !strings.Contains(out, "|---|---|---:|---:|---:|---|") {

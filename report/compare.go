@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/perf/benchmath"
 
@@ -196,6 +197,15 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 			l.t("workload"), d.Run.Workload, l.t("repeats"), reps)
 	}
 	lines := []string{side("old", c.Old), side("new", c.New)}
+	if interrupted(c.Old) {
+		lines = append(lines, l.t("compare.interrupted.old"))
+	}
+	if interrupted(c.New) {
+		lines = append(lines, l.t("compare.interrupted.new"))
+	}
+	if r := runChanges(c.Old, c.New); len(r) > 0 {
+		lines = append(lines, l.f("compare.run-settings", strings.Join(r, l.t("compare.settings.sep"))))
+	}
 	lines = append(lines, settingChanges([]*result.Document{c.Old, c.New}, l)...)
 	for _, x := range lines {
 		if format == "markdown" {
@@ -216,7 +226,7 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 		var rows []row
 		for _, r := range c.Rows {
 			ch := fig.get(r)
-			rows = append(rows, row{r.Store, r.Op, centerCell(ch.Old, fig.fmt), centerCell(ch.New, fig.fmt), deltaCell(ch), pCell(ch, l)})
+			rows = append(rows, row{r.Store, r.Op, centerCell(ch.Old, fig.fmt), centerCell(ch.New, fig.fmt), deltaCell(ch, l), pCell(ch, l)})
 		}
 		b.WriteString("\n")
 		if format == "markdown" {
@@ -261,11 +271,95 @@ func centerCell(c Center, f func(float64) string) string {
 	return s + " ± " + strconv.FormatFloat(pct, 'f', 0, 64) + "%"
 }
 
-func deltaCell(ch Change) string {
-	if !ch.Significant {
+// deltaCell is the change of the medians when the test found it
+// significant, ~ when it did not; with too few samples for the test to
+// find anything, the change of the medians marked untested, so that a
+// 100× change between single runs is not hidden behind ~.
+func deltaCell(ch Change, l tr) string {
+	switch {
+	case ch.TooFew && ch.Old.Median != 0:
+		return pct(ch.Delta*100, 2, true) + " (" + l.t("untested") + ")"
+	case !ch.Significant:
 		return "~"
 	}
 	return pct(ch.Delta*100, 2, true)
+}
+
+// interrupted reports whether a run was cut short (Ctrl-C, SIGINT): the
+// document says so, or one of its phases does.
+func interrupted(d *result.Document) bool {
+	if d.Interrupted {
+		return true
+	}
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			if p.Interrupted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runChanges lists the run settings (what was asked of kurabe run, not
+// what the stores read back) that differ between old and new, each with
+// both values: "-n 500 → 400", "-c 2 → 1,2,4", "records 10 → 100" for a
+// workload option; "-" where a run has none.
+func runChanges(old, new *result.Document) []string {
+	get := func(r result.RunConfig) []string {
+		levels := r.Levels
+		if len(levels) == 0 {
+			levels = []int{r.Clients}
+		}
+		var ls []string
+		for _, c := range levels {
+			ls = append(ls, strconv.Itoa(c))
+		}
+		n := "-"
+		if r.Count > 0 {
+			n = strconv.FormatInt(r.Count, 10)
+		}
+		d := "-"
+		if r.Duration > 0 {
+			d = time.Duration(r.Duration).String()
+		}
+		or := func(s string) string {
+			if s == "" {
+				return "-"
+			}
+			return s
+		}
+		return []string{r.Workload, n, d, strings.Join(ls, ","), time.Duration(r.Warmup).String(), or(r.Think), or(r.Rate), strconv.FormatBool(r.Isolate)}
+	}
+	names := []string{"workload", "-n", "-d", "-c", "--warmup", "--think", "-R", "--isolate"}
+	o, n := get(old.Run), get(new.Run)
+	var out []string
+	for i, name := range names {
+		if o[i] != n[i] {
+			out = append(out, name+" "+o[i]+" → "+n[i])
+		}
+	}
+	params := map[string]bool{}
+	for k := range old.Run.Params {
+		params[k] = true
+	}
+	for k := range new.Run.Params {
+		params[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		ov, ok := old.Run.Params[k]
+		if !ok {
+			ov = "-"
+		}
+		nv, ok := new.Run.Params[k]
+		if !ok {
+			nv = "-"
+		}
+		if ov != nv {
+			out = append(out, k+" "+ov+" → "+nv)
+		}
+	}
+	return out
 }
 
 func pCell(ch Change, l tr) string {

@@ -60,7 +60,7 @@ var words = map[string][2]string{
 	"too few samples":   {"", "標本不足"},
 	"p99 latency":       {"", "p99 レイテンシ"},
 	"throughput":        {"", "スループット"},
-	"compare.footnote":  {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows always show ~. ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため常に ~。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
+	"compare.footnote":  {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows show the change of the medians marked (untested), never a verdict: run with --repeat 4 or more to test it. ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため、中央値の変化を (未検定) として示し、判定はしない (検定するには --repeat 4 以上で実行)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
 	"kurabe report":     {"", "kurabe レポート"},
 	"Verification":      {"", "検証"},
 	"verify.ok":         {"Verified: every acknowledged write (%s) was found in the store.", "確認済み: 確認応答したすべての書き込み (%s 件) がストアにありました。"},
@@ -147,6 +147,13 @@ var words = map[string][2]string{
 	"compare.settings":      {"%s ran with other settings: %s", "%s の設定が異なります: %s"},
 	"compare.settings.sep":  {", ", "、"},
 	"chart.clients.repeats": {"each point the median of that level's repeats", "各点はそのクライアント数での繰り返しの中央値"},
+
+	// compare's lines above its tables on a run cut short and on runs set
+	// up differently, and its delta with too few samples to test.
+	"compare.interrupted.old": {"the old run was interrupted: its figures cover only the part that ran", "旧の実行は中断されました: 数値は実行できた部分のみです"},
+	"compare.interrupted.new": {"the new run was interrupted: its figures cover only the part that ran", "新の実行は中断されました: 数値は実行できた部分のみです"},
+	"compare.run-settings":    {"the runs ran with other settings: %s", "実行の設定が異なります: %s"},
+	"untested":                {"", "未検定"},
 
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;

@@ -109,6 +109,16 @@ func TestGoldenReports(t *testing.T) {
 			old, new := settingsDocs()
 			return WriteCompare(w, Compare(old, new), "markdown", Japanese)
 		}},
+		// compare of an interrupted run against one set up differently:
+		// both said above the tables.
+		{"compare-run.txt", func(w io.Writer) error {
+			old, new := runDocs()
+			return WriteCompare(w, Compare(old, new), "text", English)
+		}},
+		{"compare-run-ja.md", func(w io.Writer) error {
+			old, new := runDocs()
+			return WriteCompare(w, Compare(old, new), "markdown", Japanese)
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,6 +141,67 @@ func settingsDocs() (old, new *result.Document) {
 	old.Stores[1].Info.Options = map[string]string{"sync": "none"}
 	new.Stores[1].Info.Options = map[string]string{"sync": "none"}
 	return old, new
+}
+
+// runDocs are two single runs: the old one interrupted in a phase, the
+// new one run with other -n, -c levels, warm-up and workload option.
+func runDocs() (old, new *result.Document) {
+	old, new = repeatDoc(1, 864, 5000), repeatDoc(1, 85825, 5000)
+	old.Run.Count, old.Run.Params = 500, map[string]string{"latest": "50"}
+	old.Stores[1].Phases[0].Interrupted = true
+	new.Run.Count, new.Run.Levels = 400, []int{1, 2, 4}
+	new.Run.Warmup = result.Duration(time.Second)
+	new.Run.Params = map[string]string{"latest": "100"}
+	return old, new
+}
+
+func TestCompareSaysInterruptedAndRunSettings(t *testing.T) {
+	old, new := runDocs()
+	for _, c := range []struct {
+		name     string
+		old, new *result.Document
+		want     []string
+		not      []string
+	}{
+		{"old interrupted, settings differ", old, new,
+			[]string{"the old run was interrupted: its figures cover only the part that ran",
+				"the runs ran with other settings: -n 500 → 400, -c 2 → 1,2,4, --warmup 0s → 1s, latest 50 → 100"},
+			[]string{"the new run was interrupted"}},
+		{"new interrupted as a document", repeatDoc(1, 1, 1), func() *result.Document { d := repeatDoc(1, 1, 1); d.Interrupted = true; return d }(),
+			[]string{"the new run was interrupted"}, []string{"the old run was interrupted", "other settings"}},
+	} {
+		var b bytes.Buffer
+		if err := WriteCompare(&b, Compare(c.old, c.new), "text", English); err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(b.String(), "\n\n")
+		for _, w := range c.want {
+			if !strings.Contains(head, w) {
+				t.Errorf("%s: no %q above the tables:\n%s", c.name, w, b.String())
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("%s: %q said:\n%s", c.name, w, b.String())
+			}
+		}
+	}
+}
+
+// TestCompareShowsUntestedChange: with too few samples to test, the delta
+// shows the change of the medians, marked untested, not ~.
+func TestCompareShowsUntestedChange(t *testing.T) {
+	c := Compare(repeatDoc(1, 864, 5000), repeatDoc(1, 85825, 5000))
+	ch := c.Rows[0].OpsPerSec
+	if ch.Significant || !ch.TooFew {
+		t.Fatalf("1 vs 1 judged: %+v", ch)
+	}
+	want := pct(ch.Delta*100, 2, true)
+	for lang, mark := range map[string]string{English: "(untested)", Japanese: "(未検定)"} {
+		if got := deltaCell(ch, tr(lang)); got != want+" "+mark {
+			t.Errorf("%s: delta %q, want %q", lang, got, want+" "+mark)
+		}
+	}
 }
 
 // TestSideBySideSaysSettingsDiffer checks the HTML report of several runs:
@@ -227,7 +298,7 @@ func TestCompareSignificance(t *testing.T) {
 	}
 	for _, r := range same.Rows {
 		for _, ch := range []Change{r.OpsPerSec, r.P99} {
-			if ch.Significant || deltaCell(ch) != "~" {
+			if ch.Significant || deltaCell(ch, English) != "~" {
 				t.Errorf("%s %s: identical samples called significant: %+v", r.Store, r.Op, ch)
 			}
 		}
