@@ -134,6 +134,9 @@ var words = map[string][2]string{
 	// A phase whose operations were all skipped (class skipped), in the
 	// table's ops/s column.
 	"skipped": {"", "スキップ"},
+	// A phase's errors, some of its operations skipped (class skipped),
+	// in the table's errors column.
+	"errors.skipped": {"%s (+%s skipped)", "%s (+%s スキップ)"},
 
 	// A store an interrupt kept from starting, where its target goes
 	// (result.NotStarted); and the line on stderr at the first Ctrl-C.

@@ -67,7 +67,7 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 			for _, a := range d.Run.Vary {
 				r = append(r, asked[a.Name])
 			}
-			var errs int64
+			var errs, skips int64
 			lost := "0"
 			ran := false
 			for _, k := range keys {
@@ -84,7 +84,9 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 					if skippedPhase(p) {
 						cell = l.t("skipped") // its errors are the skips, said in the notes
 					} else {
+						// A phase's skips are said apart from its errors.
 						errs += p.Errors
+						skips += skippedOps(p)
 					}
 					if p.Interrupted {
 						cell += "*"
@@ -108,7 +110,7 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				}
 				r = append(r, got)
 			}
-			errCell := num0(errs)
+			errCell := errorsCell(errs, skips, l)
 			if !ran {
 				errCell, lost = "-", "-" // nothing ran to count or verify
 			}

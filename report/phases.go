@@ -121,6 +121,19 @@ func opsPerSecAt(d *result.Document, s result.Store, k phaseKey) spread {
 	return spreadOf(vs)
 }
 
+// skippedOps is how many of a phase's errors are skips (class skipped):
+// operations the workload does not run on the store (ycsb A's updates on
+// the file store), not failures.
+func skippedOps(p result.Phase) int64 {
+	var n int64
+	for _, c := range p.ErrorClasses {
+		if c.Class == "skipped" {
+			n += c.Count
+		}
+	}
+	return n
+}
+
 // skippedPhase reports whether a phase's operations were all skipped: none
 // succeeded, and every error is of class skipped, a workload's word that
 // the phase does not apply to the store (crud's update on the file store,

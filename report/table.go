@@ -43,7 +43,14 @@ func summary(d *result.Document, l tr) []string {
 	var what []string
 	what = append(what, "kurabe "+d.Kurabe)
 	what = append(what, workloadOps(d, l)...)
-	if p := params(r.Params); p != "" {
+	shown := r.Params
+	if name, _ := sweptValues(d); name != "" {
+		// The sweep's values are said with the operations
+		// ("records 1,100,1000"), not again as a setting.
+		shown = maps.Clone(shown)
+		delete(shown, name)
+	}
+	if p := params(shown); p != "" {
 		what = append(what, p)
 	}
 	switch {
@@ -452,7 +459,7 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		for _, c := range latCols {
 			r = append(r, latCell(x.p.Latency, c.get))
 		}
-		r = append(r, num0(x.p.Errors), lostCell(x.p), ratioCell(x.p))
+		r = append(r, errorsCell(x.p.Errors, skippedOps(x.p), l), lostCell(x.p), ratioCell(x.p))
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {
@@ -469,6 +476,16 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		numeric[i] = true
 	}
 	return header, rows, numeric
+}
+
+// errorsCell is a phase's errors without its skips, which are not
+// failures, and the skips after them: "0 (+493 skipped)" for ycsb A on the
+// file store, whose updates it skips. The note under the table says why.
+func errorsCell(errors, skipped int64, l tr) string {
+	if skipped == 0 {
+		return num0(errors)
+	}
+	return l.f("errors.skipped", num0(errors-skipped), num0(skipped))
 }
 
 // latCell is one latency figure, or "-" when the phase measured none (no

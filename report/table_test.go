@@ -388,6 +388,8 @@ func TestSummaryNamesTheOperations(t *testing.T) {
 		{"a replay", result.RunConfig{Workload: "replay", Ops: []string{"replay"}}, nil, English, "workload replay · "},
 		{"a sweep", result.RunConfig{Workload: "range", Ops: []string{"range 1", "range 100"}}, sweep("range 1", "range 100"), English, "workload range · records 1,100 · "},
 		{"a sweep, Japanese", result.RunConfig{Workload: "range", Ops: []string{"range 1", "range 100"}}, sweep("range 1", "range 100"), Japanese, "ワークロード range · レコード 1,100 · "},
+		{"a sweep's values not again as a setting", result.RunConfig{Workload: "range", Ops: []string{"range 1", "range 100"}, Params: map[string]string{"records": "1,100", "by": "key"}}, sweep("range 1", "range 100"), English, "workload range · records 1,100 · by=key · 1 client"},
+		{"a setting of the sweep's name without a sweep", result.RunConfig{Workload: "crud", Ops: []string{"read"}, Params: map[string]string{"records": "10"}}, nil, English, "workload crud read · records=10 · "},
 		{"the count, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Count: 300}, nil, Japanese, " · 各操作 n=300 · "},
 		{"the duration, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Duration: result.Duration(2 * time.Second)}, nil, Japanese, " · 各操作 時間 2s · "},
 	} {
@@ -418,5 +420,49 @@ func TestMatrixSaysSkipped(t *testing.T) {
 		if r[col] != "skipped" || r[errs] != "0" {
 			t.Errorf("row %q: update %q, errors %q; want skipped, 0", r, r[col], r[errs])
 		}
+	}
+}
+
+// TestErrorsLeaveOutSkips checks a phase some of whose operations were
+// skipped (ycsb A's updates on the file store): the errors column counts
+// the failures only and says the skips after them, in the table and in a
+// --vary table's row.
+func TestErrorsLeaveOutSkips(t *testing.T) {
+	skipped := result.ErrorClass{Class: "skipped", Count: 493, First: "ycsb update needs SQL"}
+	missing := result.ErrorClass{Class: "missing", Count: 2, First: "no record"}
+	for _, c := range []struct {
+		name    string
+		classes []result.ErrorClass
+		lang    string
+		want    string
+	}{
+		{"skips only", []result.ErrorClass{skipped}, English, "0 (+493 skipped)"},
+		{"skips only, Japanese", []result.ErrorClass{skipped}, Japanese, "0 (+493 スキップ)"},
+		{"skips and failures", []result.ErrorClass{skipped, missing}, English, "2 (+493 skipped)"},
+		{"failures only", []result.ErrorClass{missing}, English, "2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var errs int64
+			for _, e := range c.classes {
+				errs += e.Count
+			}
+			p := result.Phase{Op: "A", Clients: 2, Ops: 507, Errors: errs, ErrorClasses: c.classes,
+				Latency: result.Latency{Count: 507, Mean: 290}}
+			d := &result.Document{Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "ycsb", Ops: []string{"A"}, Clients: 2},
+				Stores: []result.Store{{Label: "file", Phases: []result.Phase{p}}}}
+			header, rows, _ := table(d, tr(c.lang))
+			if got := rows[0][slices.Index(header, tr(c.lang).t("errors"))]; got != c.want {
+				t.Errorf("table: errors %q, want %q", got, c.want)
+			}
+			v := varyDoc()
+			v.Run.Ops = []string{"A"}
+			for i := range v.Stores {
+				v.Stores[i].Phases = []result.Phase{p}
+			}
+			header, rows, _ = table(v, tr(c.lang))
+			if got := rows[0][slices.Index(header, tr(c.lang).t("errors"))]; got != c.want {
+				t.Errorf("--vary table: errors %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -159,16 +159,26 @@ func (w *bbs) Kinds() []workload.Kind {
 	return []workload.Kind{{Name: "write", Writes: w.posts}, {Name: "read-all"}, {Name: "read-latest"}}
 }
 
-// Params are the settings as given, in no language: text is the post's
+// Params are the settings as given, in no language, of the operations
+// that run: category, text and text_size when posts are written (a write
+// or a mix with writes, or the pre-fill), latest when read-latest runs
+// (alone or in the mix), and mix when the mix does. text is the post's
 // text when every post has the same (the form post's hogehoge), and left
 // out when each client generates its own text of text_size bytes.
 func (w *bbs) Params() map[string]string {
-	p := map[string]string{
-		"category": w.cfg.Category, "text_size": strconv.Itoa(w.cfg.TextSize),
-		"latest": strconv.Itoa(w.cfg.Latest), "mix": w.cfg.Mix,
+	p := map[string]string{}
+	if w.cfg.Prefill > 0 || w.runs(kWrite) {
+		p["category"] = w.cfg.Category
+		p["text_size"] = strconv.Itoa(w.cfg.TextSize)
+		if w.cfg.Text != "" {
+			p["text"] = w.cfg.Text
+		}
 	}
-	if w.cfg.Text != "" {
-		p["text"] = w.cfg.Text
+	if w.runs(kReadLatest) {
+		p["latest"] = strconv.Itoa(w.cfg.Latest)
+	}
+	if slices.ContainsFunc(w.phases, func(ph workload.Phase) bool { return ph.Name == "mix" }) {
+		p["mix"] = w.cfg.Mix
 	}
 	if w.cfg.Prefill > 0 {
 		p["prefill"] = strconv.FormatInt(w.cfg.Prefill, 10)
@@ -176,12 +186,17 @@ func (w *bbs) Params() map[string]string {
 	return p
 }
 
+// runs says whether some phase performs operations of the kind.
+func (w *bbs) runs(kind int) bool {
+	return slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kind] > 0 })
+}
+
 // Stateful: posts written by one phase are read by the phases after it
 // (workload.Stateful), so with several client levels each level starts
 // from a fresh board (the pre-fill put on again) rather than from every
 // post the levels before it wrote.
 func (w *bbs) Stateful() bool {
-	return slices.ContainsFunc(w.phases, func(p workload.Phase) bool { return p.Weights[kWrite] > 0 })
+	return w.runs(kWrite)
 }
 
 // PrepareLabel says what Prepare does, for the progress line: nothing

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,5 +214,35 @@ func BenchmarkReadLatest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Do(ctx, kReadLatest)
+	}
+}
+
+func TestParamsAreThoseOfTheOpsRun(t *testing.T) {
+	// The result records only the settings the operations run use: no
+	// latest without read-latest, no mix without the mix, no post's
+	// category and text when no post is written.
+	cases := []struct {
+		ops  []string
+		args []string
+		want string
+	}{
+		{[]string{"write"}, nil, "category=test text=hogehoge text_size=8"},
+		{[]string{"read-all"}, nil, ""},
+		{[]string{"read-latest"}, []string{"--latest", "7"}, "latest=7"},
+		{[]string{"read-all"}, []string{"--prefill", "10"}, "category=test prefill=10 text=hogehoge text_size=8"},
+		{[]string{"write"}, []string{"--text-size", "40"}, "category=test text_size=40"},
+		{[]string{"mix"}, nil, "category=test mix=write=50,read-all=50 text=hogehoge text_size=8"},
+		{[]string{"mix"}, []string{"--mix", "read-all=1,read-latest=3"}, "latest=100 mix=read-all=1,read-latest=3"},
+		{[]string{"write", "read-all", "read-latest", "mix"}, nil, "category=test latest=100 mix=write=50,read-all=50 text=hogehoge text_size=8"},
+	}
+	for _, c := range cases {
+		w := workloadtest.Build(t, New(), c.ops, c.args...)
+		var got []string
+		for _, k := range slices.Sorted(maps.Keys(w.Params())) {
+			got = append(got, k+"="+w.Params()[k])
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%v %v: params %q, want %q", c.ops, c.args, g, c.want)
+		}
 	}
 }
