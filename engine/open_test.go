@@ -181,7 +181,12 @@ func TestOpenLoopInterruptedIsNotBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := res.OpenLoop
-	if !res.Interrupted || o == nil || o.Behind || o.NotStarted > 2 || o.Scheduled > 100 {
+	// The operations the interrupt kept from their slots are neither
+	// scheduled nor "never started". (On a loaded machine some operations
+	// may still start late, which is BEHIND of its own: only that may make
+	// it so.)
+	lateBehind := o != nil && o.Late > 5 && float64(o.Late) > 0.05*float64(o.Scheduled)
+	if !res.Interrupted || o == nil || o.Behind && !lateBehind || o.NotStarted > 2 || o.Scheduled > 100 {
 		t.Fatalf("interrupted after %.2f s: %d ops, open loop %+v", res.Elapsed, res.Ops, o)
 	}
 }
