@@ -435,9 +435,13 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	// refused connection) is a finding, not a crash: it is counted by
 	// class, and the phase runs with the clients that got in.
 	var opened []*worker
+	var shares []int64 // with Shares, those of the clients that got in
 	for i, wk := range workers {
 		if openErrs[i] == nil {
 			opened = append(opened, wk)
+			if cfg.Shares != nil {
+				shares = append(shares, cfg.Shares[i])
+			}
 			continue
 		}
 		res.SessionErrors = mergeClasses(res.SessionErrors, []result.ErrorClass{{Class: store.Classify(openErrs[i]), Count: 1, First: openErrs[i].Error()}})
@@ -448,6 +452,11 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	asked := cfg.Clients
 	workers = opened
 	cfg.Clients = len(opened)
+	if cfg.Shares != nil {
+		// Each share is its own client's table's: the clients that got
+		// in cannot run a refused one's, so the phase runs fewer.
+		cfg.Shares, cfg.Count = shares, sum(shares)
+	}
 	res.Clients = len(opened)
 	// Count what the written tables hold before the phase, once every
 	// client has been made: a workload may empty its table as the phase

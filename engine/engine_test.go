@@ -396,6 +396,24 @@ func TestClientsOverCapacityAreCountedNotFatal(t *testing.T) {
 	}
 }
 
+func TestSharesFollowTheClientsThatGotIn(t *testing.T) {
+	// Per-client counts (isolated crud tables) belong to their clients:
+	// when client 2 of 3 cannot open a session, clients 1 and 3 run their
+	// own shares (5 and 20), not the first two shares (5 and 10).
+	st := openStore(t, "file:")
+	refusing := &storefault.Capacity{Store: st, Max: 0}
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	res, err := RunPhase(context.Background(), Config{Clients: 3, Count: 35, Shares: []int64{5, 10, 20}, Seed: 1,
+		PerClientStore: []store.Store{st, refusing, st}}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Clients != 2 || res.Ops != 25 || res.Verify[0].After-res.Verify[0].Before != 25 {
+		t.Fatalf("clients %d, ops %d, verify %+v; want 2 clients running 5 + 20", res.Clients, res.Ops, res.Verify)
+	}
+}
+
 func TestSessionsOfThePhaseBeforeAreWaitedFor(t *testing.T) {
 	// A server at its limit frees the last phase's connections a moment
 	// after they closed: the next phase's clients and kurabe's counting
