@@ -450,7 +450,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		// A store in a file needs a directory it can make files in
 		// (SQLite's journal beside the database, the file store's
 		// marker): found now, not as a failed row after the run began.
-		if (sp.Driver == "file" || sp.Driver == "sqlite") && !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
+		if drv.InFile && !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			if err := checkDirPath(filepath.Dir(sp.Target)); err != nil {
 				return nil, badFlag("store", "store %s: %v", sp, err)
 			}
@@ -482,7 +482,8 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			}
 		}
 	}
-	if err := checkOpenFiles(p.specs, slices.Max(p.levels), len(f.viaHTTP) > 0, openFileLimit()); err != nil {
+	files := func(sp store.Spec) int { return a.driver(sp.Driver).FilesPerSession }
+	if err := checkOpenFiles(p.specs, files, slices.Max(p.levels), len(f.viaHTTP) > 0, openFileLimit()); err != nil {
 		return nil, badFlag("c", "%v", err)
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
@@ -563,19 +564,6 @@ func checkConnections(sp store.Spec, clients int) error {
 	return nil
 }
 
-// filesPerSession is how many files a client's session of a store holds
-// open at most: a connection's socket, SQLite's database and its journal.
-// The file store's sessions share the store's file.
-func filesPerSession(sp store.Spec) int {
-	switch sp.Driver {
-	case "file":
-		return 0
-	case "sqlite":
-		return 2
-	}
-	return 1
-}
-
 // openFileLimit is how many files kurabe may have open (ulimit -n; Go
 // raises it to the hard limit as it starts), or 0 when unknown.
 func openFileLimit() int {
@@ -586,12 +574,13 @@ func openFileLimit() int {
 	return int(rl.Cur)
 }
 
-// checkOpenFiles refuses more clients than kurabe can hold the files of:
+// checkOpenFiles refuses more clients than kurabe can hold the files of
+// (filesPerSession: a session's, stores.Entry.FilesPerSession):
 // with -c 25000 on SQLite the run opened sessions for many seconds, and
 // then every phase failed with "too many open files". A pool holds at most
 // pool_size connections; with --via-http every client also holds both
 // ends of a loopback connection to kurabe serve, in this process.
-func checkOpenFiles(specs []store.Spec, clients int, viaHTTP bool, limit int) error {
+func checkOpenFiles(specs []store.Spec, filesPerSession func(store.Spec) int, clients int, viaHTTP bool, limit int) error {
 	if limit <= 0 {
 		return nil
 	}

@@ -32,15 +32,24 @@ type Entry struct {
 	// that runs only SQL (workload.SQLOnly) on such a store before it
 	// starts.
 	PerOpNoSQL bool
+	// InFile says that the store keeps its data in a file at the spec's
+	// path (file:PATH, sqlite:PATH), whose directory the command line
+	// checks before the store starts.
+	InFile bool
+	// FilesPerSession is how many files a client's session holds open at
+	// most: a connection's socket, SQLite's database and its journal, none
+	// for the file store, whose sessions share its file. The command line
+	// checks -c against ulimit -n with it.
+	FilesPerSession int
 }
 
 // Builtin lists the drivers kurabe ships.
 var Builtin = []Entry{
-	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", "", true, false},
-	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", "", false, false},
-	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", "", false, false},
-	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql", false, false},
-	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql", false, false},
-	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres", false, false},
-	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite", false, true},
+	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", "", true, false, true, 0},
+	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", "", false, false, false, 1},
+	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", "", false, false, false, 1},
+	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql", false, false, false, 1},
+	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql", false, false, false, 1},
+	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres", false, false, false, 1},
+	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite", false, true, true, 2},
 }
