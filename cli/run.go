@@ -541,11 +541,7 @@ func checkConnections(sp store.Spec, clients int) error {
 	}
 	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
 	if connectMode(sp) == "pool" {
-		pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
-		if err != nil {
-			pool = 10 // the stores' default
-		}
-		if pool < conns {
+		if pool := poolSize(sp); pool < conns {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
 	}
@@ -588,11 +584,7 @@ func checkOpenFiles(specs []store.Spec, filesPerSession func(store.Spec) int, cl
 	for _, sp := range specs {
 		fixed, perClient := own, filesPerSession(sp)
 		if connectMode(sp) == "pool" {
-			pool, err := strconv.Atoi(sp.Options.Get("pool_size"))
-			if err != nil {
-				pool = 10 // the stores' default
-			}
-			fixed, perClient = fixed+perClient*min(pool, clients), 0
+			fixed, perClient = fixed+perClient*min(poolSize(sp), clients), 0
 		}
 		if viaHTTP {
 			perClient += 2
@@ -606,6 +598,14 @@ func checkOpenFiles(specs []store.Spec, filesPerSession func(store.Spec) int, cl
 		}
 	}
 	return nil
+}
+
+// poolSize is a store's pool_size= option, or the stores' default of 10.
+func poolSize(sp store.Spec) int {
+	if n, err := strconv.Atoi(sp.Options.Get("pool_size")); err == nil {
+		return n
+	}
+	return 10
 }
 
 // connectMode is a store's connect= option as the stores read it, in any
