@@ -624,6 +624,7 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"run", "--disk-probe", "/nonexistent.json"}, []string{"no such file; measure the disk first with kurabe probe --json /nonexistent.json"}},
 		{[]string{"run", "-w", "range", "--dataset-file", "/nonexistent.csv"}, []string{"/nonexistent.csv: no such file; give the path of Japan Post's KEN_ALL.CSV"}},
 		{[]string{"run", "../scenarios/nosuch.yaml"}, []string{"no such file; the scenarios in ../scenarios/ are", "range-sweep.yaml"}},
+		{[]string{"run", "/nonexistent/nosuch.yaml"}, []string{"scenario /nonexistent/nosuch.yaml: no such file; kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one"}},
 		// More clients than kurabe can hold the files of.
 		{[]string{"run", "--store", "sqlite:", "-c", "100000000", "-n", "10"}, []string{"-c 100000000: the clients of the store sqlite: would hold about", "ulimit -n"}},
 		{[]string{"version", "extra"}, []string{"version takes no arguments"}},
