@@ -456,7 +456,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			}
 		}
 		for _, mode := range f.viaHTTP {
-			if mode == "cgi" && startsServer(sp) {
+			if mode == "cgi" && a.startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
 			}
 		}
@@ -467,7 +467,10 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
 	for _, sp := range p.specs {
-		if err := checkConnections(sp, slices.Max(p.levels)); err != nil {
+		if !a.startsServer(sp) {
+			continue
+		}
+		if err := checkConnections(sp, a.driver(sp.Driver).Server, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
 	}
@@ -518,17 +521,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	return p, nil
 }
 
-// checkConnections refuses a server kurabe starts whose max_connections,
-// given as an option, cannot take the clients' connections and kurabe's
-// own beside them (it counts and verifies the written tables on one while
-// the sessions are open): the run would fail after the server started and
-// loaded its data, with the server's "too many connections". PostgreSQL's
-// superuser_reserved_connections do not count: kurabe's user on a managed
-// server is a superuser, which may use them.
-func checkConnections(sp store.Spec, clients int) error {
-	if !startsServer(sp) {
-		return nil
-	}
+// checkConnections refuses a server kurabe starts (srv, its driver's)
+// whose max_connections, given as an option, cannot take the clients'
+// connections and kurabe's own beside them (it counts and verifies the
+// written tables on one while the sessions are open): the run would fail
+// after the server started and loaded its data, with the server's "too
+// many connections". PostgreSQL's superuser_reserved_connections do not
+// count: kurabe's user on a managed server is a superuser, which may use
+// them.
+func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 	name := "max_connections"
 	given := sp.Options.Get(name)
 	if given == "" {
@@ -545,16 +546,11 @@ func checkConnections(sp store.Spec, clients int) error {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
 	}
-	need, runs := conns+1, limit
-	switch sp.Driver {
-	case "postgres":
-		// The server refuses to start with max_connections at or below
-		// its superuser_reserved_connections (3 by default).
-		need = max(need, 4)
-	case "mariadb":
-		runs = max(limit, 10) // MariaDB raises a smaller value to 10
-	}
-	if need > runs {
+	// A server that refuses to start below a limit needs that much
+	// whatever the clients; one that raises a smaller limit runs more
+	// than was given (asked only now: it may run the server program).
+	need := max(conns+1, srv.StartsFrom)
+	if need > limit && need > srv.RunsAtLeast() {
 		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, need)
 	}
 	return nil
@@ -625,9 +621,11 @@ func openError(sp store.Spec, variant []result.Setting, err error) error {
 }
 
 // startsServer says whether a store is a server kurabe starts itself for
-// the run, which the processes of CGI requests cannot share.
-func startsServer(sp store.Spec) bool {
-	return sp.Throwaway() && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https"
+// the run (its driver starts one, stores.Entry.Server, and it is given no
+// address), which the processes of CGI requests cannot share.
+func (a *App) startsServer(sp store.Spec) bool {
+	drv := a.driver(sp.Driver)
+	return drv != nil && drv.Server != nil && sp.Throwaway()
 }
 
 // checkStores opens each store of the plan in a directory of its own

@@ -119,7 +119,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if drv == nil {
 		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 	}
-	if f.cgi && startsServer(sp) {
+	if f.cgi && a.startsServer(sp) {
 		return usageErr("--cgi with store %s: each request's process would start a server of its own, and they cannot share one kurabe starts; give a running server's address, e.g. %s://user@127.0.0.1/db, or drop --cgi", sp, sp.Driver)
 	}
 	if err := checkListen(f.listen, f.public); err != nil {
