@@ -107,10 +107,10 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	fs.StringVar(&f.ops, "ops", "", "operations to measure, in order, comma-separated (default: the workload's own list)")
 	fs.StringVar(&f.clients, "c", "10", "concurrent clients, each with its own session; a list such as 1,2,4,8 runs every phase at each level")
 	fs.Int64Var(&f.count, "n", 2000, "operations per phase in total, spread exactly over the clients")
-	fs.DurationVar(&f.duration, "d", 0, "run each phase for this long instead of -n operations, e.g. 30s")
+	durationVar(fs, &f.duration, "d", 0, "run each phase for this `duration` instead of -n operations, e.g. 30s, or 30 (seconds)")
 	fs.StringVar(&f.rate, "R", "", "open loop: start operations at this many per second whatever the store's pace (latency measured from the scheduled start); RATE, or FROM:TO for a linear ramp over -d")
-	fs.DurationVar(&f.warmup, "warmup", 0, "run each phase this long before measuring; excluded from the figures")
-	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms) or a uniform range (5ms-20ms)")
+	durationVar(fs, &f.warmup, "warmup", 0, "run each phase for this `duration` before measuring, excluded from the figures, e.g. 2s, or 2 (seconds)")
+	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms; a bare number is seconds) or a uniform range (5ms-20ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
 	fs.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report (verification, tables, charts) to this file")
@@ -137,7 +137,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 		own.VisitAll(func(fl *flag.Flag) { rs.takes[e.Name] = append(rs.takes[e.Name], fl.Name) })
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return rs
@@ -791,7 +791,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		Schema: result.Schema, Kurabe: Version, Command: append([]string{"run"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
-			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
+			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: thinkWithUnits(f.think), Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat, Isolate: f.isolate,
 		},
 		Env: result.CollectEnv(dirs...),
@@ -1410,21 +1410,38 @@ func parseRate(s string) (from, to float64, err error) {
 	return from, to, nil
 }
 
-// parseThink reads "10ms" or "5ms-20ms".
+// parseThink reads "10ms" or "5ms-20ms"; a bare number is seconds
+// (parseSeconds), as in every duration flag.
 func parseThink(s string) (lo, hi time.Duration, err error) {
 	if s == "" {
 		return 0, 0, nil
 	}
 	a, b, isRange := strings.Cut(s, "-")
-	lo, err = time.ParseDuration(a)
+	lo, err = parseSeconds(a)
 	hi = lo
 	if err == nil && isRange {
-		hi, err = time.ParseDuration(b)
+		hi, err = parseSeconds(b)
 	}
 	if err != nil || lo < 0 || hi < lo {
 		return 0, 0, fmt.Errorf("--think %q: want a duration such as 10ms, or a range such as 5ms-20ms", s)
 	}
 	return lo, hi, nil
+}
+
+// thinkWithUnits writes a delay or a range of delays that parseThink
+// took (and s is the same as typed) with units where it was given as bare
+// seconds: 0.01 as 10ms, 0.005-0.02 as 5ms-20ms, so that a result says
+// what it was.
+func thinkWithUnits(s string) string {
+	lo, hi, err := parseThink(s)
+	if err != nil || s == "" {
+		return s
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	if !isRange {
+		return withUnit(a, lo)
+	}
+	return withUnit(a, lo) + "-" + withUnit(b, hi)
 }
 
 // samePath says whether two output paths name one file: the same path
