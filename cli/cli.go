@@ -137,7 +137,7 @@ func takes(fl *flag.Flag) string {
 	if fl == nil {
 		return ""
 	}
-	what := fl.Usage
+	what := strings.ReplaceAll(fl.Usage, "`", "") // a value's name in the usage
 	if i := strings.Index(what, " ("); i > 0 {
 		what = what[:i] // without its default
 	}
@@ -147,7 +147,7 @@ func takes(fl *flag.Flag) string {
 	}
 	switch g.Get().(type) {
 	case time.Duration:
-		return "want a duration such as 5s or 2m (" + what + ")"
+		return "want seconds (30) or a duration such as 500ms or 2m (" + what + ")"
 	case uint64, uint:
 		return "want a whole number, 0 or more (" + what + ")"
 	case int, int64:

@@ -447,12 +447,6 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 // Go duration (30s, 500ms), or siege's 30S, 5M, 1H.
 func httpSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v < 0 || v > 1e9 {
-			return 0, errors.New("out of range")
-		}
-		return time.Duration(v * float64(time.Second)), nil
-	}
 	if n := len(s); n > 1 {
 		if unit, ok := map[byte]time.Duration{'S': time.Second, 'M': time.Minute, 'H': time.Hour}[s[n-1]]; ok {
 			v, err := strconv.ParseFloat(s[:n-1], 64)
@@ -462,7 +456,7 @@ func httpSeconds(s string) (time.Duration, error) {
 			return time.Duration(v * float64(unit)), nil
 		}
 	}
-	return time.ParseDuration(s)
+	return parseSeconds(s) // 30, 1.5 or 30s, 500ms, as kurabe run's -d
 }
 
 // secretVars are the flow's variables sent in secret headers, whatever

@@ -599,10 +599,17 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		// A flag unknown to run, after a scenario: the command line's.
 		{[]string{"run", "../scenarios/range-sweep.yaml", "--bogus"}, []string{"unknown flag --bogus; see kurabe help run"}},
 		// Numbers and durations say what they take.
-		{[]string{"run", "-d", "5"}, []string{"-d 5: want a duration such as 5s or 2m"}},
+		{[]string{"run", "-d", "soon"}, []string{"-d soon: want seconds (30) or a duration such as 500ms or 2m (run each phase for this duration instead of -n operations"}},
+		// A bare number is seconds: zero or less is refused as it was
+		// with a unit.
+		{[]string{"run", "-d", "0"}, []string{"-d 0s: want a positive duration such as 30s"}},
+		{[]string{"run", "-d", "-5"}, []string{"-d -5s: want a positive duration such as 30s"}},
+		{[]string{"run", "--warmup", "-1"}, []string{"--warmup -1s: want 0 or more"}},
+		{[]string{"probe", "--duration", "-1"}, []string{"--duration -1s: want a positive time per measurement"}},
+		{[]string{"serve", "--dataset", "postal", "--password", "pw", "--token-ttl", "0"}, []string{"--token-ttl 0s: want a positive duration such as 15m"}},
 		{[]string{"run", "--seed", "-1"}, []string{"--seed -1: want a whole number, 0 or more (seed of the clients' random numbers"}},
 		{[]string{"run", "-n", "many"}, []string{"-n many: want a whole number"}},
-		{[]string{"probe", "--duration", "3"}, []string{"--duration 3: want a duration", "see kurabe help probe"}},
+		{[]string{"probe", "--duration", "3x"}, []string{"--duration 3x: want seconds (30) or a duration", "see kurabe help probe"}},
 		// A misspelt flag, in every command.
 		{[]string{"run", "--stor", "sqlite:"}, []string{"unknown flag --stor (did you mean --store?)"}},
 		{[]string{"run", "--png", "charts/"}, []string{"unknown flag --png; charts are kurabe report's", "kurabe report F --png DIR"}},
@@ -624,6 +631,7 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"run", "--disk-probe", "/nonexistent.json"}, []string{"no such file; measure the disk first with kurabe probe --json /nonexistent.json"}},
 		{[]string{"run", "-w", "range", "--dataset-file", "/nonexistent.csv"}, []string{"/nonexistent.csv: no such file; give the path of Japan Post's KEN_ALL.CSV"}},
 		{[]string{"run", "../scenarios/nosuch.yaml"}, []string{"no such file; the scenarios in ../scenarios/ are", "range-sweep.yaml"}},
+		{[]string{"run", "/nonexistent/nosuch.yaml"}, []string{"scenario /nonexistent/nosuch.yaml: no such file; kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one"}},
 		// More clients than kurabe can hold the files of.
 		{[]string{"run", "--store", "sqlite:", "-c", "100000000", "-n", "10"}, []string{"-c 100000000: the clients of the store sqlite: would hold about", "ulimit -n"}},
 		{[]string{"version", "extra"}, []string{"version takes no arguments"}},

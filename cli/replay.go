@@ -69,8 +69,8 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Var(&f.stores, "store", "the store to replay on, in the log's dialect: postgres for --pg-log, mariadb or mysql for --mysql-general-log (DRIVER:managed or a server's URL, [?OPTION=VALUE&...]); repeat to replay on each in turn")
 	fs.StringVar(&f.speed, "speed", "1", "1 replays at the logged pace, 2 twice as fast, 0.5 at half; max runs each client's statements back to back")
 	fs.IntVar(&f.clients, "clients", 0, "spread the log's transactions and statements over N clients (default: one client per session of the log)")
-	fs.DurationVar(&f.warmup, "warmup", 0, "leave statements that start within this time of the start out of the figures")
-	fs.StringVar(&f.delay, "delay", "", "a delay after each statement before the client's next: a duration (5ms) or a uniform range (1ms-10ms)")
+	durationVar(fs, &f.warmup, "warmup", 0, "leave statements that start within this `duration` of the start out of the figures, e.g. 2s, or 2 (seconds)")
+	fs.StringVar(&f.delay, "delay", "", "a delay after each statement before the client's next: a duration (5ms; a bare number is seconds) or a uniform range (1ms-10ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the random delays (default: random, recorded)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the result document to this file (kurabe report and compare read it)")
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
@@ -196,7 +196,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		params["log_line_prefix"] = prefix
 	}
 	if f.delay != "" {
-		params["delay"] = f.delay
+		params["delay"] = thinkWithUnits(f.delay)
 	}
 	clients := f.clients
 	if clients == 0 {
@@ -205,7 +205,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	doc := &result.Document{
 		Schema: result.Schema, Kurabe: Version, Command: append([]string{"replay"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{Workload: "replay", Params: params, Ops: []string{"replay"}, Clients: clients,
-			Count: lg.Statements, Warmup: result.Duration(f.warmup), Think: f.delay, Dir: dir, DirKept: kept},
+			Count: lg.Statements, Warmup: result.Duration(f.warmup), Think: thinkWithUnits(f.delay), Dir: dir, DirKept: kept},
 		Env: result.CollectEnv(dir),
 	}
 	labels := labelStores(specs)

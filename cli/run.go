@@ -107,10 +107,10 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	fs.StringVar(&f.ops, "ops", "", "operations to measure, in order, comma-separated (default: the workload's own list)")
 	fs.StringVar(&f.clients, "c", "10", "concurrent clients, each with its own session; a list such as 1,2,4,8 runs every phase at each level")
 	fs.Int64Var(&f.count, "n", 2000, "operations per phase in total, spread exactly over the clients")
-	fs.DurationVar(&f.duration, "d", 0, "run each phase for this long instead of -n operations, e.g. 30s")
+	durationVar(fs, &f.duration, "d", 0, "run each phase for this `duration` instead of -n operations, e.g. 30s, or 30 (seconds)")
 	fs.StringVar(&f.rate, "R", "", "open loop: start operations at this many per second whatever the store's pace (latency measured from the scheduled start); RATE, or FROM:TO for a linear ramp over -d")
-	fs.DurationVar(&f.warmup, "warmup", 0, "run each phase this long before measuring; excluded from the figures")
-	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms) or a uniform range (5ms-20ms)")
+	durationVar(fs, &f.warmup, "warmup", 0, "run each phase for this `duration` before measuring, excluded from the figures, e.g. 2s, or 2 (seconds)")
+	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms; a bare number is seconds) or a uniform range (5ms-20ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
 	fs.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report (verification, tables, charts) to this file")
@@ -137,7 +137,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 		own.VisitAll(func(fl *flag.Flag) { rs.takes[e.Name] = append(rs.takes[e.Name], fl.Name) })
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return rs
@@ -456,7 +456,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			}
 		}
 		for _, mode := range f.viaHTTP {
-			if mode == "cgi" && startsServer(sp) {
+			if mode == "cgi" && a.startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
 			}
 		}
@@ -467,7 +467,10 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
 	for _, sp := range p.specs {
-		if err := checkConnections(sp, slices.Max(p.levels)); err != nil {
+		if !a.startsServer(sp) {
+			continue
+		}
+		if err := checkConnections(sp, a.driver(sp.Driver).Server, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
 	}
@@ -518,17 +521,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	return p, nil
 }
 
-// checkConnections refuses a server kurabe starts whose max_connections,
-// given as an option, cannot take the clients' connections and kurabe's
-// own beside them (it counts and verifies the written tables on one while
-// the sessions are open): the run would fail after the server started and
-// loaded its data, with the server's "too many connections". PostgreSQL's
-// superuser_reserved_connections do not count: kurabe's user on a managed
-// server is a superuser, which may use them.
-func checkConnections(sp store.Spec, clients int) error {
-	if !startsServer(sp) {
-		return nil
-	}
+// checkConnections refuses a server kurabe starts (srv, its driver's)
+// whose max_connections, given as an option, cannot take the clients'
+// connections and kurabe's own beside them (it counts and verifies the
+// written tables on one while the sessions are open): the run would fail
+// after the server started and loaded its data, with the server's "too
+// many connections". PostgreSQL's superuser_reserved_connections do not
+// count: kurabe's user on a managed server is a superuser, which may use
+// them.
+func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 	name := "max_connections"
 	given := sp.Options.Get(name)
 	if given == "" {
@@ -545,16 +546,11 @@ func checkConnections(sp store.Spec, clients int) error {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
 	}
-	need, runs := conns+1, limit
-	switch sp.Driver {
-	case "postgres":
-		// The server refuses to start with max_connections at or below
-		// its superuser_reserved_connections (3 by default).
-		need = max(need, 4)
-	case "mariadb":
-		runs = max(limit, 10) // MariaDB raises a smaller value to 10
-	}
-	if need > runs {
+	// A server that refuses to start below a limit needs that much
+	// whatever the clients; one that raises a smaller limit runs more
+	// than was given (asked only now: it may run the server program).
+	need := max(conns+1, srv.StartsFrom)
+	if need > limit && need > srv.RunsAtLeast() {
 		return fmt.Errorf("store %s: %s=%d cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give %s=%d or more, or fewer clients", sp, name, limit, what, name, need)
 	}
 	return nil
@@ -625,9 +621,11 @@ func openError(sp store.Spec, variant []result.Setting, err error) error {
 }
 
 // startsServer says whether a store is a server kurabe starts itself for
-// the run, which the processes of CGI requests cannot share.
-func startsServer(sp store.Spec) bool {
-	return sp.Throwaway() && sp.Driver != "file" && sp.Driver != "sqlite" && sp.Driver != "http" && sp.Driver != "https"
+// the run (its driver starts one, stores.Entry.Server, and it is given no
+// address), which the processes of CGI requests cannot share.
+func (a *App) startsServer(sp store.Spec) bool {
+	drv := a.driver(sp.Driver)
+	return drv != nil && drv.Server != nil && sp.Throwaway()
 }
 
 // checkStores opens each store of the plan in a directory of its own
@@ -793,7 +791,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		Schema: result.Schema, Kurabe: Version, Command: append([]string{"run"}, redactArgs(args)...), Started: time.Now().UTC(), Seed: cfg.Seed,
 		Run: result.RunConfig{
 			Workload: w.Name(), Params: w.Params(), Ops: ops, Clients: cfg.Clients, Levels: levels, Count: cfg.Count,
-			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: f.think, Rate: f.rate,
+			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: thinkWithUnits(f.think), Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat, Isolate: f.isolate,
 		},
 		Env: result.CollectEnv(dirs...),
@@ -1412,21 +1410,38 @@ func parseRate(s string) (from, to float64, err error) {
 	return from, to, nil
 }
 
-// parseThink reads "10ms" or "5ms-20ms".
+// parseThink reads "10ms" or "5ms-20ms"; a bare number is seconds
+// (parseSeconds), as in every duration flag.
 func parseThink(s string) (lo, hi time.Duration, err error) {
 	if s == "" {
 		return 0, 0, nil
 	}
 	a, b, isRange := strings.Cut(s, "-")
-	lo, err = time.ParseDuration(a)
+	lo, err = parseSeconds(a)
 	hi = lo
 	if err == nil && isRange {
-		hi, err = time.ParseDuration(b)
+		hi, err = parseSeconds(b)
 	}
 	if err != nil || lo < 0 || hi < lo {
 		return 0, 0, fmt.Errorf("--think %q: want a duration such as 10ms, or a range such as 5ms-20ms", s)
 	}
 	return lo, hi, nil
+}
+
+// thinkWithUnits writes a delay or a range of delays that parseThink
+// took (and s is the same as typed) with units where it was given as bare
+// seconds: 0.01 as 10ms, 0.005-0.02 as 5ms-20ms, so that a result says
+// what it was.
+func thinkWithUnits(s string) string {
+	lo, hi, err := parseThink(s)
+	if err != nil || s == "" {
+		return s
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	if !isRange {
+		return withUnit(a, lo)
+	}
+	return withUnit(a, lo) + "-" + withUnit(b, hi)
 }
 
 // samePath says whether two output paths name one file: the same path

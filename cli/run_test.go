@@ -19,6 +19,7 @@ import (
 
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/store/mysql"
 	"kurabe/store/server"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
@@ -218,6 +219,11 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections at -c", []string{"run", "--store", "postgres:managed?max_connections=10", "-c", "10"}, "max_connections=10 cannot take -c 10 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=11 or more"},
 		// MariaDB runs at least 10, so the level of 10 is the one refused.
 		{"max_connections below a level", []string{"run", "--store", "mariadb:managed?max-connections=4", "-c", "1,4,10"}, "max-connections=4 cannot take -c 10 clients"},
+		// mysql:managed runs MariaDB or MySQL, and is checked as they are.
+		{"max_connections below a level on mysql", []string{"run", "--store", "mysql:managed?max-connections=4", "-c", "1,4,10"}, "max-connections=4 cannot take -c 10 clients"},
+		{"max_connections at -c on mariadb", []string{"run", "--store", "mariadb:managed?max_connections=12", "-c", "12"}, "store mariadb:managed?max_connections=12: max_connections=12 cannot take -c 12 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=13 or more"},
+		{"max_connections at -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "12"}, "store mysql:managed?max_connections=12: max_connections=12 cannot take -c 12 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=13 or more"},
+		{"max_connections above -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "1,15"}, "max_connections=12 cannot take -c 15 clients"},
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
@@ -774,6 +780,94 @@ func TestMuxChoosesHowClientsWait(t *testing.T) {
 				if strings.Contains(out, l) != (l == tc.line) {
 					t.Errorf("store line says %q: %v, want %v:\n%s", l, !(l == tc.line), l == tc.line, out)
 				}
+			}
+		})
+	}
+}
+
+// TestConnectionCheckFollowsTheStoresTable: which stores start a server,
+// and the limits their servers keep, are the stores table's
+// (stores.Entry.Server), not driver names in the command line: a driver
+// of another name is checked by its entry, and the server's own floor is
+// asked only of a limit below the clients'.
+func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
+	asked := 0
+	app := testApp()
+	app.Stores = append(append([]stores.Entry{}, stores.Builtin...),
+		stores.Entry{Driver: "raising", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
+			return nil, errors.New("must not be opened")
+		}, Dialect: "mysql", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 1, RunsAtLeast: func() int { asked++; return 10 }}},
+		stores.Entry{Driver: "reserving", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
+			return nil, errors.New("must not be opened")
+		}, Dialect: "postgres", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 4, RunsAtLeast: func() int { asked++; return 1 }}},
+	)
+	for _, c := range []struct {
+		spec    string
+		clients int
+		want    string // the refusal, or "" for none
+		asks    bool   // whether the server's floor is asked
+	}{
+		// Below the clients, within the floor the server raises it to.
+		{"raising:managed?max-connections=4", 9, "", true},
+		{"raising:managed?max-connections=4", 10, "max-connections=4 cannot take -c 10 clients and kurabe's own connection, which counts and verifies the tables beside them; give max-connections=11 or more", true},
+		// Enough for the clients and kurabe's own: nothing to ask.
+		{"raising:managed?max_connections=11", 10, "", false},
+		// Below what the server starts with.
+		{"reserving:managed?max_connections=3", 1, "give max_connections=4 or more", true},
+		{"reserving:managed?max_connections=4", 3, "", false},
+		// A server given by its address is not kurabe's to start.
+		{"raising://u@127.0.0.1/db?max_connections=3", 10, "", false},
+	} {
+		asked = 0
+		sp, err := store.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got error
+		if app.startsServer(sp) {
+			got = checkConnections(sp, app.driver(sp.Driver).Server, c.clients)
+		}
+		if (got == nil) != (c.want == "") || got != nil && !strings.Contains(got.Error(), c.want) {
+			t.Errorf("%s with -c %d: %v, want %q", c.spec, c.clients, got, c.want)
+		}
+		if (asked > 0) != c.asks {
+			t.Errorf("%s with -c %d: the server's floor asked %d times, want asked: %v", c.spec, c.clients, asked, c.asks)
+		}
+	}
+}
+
+// TestMaxConnectionsBelowMariaDBsFloor: MariaDB runs a max_connections
+// below 10 as 10, so 9 clients and kurabe's own connection run on
+// max-connections=4; mysql:managed, which runs the same MariaDB where
+// mysqld is MariaDB (Debian), takes them as mariadb:managed does. Before,
+// the check raised the limit for the name mariadb only, and refused
+// mysql:managed a run its server takes. Where mysqld is MySQL, which runs
+// the limit as given, the run is refused.
+func TestMaxConnectionsBelowMariaDBsFloor(t *testing.T) {
+	for _, driver := range []string{"mariadb", "mysql"} {
+		t.Run(driver, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "out.json")
+			spec := driver + ":managed?max-connections=4"
+			out, errs, code := runCLI(t, testApp(), "run", "--store", spec, "--ops", "write", "-n", "18", "-c", "9", "-q", "--json", js)
+			if code != 0 && strings.Contains(errs, "apt-get install") {
+				storetest.RequireServer(t, fmt.Errorf("%s: %w", strings.TrimSpace(errs), server.ErrMissing))
+			}
+			if mysql.MinConnections(driver) < 10 {
+				if code != ExitUsage || !strings.Contains(errs, "max-connections=4 cannot take -c 9 clients") {
+					t.Fatalf("%s's server runs max_connections as given, and -c 9 was not refused: exit %d\n%s%s", driver, code, out, errs)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			doc, err := result.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ph := doc.Stores[0].Phases[0]
+			if ph.Clients != 9 || len(ph.SessionErrors) > 0 || ph.Ops != 18 || ph.Errors != 0 {
+				t.Errorf("%d clients ran (session errors %v), %d ops, %d errors; want 9, none, 18, 0", ph.Clients, ph.SessionErrors, ph.Ops, ph.Errors)
 			}
 		})
 	}

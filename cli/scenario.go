@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"kurabe/beside"
 	"kurabe/report"
 )
 
@@ -51,26 +51,13 @@ type step struct {
 // the command line).
 type position struct{ line, col int }
 
-func isScenario(arg string) bool {
-	return strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
-}
+func isScenario(arg string) bool { return beside.IsYAML(arg) }
 
-// scenariosBeside says which scenario files the directory of a missing
-// one holds, or where kurabe's own are.
-func scenariosBeside(path string) string {
-	dir := filepath.Dir(path)
-	var names []string
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			if !e.IsDir() && isScenario(e.Name()) {
-				names = append(names, e.Name())
-			}
-		}
-	}
-	if len(names) == 0 {
-		return "kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one"
-	}
-	return "the scenarios in " + dir + string(filepath.Separator) + " are " + strings.Join(names, ", ")
+// scenarioFiles names the scenario files beside a missing one, or where
+// kurabe's own are.
+var scenarioFiles = beside.Kind{
+	Listed: "the scenarios",
+	Own:    "kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one",
 }
 
 // scenarioError is a mistake in a scenario file, with its position.
@@ -115,7 +102,7 @@ func yamlMessage(err error) string {
 func (a *App) loadScenario(path string) (*scenario, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("scenario %s: no such file; %s", path, scenariosBeside(path))
+		return nil, fmt.Errorf("scenario %s: no such file; %s", path, scenarioFiles.Hint(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %v", err)

@@ -72,7 +72,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&f.file, "dataset-file", "", "load the postal records from this KEN_ALL.CSV (CP932 or UTF-8, plain or .gz; check it with kurabe dataset import) instead of the copy shipped with kurabe")
 	fs.StringVar(&f.user, "user", service.DefaultPostalUser, "the token API's one user")
 	fs.StringVar(&f.password, "password", "", "the token API's password (default from "+passwordEnv+", which other users cannot see in ps)")
-	fs.DurationVar(&f.tokenTTL, "token-ttl", service.DefaultTokenTTL, "how long a token is valid after login")
+	durationVar(fs, &f.tokenTTL, "token-ttl", service.DefaultTokenTTL, "the `duration` a token is valid for after login, e.g. 10m, or 600 (seconds)")
 	fs.IntVar(&f.maxRecords, "max-records", service.DefaultMaxRecords, "the most records one find may ask for (max=, limit=)")
 	fs.StringVar(&f.by, "by", "key", "how a find reads its page: key (from key skip+1, an index seek) or offset (LIMIT ... OFFSET skip, the store walks past the skipped rows)")
 	fs.BoolVar(&f.child, "cgi-child", false, "")
@@ -119,7 +119,7 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if drv == nil {
 		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
 	}
-	if f.cgi && startsServer(sp) {
+	if f.cgi && a.startsServer(sp) {
 		return usageErr("--cgi with store %s: each request's process would start a server of its own, and they cannot share one kurabe starts; give a running server's address, e.g. %s://user@127.0.0.1/db, or drop --cgi", sp, sp.Driver)
 	}
 	if err := checkListen(f.listen, f.public); err != nil {

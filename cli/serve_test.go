@@ -189,7 +189,7 @@ func TestServeBadInputIsOneLineExit2(t *testing.T) {
 	app := testApp()
 	app.Stores = append(append([]stores.Entry{}, stores.Builtin...), stores.Entry{Driver: "pgish", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
 		return nil, errors.New("must not be opened")
-	}})
+	}, Server: &stores.Server{StartsFrom: 1, RunsAtLeast: func() int { return 1 }}})
 	cases := []struct {
 		name string
 		args []string

@@ -30,6 +30,8 @@ import (
 	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
+
+	"kurabe/beside"
 )
 
 // Flow is a parsed, checked flow.
@@ -168,22 +170,11 @@ func ListProblems[E error](errs []E) string {
 	return b.String()
 }
 
-// flowsBeside says which flow files the directory of a missing one holds,
-// or where kurabe's own are.
-func flowsBeside(path string) string {
-	dir := filepath.Dir(path)
-	var names []string
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
-				names = append(names, n)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return "kurabe's own flows are in the flows folder of its source (docs/http.md); give the path of one"
-	}
-	return "the flow files in " + dir + string(filepath.Separator) + " are " + strings.Join(names, ", ")
+// flowFiles names the flow files beside a missing one, or where
+// kurabe's own are.
+var flowFiles = beside.Kind{
+	Listed: "the flow files",
+	Own:    "kurabe's own flows are in the flows folder of its source (docs/http.md); give the path of one",
 }
 
 // ParseFile reads and parses a flow file; files it names are read relative
@@ -191,7 +182,7 @@ func flowsBeside(path string) string {
 func ParseFile(path string, opt Options) (*Flow, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("flow file %s: no such file; %s", path, flowsBeside(path))
+		return nil, fmt.Errorf("flow file %s: no such file; %s", path, flowFiles.Hint(path))
 	}
 	if err != nil {
 		return nil, err

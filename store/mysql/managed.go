@@ -115,18 +115,11 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 		m.settings = append(m.settings, setting{k, spec.Options.Get(k)})
 	}
 
-	// mysql:managed prefers mysqld, which on Debian is MariaDB under another
-	// name.
-	if spec.Driver == "mysql" {
-		m.serverBin, _ = server.Find("mysqld", "mariadb-server", "/usr/sbin")
+	bin, err := serverProgram(spec.Driver)
+	if err != nil {
+		return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
 	}
-	if m.serverBin == "" {
-		bin, err := server.Find("mariadbd", "mariadb-server", "/usr/sbin")
-		if err != nil {
-			return nil, fmt.Errorf("%s: managed server: %w", spec.Driver, err)
-		}
-		m.serverBin = bin
-	}
+	m.serverBin = bin
 	m.flavor = flavorOf(ctx, m.serverBin)
 	if m.flavor == "mariadb" {
 		bin, err := server.Find("mariadb-install-db", "mariadb-server", "/usr/bin")
@@ -202,6 +195,39 @@ func checkSetting(driver, name, value string) error {
 		return &store.OptionError{Driver: driver, Name: name, Value: value, Want: "4k, 8k, 16k, 32k or 64k (or 4096 … 65536 bytes): InnoDB has no other page size, and the server would quietly run another"}
 	}
 	return nil
+}
+
+// serverProgram is the server program DRIVER:managed runs: mysql:managed
+// prefers mysqld, which on Debian is MariaDB under another name, and
+// takes mariadbd when there is none.
+func serverProgram(driver string) (string, error) {
+	if driver == "mysql" {
+		if bin, err := server.Find("mysqld", "mariadb-server", "/usr/sbin"); err == nil {
+			return bin, nil
+		}
+	}
+	return server.Find("mariadbd", "mariadb-server", "/usr/sbin")
+}
+
+// MinConnections is the smallest max_connections the server that
+// DRIVER:managed starts runs with: MariaDB raises a smaller one to 10
+// without a word, and MySQL runs the one given (1 or more). mysql:managed
+// may run either (serverProgram); asking which runs the program with
+// --version when its name does not say. When no server program is found
+// it is MariaDB's, whose mariadbd the store would look for, and the run
+// fails when it starts the server, saying what to install.
+func MinConnections(driver string) int {
+	const mariadb = 10
+	bin, err := serverProgram(driver)
+	if err != nil {
+		return mariadb
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if flavorOf(ctx, bin) == "mysql" {
+		return 1
+	}
+	return mariadb
 }
 
 // flavorOf tells MariaDB from MySQL by the program's name or version.
