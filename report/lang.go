@@ -155,8 +155,12 @@ var words = map[string][2]string{
 	// up differently, and its delta with too few samples to test.
 	"compare.interrupted.old": {"the old run was interrupted: its figures cover only the part that ran", "旧の実行は中断されました: 数値は実行できた部分のみです"},
 	"compare.interrupted.new": {"the new run was interrupted: its figures cover only the part that ran", "新の実行は中断されました: 数値は実行できた部分のみです"},
-	"compare.run-settings":    {"the runs ran with other settings: %s", "実行の設定が異なります: %s"},
-	"untested":                {"", "未検定"},
+	// A compared phase that skipped some of its operations in one run
+	// (ycsb A's updates on the file store): "sqlite A", the count.
+	"compare.partly-skipped.old": {"%s skipped %s operations in the old run (the workload does not run them on that store): its old figures are of the others", "%s は旧の実行で %s 件の操作をスキップ (このストアではワークロードが実行しない): 旧の数値は残りの操作のもの"},
+	"compare.partly-skipped.new": {"%s skipped %s operations in the new run (the workload does not run them on that store): its new figures are of the others", "%s は新の実行で %s 件の操作をスキップ (このストアではワークロードが実行しない): 新の数値は残りの操作のもの"},
+	"compare.run-settings":       {"the runs ran with other settings: %s", "実行の設定が異なります: %s"},
+	"untested":                   {"", "未検定"},
 
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
