@@ -1235,14 +1235,43 @@ func parseLevels(s string) ([]int, error) {
 func outcome(d *result.Document, lang string) error {
 	lost, extra := d.Lost()
 	var failed, nothing, unverified []string
+	// Errors alone fail no run: a store under load may turn operations
+	// away (busy, timeouts), and the table counts them. Work lost fails
+	// it, as a lost write does: classes lostWork.
+	var lostWhere []string
+	lostCount := map[string]map[string]int64{}
 	for _, s := range d.Stores {
 		if s.Error != "" {
 			failed = append(failed, s.Label)
 			continue
 		}
+		// A row missing where an operation of the store failed in this
+		// phase or before (in the same repeat, on the same store) may be
+		// that failure's: an insert that failed on PostgreSQL still took
+		// its number from the sequence, and a read of it finds nothing.
+		failedBefore, repeat := false, -1
 		for _, p := range s.Phases {
+			if p.Repeat != repeat {
+				failedBefore, repeat = false, p.Repeat
+			}
 			if p.Ops == 0 && p.Errors > 0 && !skipped(p) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
+			}
+			for _, c := range p.ErrorClasses {
+				if c.Class != "skipped" && !slices.Contains(lostWork, c.Class) {
+					failedBefore = true
+				}
+			}
+			for _, c := range p.ErrorClasses {
+				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedBefore) {
+					continue
+				}
+				where := s.Label + " " + p.Op
+				if lostCount[where] == nil {
+					lostWhere = append(lostWhere, where)
+					lostCount[where] = map[string]int64{}
+				}
+				lostCount[where][c.Class] += c.Count
 			}
 			for _, v := range p.Verify {
 				if v.Error != "" && !slices.Contains(unverified, s.Label+" "+p.Op) {
@@ -1258,6 +1287,18 @@ func outcome(d *result.Document, lang string) error {
 		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "run.exit.interrupted"))}
 	case len(failed) > 0:
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.failed", strings.Join(failed, ", ")))}
+	case len(lostWhere) > 0:
+		var parts []string
+		for _, where := range lostWhere {
+			var cs []string
+			for _, class := range lostWork {
+				if n := lostCount[where][class]; n > 0 {
+					cs = append(cs, class+" "+numfmt.Group(n))
+				}
+			}
+			parts = append(parts, where+" ("+strings.Join(cs, ", ")+")")
+		}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.lost-work", strings.Join(parts, ", ")))}
 	case len(nothing) > 0:
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.nothing", strings.Join(nothing, ", ")))}
 	case len(unverified) > 0:
@@ -1265,6 +1306,15 @@ func outcome(d *result.Document, lang string) error {
 	}
 	return nil
 }
+
+// lostWork are the error classes that say work was lost, which fail the
+// run as a lost write does, where other errors only count: a row the run
+// wrote or loaded that a read, update or delete did not find (missing;
+// unless an operation failed before it, which may explain it), rows a
+// bulk load handed over and the store did not take (lost), a write a
+// store refused for its key's order, which kurabe should have refused
+// before the run (key-order).
+var lostWork = []string{"missing", "lost", store.ClassKeyOrder}
 
 // skipped reports whether every error of a phase is of class skipped: a
 // workload said the phase does not apply to the store (a transaction on a
