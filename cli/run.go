@@ -800,7 +800,10 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 	doc.Env.Probe = p.probe
 
-	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
+	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr), lang: *f.lang}
+	if !f.quiet {
+		prog.after = a.StartNotice
+	}
 	// Stores run one after another, each closed (a managed server
 	// stopped) before the next starts, so they never compete. With
 	// --repeat, the whole comparison runs again, stores taking turns, each
@@ -1021,22 +1024,28 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 		return st.Setup(ctx, tables)
 	}
+	// Setting a store up starts it, when it is a server kurabe runs.
+	setupDone := prog.start(report.Sprintf(prog.lang, "progress.setup", label))
+	defer setupDone()
 	// prepare loads the data set into every instance's tables; again,
 	// when not 0, is the client level it is loaded again for.
 	prepare := func(again int) (*result.Prepared, error) {
 		if _, ok := w.(workload.Preparer); !ok {
 			return nil, nil
 		}
-		what := "loading the data set"
+		what := report.Sprintf(prog.lang, "loading the data set")
 		if l, ok := w.(workload.PrepareLabeler); ok {
-			what = l.PrepareLabel()
+			format, args := l.PrepareLabel()
+			what = report.Sprintf(prog.lang, format, args...)
 		}
 		if what != "" && again > 0 {
-			what += fmt.Sprintf(" again for -c %d", again)
+			what += report.Sprintf(prog.lang, "progress.again", again)
 		}
+		done := func() {}
 		if what != "" {
-			prog.note(label + ": " + what)
+			done = prog.start(label + ": " + what)
 		}
+		defer done()
 		t0 := time.Now()
 		prep := &result.Prepared{}
 		for j, wi := range instances {
@@ -1045,6 +1054,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			if err != nil {
 				// A load that failed is not recorded as loaded; the
 				// error says how far it went.
+				done()
 				prog.clear()
 				if prep.Rows > 0 {
 					return nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
@@ -1052,6 +1062,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 				return nil, fmt.Errorf("loading the data set: %w", err)
 			}
 		}
+		done()
 		prog.clear()
 		prep.Seconds = time.Since(t0).Seconds()
 		if len(instances) > 1 {
@@ -1062,6 +1073,8 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	if err := setup(); err != nil {
 		return nil, nil, &startError{err}
 	}
+	setupDone()
+	prog.clear()
 	prep, err := prepare(0)
 	if err != nil {
 		return nil, nil, err
@@ -1082,8 +1095,14 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		cc.Tick = prog.tick(label)
 		// Opening thousands of sessions takes a while before the first
 		// tick: say so, rather than leave the line still.
-		prog.note(fmt.Sprintf("%s %s: opening %s", label, w.Phases()[i].Name, numfmt.Count(int64(c), "session", "sessions")))
+		sessions := numfmt.Count(int64(c), "session", "sessions")
+		if prog.lang == report.Japanese {
+			sessions = numfmt.Group(int64(c)) + " セッション"
+		}
+		opened := prog.start(report.Sprintf(prog.lang, "progress.opening", label, w.Phases()[i].Name, sessions))
+		cc.Opened = opened
 		p, err := engine.RunPhase(ctx, cc, st, w, i)
+		opened()
 		prog.clear()
 		return p, err
 	}
