@@ -11,12 +11,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,6 +140,12 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 		defer c.st.Close()
 	}
 	if err != nil {
+		// A refused option or setting is bad input, as it is to kurabe
+		// run (status 2); a server that would not start is a failure.
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	// Only what the command does goes into the saved log: not the server's
@@ -219,17 +227,18 @@ var pgCaptureSettings = map[string]string{
 	"log_min_duration_statement": "-1",
 }
 
-func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string, kept bool) (*captured, error) {
-	sp = withOptions(sp)
-	for name, v := range pgCaptureSettings {
-		if given := sp.Options.Get(name); given != "" && given != v {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s=%s itself, for a log replay can read; leave it out", sp, name, v)}
+func (a *App) startPostgres(ctx context.Context, given store.Spec, sdir string, kept bool) (*captured, error) {
+	sp := withOptions(given)
+	for _, name := range slices.Sorted(maps.Keys(pgCaptureSettings)) {
+		v := pgCaptureSettings[name]
+		if g := sp.Options.Get(name); g != "" && g != v {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s=%s itself, for a log replay can read; leave it out", given, name, v)}
 		}
 		sp.Options.Set(name, v)
 	}
 	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", given, err)}
 	}
 	c := &captured{st: st, log: filepath.Join(sdir, "postgres.log")}
 	if err := startServer(ctx, st); err != nil {
@@ -246,18 +255,18 @@ func (a *App) startPostgres(ctx context.Context, sp store.Spec, sdir string, kep
 	return c, nil
 }
 
-func (a *App) startMariaDB(ctx context.Context, sp store.Spec, sdir, cdir string, kept bool) (*captured, error) {
-	sp = withOptions(sp)
+func (a *App) startMariaDB(ctx context.Context, given store.Spec, sdir, cdir string, kept bool) (*captured, error) {
+	sp := withOptions(given)
 	logPath := filepath.Join(sdir, "general.log")
-	for name, v := range map[string]string{"general_log": "1", "general_log_file": logPath, "log_output": "FILE"} {
-		if given := sp.Options.Get(name); given != "" {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s itself, for a log replay can read; leave it out", sp, name)}
+	for _, o := range [][2]string{{"general_log", "1"}, {"general_log_file", logPath}, {"log_output", "FILE"}} {
+		if sp.Options.Get(o[0]) != "" {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--store %s: capture sets %s itself, for a log replay can read; leave it out", given, o[0])}
 		}
-		sp.Options.Set(name, v)
+		sp.Options.Set(o[0], o[1])
 	}
 	st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
 	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", given, err)}
 	}
 	c := &captured{st: st, log: logPath}
 	if err := startServer(ctx, st); err != nil {

@@ -167,11 +167,16 @@ type App struct {
 	Workloads []workloads.Entry
 	// Terminal reports whether w is a terminal, for the progress line.
 	Terminal func(w io.Writer) bool
+	// StartNotice is how long a start (a store set up, a data set
+	// loaded, the clients' sessions opened) runs outside a terminal
+	// before a line on stderr says what it waits for: 0 never, below 0
+	// at once (tests, which must not depend on how long a start takes).
+	StartNotice time.Duration
 }
 
 // Default returns kurabe as shipped.
 func Default() *App {
-	return &App{Stores: stores.Builtin, Workloads: workloads.Builtin, Terminal: isTerminal}
+	return &App{Stores: stores.Builtin, Workloads: workloads.Builtin, Terminal: isTerminal, StartNotice: 2 * time.Second}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -147,6 +147,39 @@ func TestCaptureBadInput(t *testing.T) {
 	}
 }
 
+// TestCaptureRefusedOption: a store option capture refuses, or one the
+// driver refuses before its server starts, is bad input (status 2), as it
+// is to kurabe run, and the message names the store as it was typed,
+// without the logging settings capture adds to it.
+func TestCaptureRefusedOption(t *testing.T) {
+	tests := []struct {
+		spec string
+		want string
+	}{
+		// capture's own logging settings, refused before the driver is asked
+		{"postgres:managed?log_statement=none", "capture sets log_statement=all itself"},
+		{"mariadb:managed?general_log=0", "capture sets general_log itself"},
+		// refused by the driver when the store is opened (asking the
+		// server program, which must be installed)
+		{"postgres:managed?shared_bufers=1", `unknown option "shared_bufers"`},
+		{"mariadb:managed?innodb_page_size=3k", "innodb_page_size"},
+	}
+	for _, tc := range tests {
+		dir := t.TempDir()
+		_, _, code, err := call(t, captureCmd, "--store", tc.spec, "--dir", dir, "--log", filepath.Join(dir, "out.log"), "--", "true")
+		if errors.Is(err, server.ErrMissing) {
+			storetest.RequireServer(t, err)
+		}
+		if code != ExitUsage || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: status %d, %v; want %d with %q", tc.spec, code, err, ExitUsage, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.spec+":") || strings.Contains(err.Error(), "log_line_prefix") || strings.Contains(err.Error(), "general_log_file") {
+			t.Errorf("%s: %v; want the store named as given, without capture's settings", tc.spec, err)
+		}
+	}
+}
+
 // needPrograms skips (or fails, with KURABE_REQUIRE_SERVERS) when a client
 // program a test runs is not installed.
 func needPrograms(t *testing.T, pkg string, names ...string) {

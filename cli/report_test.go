@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -414,5 +415,86 @@ func TestOutputsWriteThroughLinksAndPipes(t *testing.T) {
 	}
 	if _, err := os.Lstat("-"); err == nil {
 		t.Error(`a file named "-" was written`)
+	}
+}
+
+// TestCompareSaysSkipped: a phase the workload skipped on a store (crud's
+// update on SQLite with connect=per-op, which speaks no SQL across
+// operations) measured nothing, so compare shows it as skipped on the
+// side where it was, with no change, rather than leaving it out or
+// calling it a phase of one run only. A phase that skipped some of its
+// operations (ycsb A's updates on the file store) is compared, with a
+// note that its figures are of the operations that ran.
+func TestCompareSaysSkipped(t *testing.T) {
+	dir := t.TempDir()
+	runs := map[string][]string{
+		"session": {"-w", "crud", "--store", "sqlite:", "--ops", "insert,update"},
+		"per-op":  {"-w", "crud", "--store", "sqlite:?connect=per-op", "--ops", "insert,update"},
+		"ycsb":    {"-w", "ycsb", "--store", "file:", "--ops", "A", "--recordcount", "50"},
+	}
+	for name, args := range runs {
+		args = append(args, "-n", "40", "-c", "2", "-q", "--json", filepath.Join(dir, name+".json"))
+		if _, errs, code := runCLI(t, testApp(), append([]string{"run"}, args...)...); code != 0 {
+			t.Fatalf("kurabe run %v: exit %d: %s", args, code, errs)
+		}
+	}
+	doc := func(name string) string { return filepath.Join(dir, name+".json") }
+	rowOf := func(out, prefix string) []string {
+		var rows []string
+		for _, line := range strings.Split(out, "\n") {
+			if line = strings.Join(strings.Fields(line), " "); strings.HasPrefix(line, prefix+" ") {
+				rows = append(rows, line)
+			}
+		}
+		return rows
+	}
+	for _, tc := range []struct {
+		old, new string
+		lang     string
+		want     *regexp.Regexp // each update row (ops/s, then p99)
+	}{
+		// skipped in the new run only: the old figure, then skipped
+		{"session", "per-op", "en", regexp.MustCompile(`^sqlite update [0-9.,]+(µs|ms|s)? skipped - -$`)},
+		// skipped in the old run only
+		{"per-op", "session", "en", regexp.MustCompile(`^sqlite update skipped [0-9.,]+(µs|ms|s)? - -$`)},
+		// skipped in both, in Japanese
+		{"per-op", "per-op", "ja", regexp.MustCompile(`^sqlite update スキップ スキップ - -$`)},
+	} {
+		out, errs, code := runCLI(t, testApp(), "compare", doc(tc.old), doc(tc.new), "--lang", tc.lang)
+		if code != 0 {
+			t.Errorf("%s → %s: exit %d: %s", tc.old, tc.new, code, errs)
+			continue
+		}
+		rows := rowOf(out, "sqlite update")
+		if len(rows) != 2 {
+			t.Errorf("%s → %s: %d update rows, want 2 (ops/s, p99):\n%s", tc.old, tc.new, len(rows), out)
+		}
+		for _, r := range rows {
+			if !tc.want.MatchString(r) {
+				t.Errorf("%s → %s: update row %q, want %s", tc.old, tc.new, r, tc.want)
+			}
+		}
+		if strings.Contains(out, "only in") || strings.Contains(out, "のみ") {
+			t.Errorf("%s → %s: a skipped phase listed as in one run only:\n%s", tc.old, tc.new, out)
+		}
+	}
+
+	out, errs, code := runCLI(t, testApp(), "compare", doc("ycsb"), doc("ycsb"), "--lang", "en")
+	if code != 0 {
+		t.Fatalf("ycsb: exit %d: %s", code, errs)
+	}
+	var rows []string
+	for _, r := range rowOf(out, "file A") {
+		if strings.Contains(r, " n=1+1 ") { // a table's row, not a note
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != 2 || strings.Contains(strings.Join(rows, "\n"), "skipped") {
+		t.Errorf("ycsb A on the file store: rows %q, want 2 compared rows:\n%s", rows, out)
+	}
+	for _, side := range []string{"old", "new"} {
+		if !regexp.MustCompile(`file A skipped [0-9,]+ operations in the ` + side + ` run .*: its ` + side + ` figures are of the others`).MatchString(out) {
+			t.Errorf("no note of the %s run's skipped operations:\n%s", side, out)
+		}
 	}
 }

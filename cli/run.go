@@ -798,7 +798,10 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 	doc.Env.Probe = p.probe
 
-	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
+	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr), lang: *f.lang}
+	if !f.quiet {
+		prog.after = a.StartNotice
+	}
 	// Stores run one after another, each closed (a managed server
 	// stopped) before the next starts, so they never compete. With
 	// --repeat, the whole comparison runs again, stores taking turns, each
@@ -1019,22 +1022,28 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 		return st.Setup(ctx, tables)
 	}
+	// Setting a store up starts it, when it is a server kurabe runs.
+	setupDone := prog.start(report.Sprintf(prog.lang, "progress.setup", label))
+	defer setupDone()
 	// prepare loads the data set into every instance's tables; again,
 	// when not 0, is the client level it is loaded again for.
 	prepare := func(again int) (*result.Prepared, error) {
 		if _, ok := w.(workload.Preparer); !ok {
 			return nil, nil
 		}
-		what := "loading the data set"
+		what := report.Sprintf(prog.lang, "loading the data set")
 		if l, ok := w.(workload.PrepareLabeler); ok {
-			what = l.PrepareLabel()
+			format, args := l.PrepareLabel()
+			what = report.Sprintf(prog.lang, format, args...)
 		}
 		if what != "" && again > 0 {
-			what += fmt.Sprintf(" again for -c %d", again)
+			what += report.Sprintf(prog.lang, "progress.again", again)
 		}
+		done := func() {}
 		if what != "" {
-			prog.note(label + ": " + what)
+			done = prog.start(label + ": " + what)
 		}
+		defer done()
 		t0 := time.Now()
 		prep := &result.Prepared{}
 		for j, wi := range instances {
@@ -1043,6 +1052,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			if err != nil {
 				// A load that failed is not recorded as loaded; the
 				// error says how far it went.
+				done()
 				prog.clear()
 				if prep.Rows > 0 {
 					return nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
@@ -1050,6 +1060,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 				return nil, fmt.Errorf("loading the data set: %w", err)
 			}
 		}
+		done()
 		prog.clear()
 		prep.Seconds = time.Since(t0).Seconds()
 		if len(instances) > 1 {
@@ -1060,6 +1071,8 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	if err := setup(); err != nil {
 		return nil, nil, &startError{err}
 	}
+	setupDone()
+	prog.clear()
 	prep, err := prepare(0)
 	if err != nil {
 		return nil, nil, err
@@ -1080,8 +1093,14 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		cc.Tick = prog.tick(label)
 		// Opening thousands of sessions takes a while before the first
 		// tick: say so, rather than leave the line still.
-		prog.note(fmt.Sprintf("%s %s: opening %s", label, w.Phases()[i].Name, numfmt.Count(int64(c), "session", "sessions")))
+		sessions := numfmt.Count(int64(c), "session", "sessions")
+		if prog.lang == report.Japanese {
+			sessions = numfmt.Group(int64(c)) + " セッション"
+		}
+		opened := prog.start(report.Sprintf(prog.lang, "progress.opening", label, w.Phases()[i].Name, sessions))
+		cc.Opened = opened
 		p, err := engine.RunPhase(ctx, cc, st, w, i)
+		opened()
 		prog.clear()
 		return p, err
 	}
@@ -1233,14 +1252,43 @@ func parseLevels(s string) ([]int, error) {
 func outcome(d *result.Document, lang string) error {
 	lost, extra := d.Lost()
 	var failed, nothing, unverified []string
+	// Errors alone fail no run: a store under load may turn operations
+	// away (busy, timeouts), and the table counts them. Work lost fails
+	// it, as a lost write does: classes lostWork.
+	var lostWhere []string
+	lostCount := map[string]map[string]int64{}
 	for _, s := range d.Stores {
 		if s.Error != "" {
 			failed = append(failed, s.Label)
 			continue
 		}
+		// A row missing where an operation of the store failed in this
+		// phase or before (in the same repeat, on the same store) may be
+		// that failure's: an insert that failed on PostgreSQL still took
+		// its number from the sequence, and a read of it finds nothing.
+		failedBefore, repeat := false, -1
 		for _, p := range s.Phases {
+			if p.Repeat != repeat {
+				failedBefore, repeat = false, p.Repeat
+			}
 			if p.Ops == 0 && p.Errors > 0 && !skipped(p) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
+			}
+			for _, c := range p.ErrorClasses {
+				if c.Class != "skipped" && !slices.Contains(lostWork, c.Class) {
+					failedBefore = true
+				}
+			}
+			for _, c := range p.ErrorClasses {
+				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedBefore) {
+					continue
+				}
+				where := s.Label + " " + p.Op
+				if lostCount[where] == nil {
+					lostWhere = append(lostWhere, where)
+					lostCount[where] = map[string]int64{}
+				}
+				lostCount[where][c.Class] += c.Count
 			}
 			for _, v := range p.Verify {
 				if v.Error != "" && !slices.Contains(unverified, s.Label+" "+p.Op) {
@@ -1256,6 +1304,18 @@ func outcome(d *result.Document, lang string) error {
 		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "run.exit.interrupted"))}
 	case len(failed) > 0:
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.failed", strings.Join(failed, ", ")))}
+	case len(lostWhere) > 0:
+		var parts []string
+		for _, where := range lostWhere {
+			var cs []string
+			for _, class := range lostWork {
+				if n := lostCount[where][class]; n > 0 {
+					cs = append(cs, class+" "+numfmt.Group(n))
+				}
+			}
+			parts = append(parts, where+" ("+strings.Join(cs, ", ")+")")
+		}
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.lost-work", strings.Join(parts, ", ")))}
 	case len(nothing) > 0:
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.nothing", strings.Join(nothing, ", ")))}
 	case len(unverified) > 0:
@@ -1263,6 +1323,15 @@ func outcome(d *result.Document, lang string) error {
 	}
 	return nil
 }
+
+// lostWork are the error classes that say work was lost, which fail the
+// run as a lost write does, where other errors only count: a row the run
+// wrote or loaded that a read, update or delete did not find (missing;
+// unless an operation failed before it, which may explain it), rows a
+// bulk load handed over and the store did not take (lost), a write a
+// store refused for its key's order, which kurabe should have refused
+// before the run (key-order).
+var lostWork = []string{"missing", "lost", store.ClassKeyOrder}
 
 // skipped reports whether every error of a phase is of class skipped: a
 // workload said the phase does not apply to the store (a transaction on a

@@ -244,6 +244,10 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		// error that does not fail the run.
 		{"load in chunks from two clients on file", []string{"run", "-w", "load", "--store", "sqlite:", "--store", "file:", "-c", "1,2", "--dataset-rows", "300", "--load-chunk", "100"}, "the store file: takes keys in increasing order only (it appends each row after the last), and -w load with -c 2 loads its 3 chunks (--load-chunk 100) side by side, so rows come out of key order; give -c 1, or --isolate"},
 		{"ycsb hashed inserts on file", []string{"run", "-w", "ycsb", "--ops", "C,D", "--store", "file:", "-c", "1"}, "give --insert-order ordered"},
+		// Numbered in turn, inserts still reach the file out of turn from
+		// several clients: one client's preempted between its number and
+		// its write while another writes the next.
+		{"ycsb ordered inserts on file from two clients", []string{"run", "-w", "ycsb", "--ops", "A,D", "--store", "sqlite:", "--store", "file:", "--insert-order", "ordered", "-c", "1,2"}, "the store file: takes keys in increasing order only (it appends each row after the last), and ycsb's D and E number their inserts in turn (--insert-order ordered), but with -c 2 a client can write its record after another client wrote a later one, and that insert would fail; give -c 1 for D"},
 		// A managed server listens where kurabe connects to it.
 		{"skip_networking", []string{"run", "--store", "mariadb:managed?skip_networking=1"}, "server setting skip_networking is kurabe's to set on a managed server"},
 		{"skip_networking varied", []string{"run", "--store", "mariadb:managed", "--vary", "skip-networking=0,1"}, "server setting skip-networking is kurabe's to set"},
@@ -911,6 +915,22 @@ func TestOutcome(t *testing.T) {
 		{"skipped and failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "transaction", Errors: 3, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 1}, {Class: "error", Count: 2}}}}}}}, ExitFailed, "every operation of a transaction failed"},
 		{"interrupted", result.Document{Interrupted: true, Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitInterrupted, "interrupted"},
 		{"store failed", result.Document{Stores: []result.Store{{Label: "a", Error: "boom"}}}, ExitFailed, "store a failed"},
+		// Errors that say work was lost fail the run, where others only
+		// count: a write refused for its key's order, rows the run wrote
+		// that a read did not find, rows a bulk load did not take.
+		{"key order", result.Document{Stores: []result.Store{{Label: "file", Phases: []result.Phase{withClasses(phase(99, 1), result.ErrorClass{Class: "key-order", Count: 1})}}}}, ExitFailed, "work was lost in file write (key-order 1)"},
+		{"missing", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{withClasses(phase(97, 3), result.ErrorClass{Class: "missing", Count: 3})}}}}, ExitFailed, "work was lost in a write (missing 3)"},
+		{"lost in bulk", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{withClasses(phase(9, 1), result.ErrorClass{Class: "lost", Count: 1})}}}}, ExitFailed, "(lost 1)"},
+		// A row missing after a failure in an earlier phase may be that
+		// failure's (a failed insert's sequence number): errors only.
+		{"missing after a failure", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}),
+			withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1})}}}}, ExitOK, ""},
+		// ... but not after a failure in another repeat, on a store of its own.
+		{"missing after another repeat's failure", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}),
+			inRepeat(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		{"insert-failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{withClasses(phase(9, 2), result.ErrorClass{Class: "busy", Count: 1}, result.ErrorClass{Class: "insert-failed", Count: 1})}}}}, ExitOK, ""},
 	}
 	for _, c := range cases {
 		err := outcome(&c.doc, "en")
@@ -922,6 +942,30 @@ func TestOutcome(t *testing.T) {
 		if code != c.code || (c.words != "" && !strings.Contains(err.Error(), c.words)) {
 			t.Errorf("%s: %v (exit %d), want exit %d with %q", c.name, err, code, c.code, c.words)
 		}
+	}
+}
+
+func withClasses(p result.Phase, cs ...result.ErrorClass) result.Phase {
+	p.ErrorClasses = cs
+	return p
+}
+
+func inRepeat(p result.Phase, rep int) result.Phase {
+	p.Repeat = rep
+	return p
+}
+
+// TestRunFailsOnLostRows: a store that loses rows it acknowledged, seen
+// by reads that do not find them (class missing) rather than by the
+// count after the writes, fails the run, though errors alone do not.
+func TestRunFailsOnLostRows(t *testing.T) {
+	app := faultApp("losing", func(st store.Store) store.Store { return &storefault.LoseRows{Store: st, Every: 50} })
+	out, errs, code := runCLI(t, app, "run", "-w", "point", "--store", "losing:", "--store", "sqlite:", "--hit", "1", "--dataset-rows", "500", "-n", "400", "-c", "2")
+	if code != ExitFailed || !strings.Contains(errs, "work was lost in losing point (missing ") || strings.Contains(errs, "sqlite point") {
+		t.Fatalf("exit %d, want %d naming losing's point alone; stderr %s\n%s", code, ExitFailed, errs, out)
+	}
+	if !strings.Contains(out, "errors of class missing") {
+		t.Errorf("the errors are not under the table:\n%s", out)
 	}
 }
 

@@ -56,6 +56,10 @@ type Config struct {
 	// Tick, if set, is called about once a second with the phase's progress,
 	// from a goroutine of its own.
 	Tick func(Progress)
+	// Opened, if set, is called once every client has opened its session
+	// (or failed to), before the clock starts: the end of a start that
+	// may take long (thousands of connections to a server).
+	Opened func()
 	// PerClient, when set, isolates the clients: client i runs
 	// PerClient[i], an instance of the same workload built with tables of
 	// its own (--isolate), instead of the workload RunPhase is given. It
@@ -431,6 +435,9 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}()
 	}
 	wg.Wait()
+	if cfg.Opened != nil {
+		cfg.Opened()
+	}
 	// A client that could not open its session (too many connections, a
 	// refused connection) is a finding, not a crash: it is counted by
 	// class, and the phase runs with the clients that got in.

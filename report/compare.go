@@ -26,6 +26,13 @@ type Comparison struct {
 	Rows     []CompareRow
 	OnlyOld  []string // "store op" (with " c=N" when levels differ) present only in the old run
 	OnlyNew  []string
+	// SkippedAlone holds the names in OnlyOld and OnlyNew whose phases
+	// the run that has them skipped.
+	SkippedAlone map[string]bool
+	// PartlySkipped are the rows whose phases skipped some of their
+	// operations in a run (ycsb A's updates on the file store): their
+	// figures are of the operations that ran.
+	PartlySkipped []PartSkip
 	// FailedOld and FailedNew are the stores that failed in each run: their
 	// figures are missing there, so their rows are not compared.
 	FailedOld, FailedNew []Failure
@@ -53,6 +60,23 @@ type CompareRow struct {
 	Clients   int
 	OpsPerSec Change
 	P99       Change // microseconds
+	// SkippedOld and SkippedNew say the phase was skipped in that run:
+	// the workload does not run it on that store (crud's update on the
+	// file store). It measured nothing there, so it is no change to or
+	// from zero, and the row's figures on that side are not set.
+	SkippedOld, SkippedNew bool
+}
+
+// Skipped reports whether the phase was skipped in either run, so that
+// the row compares nothing.
+func (r CompareRow) Skipped() bool { return r.SkippedOld || r.SkippedNew }
+
+// PartSkip is a row whose phases skipped some of their operations in one
+// run (New false: the old run).
+type PartSkip struct {
+	Name    string // "store op"
+	New     bool
+	Skipped int64 // skipped operations, over the repeats
 }
 
 // Change compares one figure's samples (one per repeat) in two runs.
@@ -94,21 +118,45 @@ func Compare(old, new *result.Document) *Comparison {
 	failed := func(fs []Failure, store string) bool {
 		return slices.ContainsFunc(fs, func(f Failure) bool { return f.Store == store })
 	}
+	// A phase skipped in a run is named so where it appears alone.
+	c.SkippedAlone = map[string]bool{}
+	alone := func(k sampleKey, s *sampleSet) string {
+		if s.skippedOnly() {
+			c.SkippedAlone[name(k)] = true
+		}
+		return name(k)
+	}
 	for _, k := range oldKeys {
+		o := oldS[k]
 		n, ok := newS[k]
 		if !ok {
 			if !failed(c.FailedNew, k.store) {
-				c.OnlyOld = append(c.OnlyOld, name(k))
+				c.OnlyOld = append(c.OnlyOld, alone(k, o))
 			}
 			continue
 		}
-		o := oldS[k]
-		c.Rows = append(c.Rows, CompareRow{Store: k.store, Op: k.phase.name(levels), Clients: k.phase.clients,
-			OpsPerSec: change(o.opsPerSec, n.opsPerSec), P99: change(o.p99, n.p99)})
+		r := CompareRow{Store: k.store, Op: k.phase.name(levels), Clients: k.phase.clients,
+			SkippedOld: o.skippedOnly(), SkippedNew: n.skippedOnly()}
+		if r.Skipped() {
+			// The side that ran keeps its figures, for the table.
+			r.OpsPerSec = Change{Old: centerOf(o.opsPerSec), New: centerOf(n.opsPerSec)}
+			r.P99 = Change{Old: centerOf(o.p99), New: centerOf(n.p99)}
+		} else {
+			r.OpsPerSec, r.P99 = change(o.opsPerSec, n.opsPerSec), change(o.p99, n.p99)
+			for _, x := range []struct {
+				s   *sampleSet
+				new bool
+			}{{o, false}, {n, true}} {
+				if x.s.skips > 0 {
+					c.PartlySkipped = append(c.PartlySkipped, PartSkip{Name: name(k), New: x.new, Skipped: x.s.skips})
+				}
+			}
+		}
+		c.Rows = append(c.Rows, r)
 	}
 	for _, k := range newKeys {
 		if _, ok := oldS[k]; !ok && !failed(c.FailedOld, k.store) {
-			c.OnlyNew = append(c.OnlyNew, name(k))
+			c.OnlyNew = append(c.OnlyNew, alone(k, newS[k]))
 		}
 	}
 	return c
@@ -119,17 +167,28 @@ type sampleKey struct {
 	phase phaseKey
 }
 
-type sampleSet struct{ opsPerSec, p99 []float64 }
+type sampleSet struct {
+	opsPerSec, p99 []float64
+	skippedPhases  int   // repeats in which the phase was skipped whole
+	skips          int64 // skipped operations of the phases that measured
+}
+
+// skippedOnly reports whether the phase was skipped in every repeat that
+// has a figure: it measured nothing.
+func (s *sampleSet) skippedOnly() bool { return len(s.opsPerSec) == 0 && s.skippedPhases > 0 }
 
 // samples collects each store × operation × level's figures over repeats,
 // in the document's order. Phases without a successful operation are left
-// out.
+// out, unless the workload skipped them on the store (class skipped):
+// those are kept, without figures, so that compare says they were skipped
+// rather than missing.
 func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 	m := map[sampleKey]*sampleSet{}
 	var keys []sampleKey
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
-			if p.Ops == 0 {
+			skipped := skippedPhase(p)
+			if p.Ops == 0 && !skipped {
 				continue
 			}
 			k := sampleKey{s.Label, keyOf(d, p)}
@@ -137,8 +196,13 @@ func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 				m[k] = &sampleSet{}
 				keys = append(keys, k)
 			}
+			if skipped {
+				m[k].skippedPhases++
+				continue
+			}
 			m[k].opsPerSec = append(m[k].opsPerSec, p.OpsPerSec)
 			m[k].p99 = append(m[k].p99, p.Latency.P99)
+			m[k].skips += skippedOps(p)
 		}
 	}
 	return m, keys
@@ -160,6 +224,14 @@ func change(old, new []float64) Change {
 		ch.Significant = false
 	}
 	return ch
+}
+
+// centerOf is the centre of vs, or the zero Center when it is empty.
+func centerOf(vs []float64) Center {
+	if len(vs) == 0 {
+		return Center{}
+	}
+	return center(benchmath.NewSample(slices.Clone(vs), &benchmath.DefaultThresholds))
 }
 
 func center(s *benchmath.Sample) Center {
@@ -226,6 +298,18 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 		var rows []row
 		for _, r := range c.Rows {
 			ch := fig.get(r)
+			if r.Skipped() {
+				// Nothing to compare: the side that ran shows its figure,
+				// the skipped side says so.
+				cell := func(skipped bool, c Center) string {
+					if skipped {
+						return l.t("skipped")
+					}
+					return centerCell(c, fig.fmt)
+				}
+				rows = append(rows, row{r.Store, r.Op, cell(r.SkippedOld, ch.Old), cell(r.SkippedNew, ch.New), "-", "-"})
+				continue
+			}
 			rows = append(rows, row{r.Store, r.Op, centerCell(ch.Old, fig.fmt), centerCell(ch.New, fig.fmt), deltaCell(ch, l), pCell(ch, l)})
 		}
 		b.WriteString("\n")
@@ -243,11 +327,28 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	for _, f := range c.FailedNew {
 		notes = append(notes, l.f("compare.failed.new", f.Store, f.Error))
 	}
+	for _, ps := range c.PartlySkipped {
+		key := "compare.partly-skipped.old"
+		if ps.New {
+			key = "compare.partly-skipped.new"
+		}
+		notes = append(notes, l.f(key, ps.Name, num0(ps.Skipped)))
+	}
+	alone := func(names []string) string {
+		var out []string
+		for _, n := range names {
+			if c.SkippedAlone[n] {
+				n += " (" + l.t("skipped") + ")"
+			}
+			out = append(out, n)
+		}
+		return strings.Join(out, ", ")
+	}
 	if len(c.OnlyOld) > 0 {
-		notes = append(notes, l.t("only in old")+": "+strings.Join(c.OnlyOld, ", "))
+		notes = append(notes, l.t("only in old")+": "+alone(c.OnlyOld))
 	}
 	if len(c.OnlyNew) > 0 {
-		notes = append(notes, l.t("only in new")+": "+strings.Join(c.OnlyNew, ", "))
+		notes = append(notes, l.t("only in new")+": "+alone(c.OnlyNew))
 	}
 	notes = append(notes, l.t("compare.footnote"))
 	for _, n := range notes {

@@ -155,8 +155,12 @@ var words = map[string][2]string{
 	// up differently, and its delta with too few samples to test.
 	"compare.interrupted.old": {"the old run was interrupted: its figures cover only the part that ran", "旧の実行は中断されました: 数値は実行できた部分のみです"},
 	"compare.interrupted.new": {"the new run was interrupted: its figures cover only the part that ran", "新の実行は中断されました: 数値は実行できた部分のみです"},
-	"compare.run-settings":    {"the runs ran with other settings: %s", "実行の設定が異なります: %s"},
-	"untested":                {"", "未検定"},
+	// A compared phase that skipped some of its operations in one run
+	// (ycsb A's updates on the file store): "sqlite A", the count.
+	"compare.partly-skipped.old": {"%s skipped %s operations in the old run (the workload does not run them on that store): its old figures are of the others", "%s は旧の実行で %s 件の操作をスキップ (このストアではワークロードが実行しない): 旧の数値は残りの操作のもの"},
+	"compare.partly-skipped.new": {"%s skipped %s operations in the new run (the workload does not run them on that store): its new figures are of the others", "%s は新の実行で %s 件の操作をスキップ (このストアではワークロードが実行しない): 新の数値は残りの操作のもの"},
+	"compare.run-settings":       {"the runs ran with other settings: %s", "実行の設定が異なります: %s"},
+	"untested":                   {"", "未検定"},
 
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
@@ -325,8 +329,19 @@ var words = map[string][2]string{
 	"run.exit.lost":        {"verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", "検証に失敗しました: 書き込みの消失 %d 件、過剰な行 %d 行。確認応答した書き込みはすべて保存されていなければなりません"},
 	"run.exit.interrupted": {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
 	"run.exit.failed":      {"store %s failed; see the notes under the table", "ストア %s が失敗しました。表の下の注記を参照してください"},
-	"run.exit.nothing":     {"every operation of %s failed, so its figures time errors; see the notes under the table", "%s の操作はすべて失敗したため、その数値はエラーの時間です。表の下の注記を参照してください"},
-	"run.exit.unverified":  {"the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", "%s の書き込みを検証できなかったため (消失 ?)、すべて保存されたとは言えません。表の下の注記を参照してください"},
+	// What a start that takes long waits for, on the progress line or,
+	// outside a terminal, on a line of its own: "sqlite write: opening
+	// 1,000 sessions", then ", 2s so far".
+	"progress.waiting":     {"%s, %s so far", "%s、%s 経過"},
+	"progress.setup":       {"%s: starting the store and creating its tables", "%s: ストアを起動し、テーブルを作成しています"},
+	"progress.opening":     {"%s %s: opening %s", "%s %s: %sを開いています"},
+	"progress.again":       {" again for -c %d", " (-c %d 用にもう一度)"},
+	"loading the data set": {"", "データセットを読み込んでいます"},
+	// bbs's PrepareLabel, with the posts (100k).
+	"putting %s posts on the board (--prefill)": {"", "掲示板に %s 件の投稿を書き込んでいます (--prefill)"},
+	"run.exit.lost-work":                        {"work was lost in %s: rows the run wrote or loaded were missing, or the store did not take rows or keys it was given, so the figures are not of the work asked; see the errors under the table", "%s で作業が失われました: 実行が書き込んだ・読み込んだ行が見つからない、または渡した行やキーをストアが受け取らなかったため、数値は求めた作業のものではありません。表の下のエラーを参照してください"},
+	"run.exit.nothing":                          {"every operation of %s failed, so its figures time errors; see the notes under the table", "%s の操作はすべて失敗したため、その数値はエラーの時間です。表の下の注記を参照してください"},
+	"run.exit.unverified":                       {"the writes of %s could not be verified (lost ?), so nothing says they were all stored; see the notes under the table", "%s の書き込みを検証できなかったため (消失 ?)、すべて保存されたとは言えません。表の下の注記を参照してください"},
 }
 
 // tr is a language: it turns an English key into that language's words.

@@ -252,6 +252,10 @@ type ClassError struct {
 func (e *ClassError) Error() string { return e.Err.Error() }
 func (e *ClassError) Unwrap() error { return e.Err }
 
+// ClassKeyOrder is the class of a write a store that takes keys in
+// increasing order only refused for its key's order.
+const ClassKeyOrder = "key-order"
+
 // Classify returns the class of err: the one a store gave it, "timeout" or
 // "canceled" for context errors, and "error" otherwise.
 func Classify(err error) string {

@@ -93,9 +93,11 @@ type Preparer interface {
 
 // PrepareLabeler is implemented by Preparers that say what Prepare is
 // about to do, for the progress line ("loading the data set"); "" when it
-// does nothing (a board that starts empty).
+// does nothing (a board that starts empty). The label is a format in
+// English with its arguments, so that the command line can say it in the
+// run's language: the format is its key in report's table of words.
 type PrepareLabeler interface {
-	PrepareLabel() string
+	PrepareLabel() (format string, args []any)
 }
 
 // Counter is implemented by definitions whose phases want another number

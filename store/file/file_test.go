@@ -178,6 +178,14 @@ func TestClientKeysMustAscend(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "increasing order") {
 		t.Fatalf("out-of-order key accepted: %v", err)
 	}
+	// Its class fails the run (kurabe should never have sent it).
+	if c := store.Classify(err); c != store.ClassKeyOrder {
+		t.Errorf("out-of-order key refused with class %q, want %q", c, store.ClassKeyOrder)
+	}
+	err = s.(store.BatchInserter).InsertBatch(ctx, tb, []store.Row{{{Int: 9}, {Text: []byte("c")}}, {{Int: 8}, {Text: []byte("d")}}})
+	if c := store.Classify(err); err == nil || c != store.ClassKeyOrder {
+		t.Errorf("batch out of key order: %v (class %q), want class %q", err, c, store.ClassKeyOrder)
+	}
 	if n, _ := st.Count(ctx, tb); n != 1 {
 		t.Fatalf("count %d after a refused insert", n)
 	}

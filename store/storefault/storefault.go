@@ -152,3 +152,33 @@ var errRefused = errors.New("storefault: permission denied for table (injected)"
 func (refuseSession) Scan(context.Context, *store.Table, store.Query, func(store.Row) error) (int, error) {
 	return 0, errRefused
 }
+
+// LoseRows wraps a real store that loses a row now and then after
+// acknowledging it: one Scan in Every finds nothing, as a read of a row
+// the store no longer has. Nothing written is dropped, so verification
+// after the writes passes; the reads must catch it.
+type LoseRows struct {
+	store.Store
+	Every int64
+	n     atomic.Int64
+}
+
+func (l *LoseRows) Open(ctx context.Context) (store.Session, error) {
+	s, err := l.Store.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &loseSession{Session: s, l: l}, nil
+}
+
+type loseSession struct {
+	store.Session
+	l *LoseRows
+}
+
+func (s *loseSession) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
+	if s.l.n.Add(1)%s.l.Every == 0 {
+		return 0, nil
+	}
+	return s.Session.Scan(ctx, t, q, fn)
+}

@@ -201,11 +201,11 @@ func (w *bbs) Stateful() bool {
 
 // PrepareLabel says what Prepare does, for the progress line: nothing
 // without a pre-fill (workload.PrepareLabeler).
-func (w *bbs) PrepareLabel() string {
+func (w *bbs) PrepareLabel() (string, []any) {
 	if w.cfg.Prefill == 0 {
-		return ""
+		return "", nil
 	}
-	return "putting " + records.FormatCount(w.cfg.Prefill) + " posts on the board (--prefill)"
+	return "putting %s posts on the board (--prefill)", []any{records.FormatCount(w.cfg.Prefill)}
 }
 
 // prefillBatch is the posts per batch of the pre-fill.

@@ -224,7 +224,7 @@ func (w *loader) chunking() string {
 
 // PrepareLabel is empty: Prepare loads nothing, each phase loads the data
 // set itself (workload.PrepareLabeler).
-func (w *loader) PrepareLabel() string { return "" }
+func (w *loader) PrepareLabel() (string, []any) { return "", nil }
 
 // Prepare loads nothing: it notes the store whose table each phase
 // empties and fills, and returns 0 rows.

@@ -309,12 +309,31 @@ func (w *ycsb) Stateful() bool {
 
 // KeysOutOfOrder says why inserts may come out of key order
 // (workload.OwnKeys): D's and E's new records have hashed keys unless
-// --insert-order ordered numbers them in turn.
+// --insert-order ordered numbers them in turn, and even numbered in turn
+// they reach the table in turn only from one client: a client that took
+// its number may be preempted before it writes, while another takes and
+// writes the next (the file store then refuses the first, now behind).
 func (w *ycsb) KeysOutOfOrder(clients int) string {
-	if !w.Stateful() || w.cfg.InsertOrder == "ordered" {
+	switch {
+	case !w.Stateful():
 		return ""
+	case w.cfg.InsertOrder != "ordered":
+		return "ycsb's D and E insert records with hashed keys (--insert-order hashed, YCSB's default), in no order; give --insert-order ordered, which numbers them in turn (and -c 1, so that no insert overtakes an earlier one)"
+	case clients > 1:
+		return fmt.Sprintf("ycsb's D and E number their inserts in turn (--insert-order ordered), but with -c %d a client can write its record after another client wrote a later one, and that insert would fail; give -c 1 for %s (the letters without inserts take any -c)", clients, strings.Join(w.inserting(), " and "))
 	}
-	return "ycsb's D and E insert records with hashed keys (--insert-order hashed, YCSB's default), in no order; give --insert-order ordered, which numbers them in turn (and -c 1, so that no insert overtakes an earlier one)"
+	return ""
+}
+
+// inserting names the letters run whose operations insert.
+func (w *ycsb) inserting() []string {
+	var out []string
+	for _, l := range w.letters {
+		if l.weights[opInsert] > 0 {
+			out = append(out, l.name)
+		}
+	}
+	return out
 }
 
 // SharedTables says why kurabe run --isolate does not give each client a
