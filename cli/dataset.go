@@ -203,7 +203,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	defer closer.Close()
 	t := postal.Table()
-	name := t.Name
+	name := store.TableName(st, t)
 	t0 = time.Now()
 	want := int64(n)
 	if rows > 0 && int64(rows) < want {

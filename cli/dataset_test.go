@@ -257,7 +257,7 @@ func TestDatasetReimportCutShortKeepsTheTable(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "p.db")
 	out, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db, "--rows", "700")
-	if code != ExitOK || !strings.Contains(out, "loaded 700 records into sqlite "+db+" table postal ") {
+	if code != ExitOK || !strings.Contains(out, "loaded 700 records into sqlite "+db+" table kurabe_postal ") {
 		t.Fatalf("first import: exit %d\n%s%s", code, out, errs)
 	}
 	for _, c := range []struct {
@@ -266,8 +266,8 @@ func TestDatasetReimportCutShortKeepsTheTable(t *testing.T) {
 		code      int
 		want      string
 	}{
-		{"interrupted", true, ExitInterrupted, "import interrupted after 1,024 records; nothing was changed: the postal table holds the 700 records it held before"},
-		{"failed", false, ExitFailed, "nothing was changed: the postal table holds the 700 records it held before"},
+		{"interrupted", true, ExitInterrupted, "import interrupted after 1,024 records; nothing was changed: the kurabe_postal table holds the 700 records it held before"},
+		{"failed", false, ExitFailed, "nothing was changed: the kurabe_postal table holds the 700 records it held before"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -63,3 +63,19 @@ func Replace(ctx context.Context, st Store, t *Table, load func(*Table) (int64, 
 	}
 	return n, true, err
 }
+
+// TableNamer is implemented by stores that give kurabe's tables a name of
+// their own (a prefix, a schema): TableName is t's name as a user would
+// write it in a query of the store, such as kurabe_postal or kurabe.postal.
+type TableNamer interface {
+	TableName(t *Table) string
+}
+
+// TableName is t's name in st as a user would query it: the store's own
+// (TableNamer), or t.Name.
+func TableName(st Store, t *Table) string {
+	if n, ok := st.(TableNamer); ok {
+		return n.TableName(t)
+	}
+	return t.Name
+}

@@ -990,8 +990,12 @@ func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.is }
 
 var (
-	_ store.Swapper = (*Store)(nil)
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
 )
+
+// TableName is t's name on the server: <database>.<name>.
+func (s *Store) TableName(t *store.Table) string { return s.opts.database + "." + t.Name }
 
 // Swap puts staged in t's place. DDL commits by itself in MySQL and
 // MariaDB, so there is no transaction to hold it in; staged is indexed

@@ -718,8 +718,12 @@ func classify(err error) error {
 }
 
 var (
-	_ store.Swapper = (*Store)(nil)
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
 )
+
+// TableName is t's name in the database: kurabe.<name>.
+func (s *Store) TableName(t *store.Table) string { return schema + "." + t.Name }
 
 // Swap puts staged in t's place in one transaction (PostgreSQL's DDL is
 // transactional): drop t, rename staged and its primary key, index it, and

@@ -579,8 +579,12 @@ func classify(err error) error {
 }
 
 var (
-	_ store.Swapper = (*Store)(nil)
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
 )
+
+// TableName is t's name in the database file: kurabe_<name>.
+func (s *Store) TableName(t *store.Table) string { return prefix + t.Name }
 
 // Swap puts staged in t's place in one transaction (SQLite's DDL is
 // transactional): drop t, rename staged, index it, and record it.

@@ -233,6 +233,29 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
+	t.Run("TableNameIsTheOneAQueryUses", func(t *testing.T) {
+		// The name kurabe prints (kurabe dataset import's "loaded … table
+		// kurabe_postal") is one a user can paste into a query.
+		st, tb, s := setup(t)
+		if _, ok := st.(store.TableNamer); !ok {
+			t.Skip("the store gives its tables no name of its own")
+		}
+		q, ok := s.(store.SQLSession)
+		if !ok {
+			t.Skip("the store's sessions take no SQL")
+		}
+		for i := range 3 {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int64 = -1
+		name := store.TableName(st, tb)
+		if _, _, err := q.Query(ctx, "SELECT count(*) FROM "+name, nil, func(first int64) { n = first }); err != nil || n != 3 {
+			t.Fatalf("SELECT count(*) FROM %s: %d, %v; want 3", name, n, err)
+		}
+	})
+
 	t.Run("ReplaceKeepsTheRowsUntilALoadSucceeds", func(t *testing.T) {
 		// A reload that fails or is interrupted part way (kurabe dataset
 		// import) must leave the table as it was where the store can swap
