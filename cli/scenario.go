@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -237,6 +238,11 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: want a value or a list of values", k.Value)}
 		}
 		for _, val := range vals {
+			if scenarioInputs[k.Value] && val != "" && !filepath.IsAbs(val) {
+				// An input goes with the file, so a scenario and its data
+				// can be moved together; outputs go where kurabe runs.
+				val = filepath.Join(filepath.Dir(path), val)
+			}
 			arg := "--" + k.Value + "=" + val
 			if err := fs.Parse([]string{arg}); err != nil {
 				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: %q is not valid: %v", k.Value, val, unwrapFlagErr(err))}
@@ -247,6 +253,12 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 	}
 	return st, nil
 }
+
+// scenarioInputs are the settings that name a file kurabe reads: in a
+// scenario file a relative path is taken from the file's directory. The
+// others that name files (json, html, dir, a store's path) are written to,
+// and are taken from the current directory, as on the command line.
+var scenarioInputs = map[string]bool{"dataset-file": true, "disk-probe": true}
 
 func unwrapFlagErr(err error) string {
 	msg := err.Error()
@@ -449,9 +461,15 @@ func stepError(path string, i, n int, st step, err error) error {
 	at := st.pos
 	var fe *flagError
 	if errors.As(err, &fe) {
-		for j, a := range st.args {
-			if name := argName(a); name != "" && (name == fe.flag || aliases[name] == fe.flag) {
-				at = st.at[j]
+		found := false
+		for _, flag := range append([]string{fe.flag}, blameInstead[fe.flag]...) {
+			for j, a := range st.args {
+				if name := argName(a); name != "" && (name == flag || aliases[name] == flag) {
+					at, found = st.at[j], true
+				}
+			}
+			if found {
+				break
 			}
 		}
 	}
@@ -460,6 +478,11 @@ func stepError(path string, i, n int, st step, err error) error {
 	}
 	return &ExitError{Code: ExitUsage, Err: &scenarioError{path, at.line, at.col, msg}}
 }
+
+// blameInstead names the settings to point at, in turn, when a step does
+// not set the flag an error blames: range's --records by default reads
+// more records than a small --dataset-file (or --rows) holds.
+var blameInstead = map[string][]string{"records": {"rows", "dataset-file"}}
 
 // aliases are flags of run that set the same thing under two names.
 var aliases = map[string]string{"w": "workload", "workload": "w"}

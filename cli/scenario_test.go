@@ -376,3 +376,57 @@ func TestScenarioCheckCreatesNothing(t *testing.T) {
 		t.Fatalf("the check left %s behind (%v)", filepath.Join(dir, "new"), err)
 	}
 }
+
+// A scenario's input files are found beside it, wherever kurabe runs, and
+// a mistake about one is reported at its own line: before, a relative
+// dataset-file was taken from the current directory, and its error (or
+// that of range's default --records, more than a small file holds) was
+// reported at the first setting, store.
+func TestScenarioInputsBesideTheFile(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(sampleKenAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ken.csv"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenario := func(body string) string {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	p := scenario("run:\n  store: \"sqlite:\"\n  workload: point\n  dataset-file: ken.csv\n  n: 20\n  c: 1\n")
+	app := testApp()
+	sc, err := app.loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _, err := app.planScenario(context.Background(), p, sc, nil, io.Discard)
+	if err != nil {
+		t.Fatalf("a dataset-file beside the scenario: %v", err)
+	}
+	pl, err := app.planRun(steps[0], io.Discard)
+	if err != nil || pl.w.Params()["dataset_file"] != "ken.csv" || pl.w.Params()["rows"] != "1996" {
+		t.Fatalf("planned %v (%v); want ken.csv's 1,996 records", pl.w.Params(), err)
+	}
+
+	for _, c := range []struct{ name, body, want string }{
+		{"missing file", "run:\n  store: \"sqlite:\"\n  workload: point\n  dataset-file: nosuch.csv\n",
+			":4:17: postal data set " + filepath.Join(dir, "nosuch.csv") + ": no such file"},
+		{"records past a small file", "run:\n  store: \"sqlite:\"\n  workload: range\n  dataset-file: ken.csv\n",
+			":4:17: --records 1,100,200,500,1000,2000,5000: range 2000 reads 2,000 consecutive records, more than the 1,996 that " + filepath.Join(dir, "ken.csv") + " holds"},
+		{"records given", "run:\n  store: \"sqlite:\"\n  workload: range\n  dataset-file: ken.csv\n  records: 3000\n", ":5:12: --records 3000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := scenario(c.body)
+			_, errs, code := runCLI(t, testApp(), "run", p)
+			if code != ExitUsage || !strings.Contains(errs, p+c.want) {
+				t.Fatalf("exit %d, stderr %q, want %q", code, errs, p+c.want)
+			}
+		})
+	}
+}
