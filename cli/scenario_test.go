@@ -187,7 +187,7 @@ func TestShippedScenariosPlan(t *testing.T) {
 		"bbs-file-sqlite-mariadb.yaml": {"-n 10000"},
 		"cgi-vs-persistent.yaml":       {"-n 10000 -c 100"},
 		"page-size-matrix.yaml":        {"-n 100000"},
-		"postal-insert-select.yaml":    {"--dataset-rows 0", "-n 10000", "--dataset-rows 0 -n 10000", "--disk-probe FILE"},
+		"postal-insert-select.yaml":    {"--dataset-rows 0", "-n 10000", "--dataset-rows 0 -n 10000", "--disk-probe FILE", "--hit 0.1"},
 		"range-sweep.yaml":             {"-n 100", "--by offset"},
 	}
 	files, _ := filepath.Glob("../scenarios/*.yaml")
