@@ -388,6 +388,7 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 			break
 		}
 	}
+	byStep := make([][]string, len(sc.Steps)) // the notes on each step
 	for j, g := range given {
 		var skipped []int
 		for i, err := range left[j] {
@@ -403,9 +404,13 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 			return nil, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s applies to no step of the scenario (step 1: %v)", path, strings.Join(g.args, " "), left[j][0])}
 		default:
 			for _, i := range skipped {
-				notes = append(notes, report.Sprintf(langs[i], "scenario.leaves-out", path, i+1, strings.Join(g.args, " "), left[j][i]))
+				byStep[i] = append(byStep[i], report.Sprintf(langs[i], "scenario.leaves-out", path, i+1, strings.Join(g.args, " "), left[j][i]))
 			}
 		}
+	}
+	// In step order, each step's in the order the flags were given.
+	for _, n := range byStep {
+		notes = append(notes, n...)
 	}
 	return steps, notes, nil
 }

@@ -335,6 +335,16 @@ func TestScenarioFlagsApplyWhereTheyFit(t *testing.T) {
 			}
 		})
 	}
+	// The notes come in step order, whatever the order of the flags.
+	app := testApp()
+	sc, err := app.loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, notes, err := app.planScenario(context.Background(), p, sc, []string{"--dataset-rows", "40", "-n", "7"}, io.Discard)
+	if err != nil || len(notes) != 2 || !strings.Contains(notes[0], "step 1 leaves out -n 7") || !strings.Contains(notes[1], "step 3 leaves out --dataset-rows 40") {
+		t.Errorf("notes %q (%v); want step 1's, then step 3's", notes, err)
+	}
 	// No step takes --scale; a value refused is refused, not left out.
 	for extra, want := range map[string]string{
 		"--scale 2":    ": --scale 2 applies to no step of the scenario (step 1: --scale does not apply to -w load",
