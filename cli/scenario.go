@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"kurabe/beside"
 	"kurabe/report"
+	"kurabe/store"
 )
 
 // A scenario file is a study written down: the settings of kurabe run by
@@ -143,7 +145,11 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 			}
 			steps = v
 		default:
-			return nil, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown key %q; a scenario has title, about, run and steps", k.Value)}
+			near := ""
+			if n := store.NearOption(k.Value, []string{"title", "about", "run", "steps"}); n != "" {
+				near = " (did you mean " + n + "?)"
+			}
+			return nil, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown key %q%s; a scenario has title, about, run and steps", k.Value, near)}
 		}
 	}
 	if steps == nil {
@@ -215,7 +221,13 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 		fs := a.runFlagSet(&probe, io.Discard).fs
 		fl := fs.Lookup(k.Value)
 		if fl == nil {
-			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q; settings are the flags of kurabe run by name (kurabe help run)", k.Value)}
+			var names []string
+			fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+			near := ""
+			if n := store.NearOption(k.Value, names); n != "" {
+				near = " (did you mean " + n + "?)"
+			}
+			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q%s; settings are the flags of kurabe run by name (kurabe help run)", k.Value, near)}
 		}
 		var vals []string
 		switch v.Kind {

@@ -36,6 +36,8 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown setting", "run:\n  store: \"file:\"\n  clients: 4\n", ":3:3: unknown setting \"clients\""},
+		{"misspelt setting", "run:\n  stores: \"file:\"\n", ":2:3: unknown setting \"stores\" (did you mean store?)"},
+		{"misspelt top key", "title: x\nstep:\n  - {n: 1}\n", ":2:1: unknown key \"step\" (did you mean steps?)"},
 		{"unquoted colon", "run:\n  store: file:\n", "s.yaml:2: YAML: mapping values are not allowed in this context (a value ending in \":\", such as the store file:, needs quotes"},
 		// YAML syntax errors name the line the YAML library does not:
 		// it named the line before an unclosed [ (line 2), and none
