@@ -216,6 +216,10 @@ var errHelpShown = errors.New("help shown")
 // LANG) for the commands that take --lang, English for the others, whose
 // lines are English. args are kurabe's arguments, the command first.
 func StoppingLine(args []string, getenv func(string) string) string {
+	if len(args) > 0 && args[0] == "dataset" {
+		// An import writes no results: it drops what it loaded.
+		return "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"
+	}
 	lang := report.English
 	if len(args) > 0 {
 		switch args[0] {

@@ -203,37 +203,57 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	defer closer.Close()
 	t := postal.Table()
-	if err := st.Setup(ctx, []*store.Table{t}); err != nil {
-		return fmt.Errorf("store %s: creating the postal table: %w", st.Info(ctx).Driver, err)
-	}
+	name := store.TableName(st, t)
 	t0 = time.Now()
 	want := int64(n)
 	if rows > 0 && int64(rows) < want {
 		want = int64(rows)
 	}
-	loaded, how, err := postal.LoadStore(ctx, st, t, r, want)
-	if err == nil && loaded != want {
-		err = fmt.Errorf("the file gave %d records on the second reading, %d on the first (changed while importing?): %v", loaded, want, r.Err())
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted after %d records; the postal table is incomplete", loaded)}
+	var how string
+	loaded, atomic, err := store.Replace(ctx, st, t, func(into *store.Table) (int64, error) {
+		var loaded int64
+		var err error
+		loaded, how, err = postal.LoadStore(ctx, st, into, r, want)
+		if err == nil && loaded != want {
+			err = fmt.Errorf("the file gave %d records on the second reading, %d on the first (changed while importing?): %v", loaded, want, r.Err())
 		}
-		return fmt.Errorf("loading %s after %d records: %w", file, loaded, err)
+		return loaded, err
+	})
+	if err != nil {
+		state := "the " + name + " table is incomplete"
+		if atomic {
+			state = kept(st, t, name)
+		}
+		if ctx.Err() != nil {
+			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("import interrupted after %s; %s", numfmt.Count(loaded, "record", "records"), state)}
+		}
+		return fmt.Errorf("loading %s after %s: %w; %s", file, numfmt.Count(loaded, "record", "records"), err, state)
 	}
 	el := time.Since(t0)
 	count, err := st.Count(ctx, t)
 	if err != nil {
-		return fmt.Errorf("counting the postal table: %w", err)
+		return fmt.Errorf("counting the %s table: %w", name, err)
 	}
 	info := st.Info(ctx)
-	fmt.Fprintf(stdout, "loaded %s records into %s %s table postal (%s) in %s, %s rows/s\n",
-		numfmt.Group(loaded), info.Driver, info.Target, how, took(el),
+	fmt.Fprintf(stdout, "loaded %s records into %s %s table %s (%s) in %s, %s rows/s\n",
+		numfmt.Group(loaded), info.Driver, info.Target, name, how, took(el),
 		numfmt.GroupFloat(float64(loaded)/max(el.Seconds(), 1e-9)))
 	if count != loaded {
 		return fmt.Errorf("LOST: the store acknowledged %d records and holds %d", loaded, count)
 	}
 	return nil
+}
+
+// kept says what a table holds after a load that was swapped in at the
+// end failed or was cut short: what it held before, counted again.
+func kept(st store.Store, t *store.Table, name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := st.Count(ctx, t)
+	if err != nil {
+		return "nothing was changed: the " + name + " table, if there was one, is as it was"
+	}
+	return fmt.Sprintf("nothing was changed: the %s table holds the %s it held before", name, numfmt.Count(n, "record", "records"))
 }
 
 // took writes how long something took to a precision that fits it: 95µs,

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +223,85 @@ func TestTook(t *testing.T) {
 		if got := took(c.d); got != c.want {
 			t.Errorf("took(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// breakingSQLite is a real SQLite store whose bulk load breaks off after
+// after rows: by cancelling the command's context (a Ctrl-C) or, with
+// cancel nil, by failing.
+type breakingSQLite struct {
+	*sqlite.Store
+	after  int
+	cancel context.CancelFunc
+}
+
+func (b breakingSQLite) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
+	n := 0
+	return b.Store.BulkLoad(ctx, t, func() (store.Row, bool) {
+		if n++; n > b.after {
+			if b.cancel == nil {
+				return nil, false // the load then says the file gave fewer records
+			}
+			b.cancel()
+		}
+		return next()
+	})
+}
+
+// A re-import that is interrupted (Ctrl-C) or fails part way leaves the
+// table with the rows it held before, and says so: the records are loaded
+// into a staging table that is swapped in only when whole. Before, the
+// table was made anew first and left empty. (The swap on PostgreSQL and
+// MariaDB is checked by the conformance suite, store/storetest.)
+func TestDatasetReimportCutShortKeepsTheTable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	out, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db, "--rows", "700")
+	if code != ExitOK || !strings.Contains(out, "loaded 700 records into sqlite "+db+" table kurabe_postal ") {
+		t.Fatalf("first import: exit %d\n%s%s", code, out, errs)
+	}
+	for _, c := range []struct {
+		name      string
+		interrupt bool
+		code      int
+		want      string
+	}{
+		{"interrupted", true, ExitInterrupted, "import interrupted after 1,024 records; nothing was changed: the kurabe_postal table holds the 700 records it held before"},
+		{"failed", false, ExitFailed, "nothing was changed: the kurabe_postal table holds the 700 records it held before"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			app := testApp()
+			app.Stores = slices.Clone(app.Stores)
+			for i := range app.Stores {
+				if app.Stores[i].Driver == "sqlite" {
+					app.Stores[i].Open = func(ctx context.Context, sp store.Spec, env store.Env) (store.Store, error) {
+						st, err := sqlite.Open(ctx, sp, env)
+						if err != nil {
+							return nil, err
+						}
+						b := breakingSQLite{Store: st.(*sqlite.Store), after: 1000}
+						if c.interrupt {
+							b.cancel = cancel
+						}
+						return b, nil
+					}
+				}
+			}
+			var out, errb bytes.Buffer
+			err := app.Run(ctx, []string{"dataset", "import", sampleKenAll, "--store", "sqlite:" + db}, &out, &errb)
+			var ee *ExitError
+			if err == nil || !strings.Contains(err.Error(), c.want) || (c.code != ExitFailed && (!errors.As(err, &ee) || ee.Code != c.code)) {
+				t.Fatalf("error %v (exit %+v); want exit %d and %q", err, ee, c.code, c.want)
+			}
+			st := openSQLite(t, db)
+			if n, err := st.Count(context.Background(), postal.Table()); err != nil || n != 700 {
+				t.Fatalf("after the cut-short import the table holds %d rows (%v), want the 700 it held", n, err)
+			}
+			if _, err := st.Count(context.Background(), store.Staged(postal.Table())); err == nil {
+				t.Fatal("the staging table was left behind")
+			}
+		})
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 
 	"kurabe/beside"
 	"kurabe/report"
+	"kurabe/store"
 )
 
 // A scenario file is a study written down: the settings of kurabe run by
@@ -142,7 +145,11 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 			}
 			steps = v
 		default:
-			return nil, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown key %q; a scenario has title, about, run and steps", k.Value)}
+			near := ""
+			if n := store.NearOption(k.Value, []string{"title", "about", "run", "steps"}); n != "" {
+				near = " (did you mean " + n + "?)"
+			}
+			return nil, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown key %q%s; a scenario has title, about, run and steps", k.Value, near)}
 		}
 	}
 	if steps == nil {
@@ -214,7 +221,13 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 		fs := a.runFlagSet(&probe, io.Discard).fs
 		fl := fs.Lookup(k.Value)
 		if fl == nil {
-			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q; settings are the flags of kurabe run by name (kurabe help run)", k.Value)}
+			var names []string
+			fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+			near := ""
+			if n := store.NearOption(k.Value, names); n != "" {
+				near = " (did you mean " + n + "?)"
+			}
+			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q%s; settings are the flags of kurabe run by name (kurabe help run)", k.Value, near)}
 		}
 		var vals []string
 		switch v.Kind {
@@ -237,6 +250,11 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: want a value or a list of values", k.Value)}
 		}
 		for _, val := range vals {
+			if scenarioInputs[k.Value] && val != "" && !filepath.IsAbs(val) {
+				// An input goes with the file, so a scenario and its data
+				// can be moved together; outputs go where kurabe runs.
+				val = filepath.Join(filepath.Dir(path), val)
+			}
 			arg := "--" + k.Value + "=" + val
 			if err := fs.Parse([]string{arg}); err != nil {
 				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: %q is not valid: %v", k.Value, val, unwrapFlagErr(err))}
@@ -247,6 +265,12 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 	}
 	return st, nil
 }
+
+// scenarioInputs are the settings that name a file kurabe reads: in a
+// scenario file a relative path is taken from the file's directory. The
+// others that name files (json, html, dir, a store's path) are written to,
+// and are taken from the current directory, as on the command line.
+var scenarioInputs = map[string]bool{"dataset-file": true, "disk-probe": true}
 
 func unwrapFlagErr(err error) string {
 	msg := err.Error()
@@ -376,6 +400,7 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 			break
 		}
 	}
+	byStep := make([][]string, len(sc.Steps)) // the notes on each step
 	for j, g := range given {
 		var skipped []int
 		for i, err := range left[j] {
@@ -391,9 +416,13 @@ func (a *App) planScenario(ctx context.Context, path string, sc *scenario, extra
 			return nil, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %s applies to no step of the scenario (step 1: %v)", path, strings.Join(g.args, " "), left[j][0])}
 		default:
 			for _, i := range skipped {
-				notes = append(notes, report.Sprintf(langs[i], "scenario.leaves-out", path, i+1, strings.Join(g.args, " "), left[j][i]))
+				byStep[i] = append(byStep[i], report.Sprintf(langs[i], "scenario.leaves-out", path, i+1, strings.Join(g.args, " "), left[j][i]))
 			}
 		}
+	}
+	// In step order, each step's in the order the flags were given.
+	for _, n := range byStep {
+		notes = append(notes, n...)
 	}
 	return steps, notes, nil
 }
@@ -449,9 +478,15 @@ func stepError(path string, i, n int, st step, err error) error {
 	at := st.pos
 	var fe *flagError
 	if errors.As(err, &fe) {
-		for j, a := range st.args {
-			if name := argName(a); name != "" && (name == fe.flag || aliases[name] == fe.flag) {
-				at = st.at[j]
+		found := false
+		for _, flag := range append([]string{fe.flag}, blameInstead[fe.flag]...) {
+			for j, a := range st.args {
+				if name := argName(a); name != "" && (name == flag || aliases[name] == flag) {
+					at, found = st.at[j], true
+				}
+			}
+			if found {
+				break
 			}
 		}
 	}
@@ -460,6 +495,11 @@ func stepError(path string, i, n int, st step, err error) error {
 	}
 	return &ExitError{Code: ExitUsage, Err: &scenarioError{path, at.line, at.col, msg}}
 }
+
+// blameInstead names the settings to point at, in turn, when a step does
+// not set the flag an error blames: range's --records by default reads
+// more records than a small --dataset-file (or --rows) holds.
+var blameInstead = map[string][]string{"records": {"rows", "dataset-file"}}
 
 // aliases are flags of run that set the same thing under two names.
 var aliases = map[string]string{"w": "workload", "workload": "w"}

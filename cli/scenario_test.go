@@ -36,6 +36,8 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown setting", "run:\n  store: \"file:\"\n  clients: 4\n", ":3:3: unknown setting \"clients\""},
+		{"misspelt setting", "run:\n  stores: \"file:\"\n", ":2:3: unknown setting \"stores\" (did you mean store?)"},
+		{"misspelt top key", "title: x\nstep:\n  - {n: 1}\n", ":2:1: unknown key \"step\" (did you mean steps?)"},
 		{"unquoted colon", "run:\n  store: file:\n", "s.yaml:2: YAML: mapping values are not allowed in this context (a value ending in \":\", such as the store file:, needs quotes"},
 		// YAML syntax errors name the line the YAML library does not:
 		// it named the line before an unclosed [ (line 2), and none
@@ -187,7 +189,7 @@ func TestShippedScenariosPlan(t *testing.T) {
 		"bbs-file-sqlite-mariadb.yaml": {"-n 10000"},
 		"cgi-vs-persistent.yaml":       {"-n 10000 -c 100"},
 		"page-size-matrix.yaml":        {"-n 100000"},
-		"postal-insert-select.yaml":    {"--dataset-rows 0", "-n 10000", "--dataset-rows 0 -n 10000", "--disk-probe FILE"},
+		"postal-insert-select.yaml":    {"--dataset-rows 0", "-n 10000", "--dataset-rows 0 -n 10000", "--disk-probe FILE", "--hit 0.1"},
 		"range-sweep.yaml":             {"-n 100", "--by offset"},
 	}
 	files, _ := filepath.Glob("../scenarios/*.yaml")
@@ -335,6 +337,16 @@ func TestScenarioFlagsApplyWhereTheyFit(t *testing.T) {
 			}
 		})
 	}
+	// The notes come in step order, whatever the order of the flags.
+	app := testApp()
+	sc, err := app.loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, notes, err := app.planScenario(context.Background(), p, sc, []string{"--dataset-rows", "40", "-n", "7"}, io.Discard)
+	if err != nil || len(notes) != 2 || !strings.Contains(notes[0], "step 1 leaves out -n 7") || !strings.Contains(notes[1], "step 3 leaves out --dataset-rows 40") {
+		t.Errorf("notes %q (%v); want step 1's, then step 3's", notes, err)
+	}
 	// No step takes --scale; a value refused is refused, not left out.
 	for extra, want := range map[string]string{
 		"--scale 2":    ": --scale 2 applies to no step of the scenario (step 1: --scale does not apply to -w load",
@@ -374,5 +386,59 @@ func TestScenarioCheckCreatesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the check left %s behind (%v)", filepath.Join(dir, "new"), err)
+	}
+}
+
+// A scenario's input files are found beside it, wherever kurabe runs, and
+// a mistake about one is reported at its own line: before, a relative
+// dataset-file was taken from the current directory, and its error (or
+// that of range's default --records, more than a small file holds) was
+// reported at the first setting, store.
+func TestScenarioInputsBesideTheFile(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(sampleKenAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ken.csv"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenario := func(body string) string {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	p := scenario("run:\n  store: \"sqlite:\"\n  workload: point\n  dataset-file: ken.csv\n  n: 20\n  c: 1\n")
+	app := testApp()
+	sc, err := app.loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _, err := app.planScenario(context.Background(), p, sc, nil, io.Discard)
+	if err != nil {
+		t.Fatalf("a dataset-file beside the scenario: %v", err)
+	}
+	pl, err := app.planRun(steps[0], io.Discard)
+	if err != nil || pl.w.Params()["dataset_file"] != "ken.csv" || pl.w.Params()["rows"] != "1996" {
+		t.Fatalf("planned %v (%v); want ken.csv's 1,996 records", pl.w.Params(), err)
+	}
+
+	for _, c := range []struct{ name, body, want string }{
+		{"missing file", "run:\n  store: \"sqlite:\"\n  workload: point\n  dataset-file: nosuch.csv\n",
+			":4:17: postal data set " + filepath.Join(dir, "nosuch.csv") + ": no such file"},
+		{"records past a small file", "run:\n  store: \"sqlite:\"\n  workload: range\n  dataset-file: ken.csv\n",
+			":4:17: --records 1,100,200,500,1000,2000,5000: range 2000 reads 2,000 consecutive records, more than the 1,996 that " + filepath.Join(dir, "ken.csv") + " holds"},
+		{"records given", "run:\n  store: \"sqlite:\"\n  workload: range\n  dataset-file: ken.csv\n  records: 3000\n", ":5:12: --records 3000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := scenario(c.body)
+			_, errs, code := runCLI(t, testApp(), "run", p)
+			if code != ExitUsage || !strings.Contains(errs, p+c.want) {
+				t.Fatalf("exit %d, stderr %q, want %q", code, errs, p+c.want)
+			}
+		})
 	}
 }

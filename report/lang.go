@@ -204,6 +204,7 @@ var words = map[string][2]string{
 	"note.cross":                {"%s and %s cross at %s %s: %s is faster below, %s above", "%s と %s の直線は %s %s で交差します。それより少ないと %s が速く、多いと %s が速くなります"},
 	"note.cross.none":           {"%s and %s: the lines do not cross between %s and %s %s, the range both measured; %s is faster throughout", "%s と %s: 両方が測定した範囲 (%s〜%s %s) では直線は交差しません。範囲全体で %s が速い"},
 	"note.every-store":          {"all %d stores: %s", "全 %d ストア: %s"},
+	"note.both-stores":          {"both stores: %s", "両ストア: %s"},
 	"note.fit.few":              {"%s: mean latency = %s %s %s per %s, a line through %d values of %s only: too few to judge its fit (no R²; %d or more values needed)", "%s: 平均レイテンシ = %s %s %s/%s。%d 個の %s の値だけを通る直線で、当てはまりは判断できません (R² なし。%d 個以上の値が必要)"},
 	"note.cross.few":            {"%s and %s: no crossing stated: %s's line rests on %d values of %s, too few to judge", "%s と %s: 交差位置は示しません。%s の直線は %d 個の %s の値しかなく、判断できません"},
 	"note.cross.poor":           {"%s and %s: no crossing stated: %s's line fits its points poorly (R² %.3f, below %.1f)", "%s と %s: 交差位置は示しません。%s の直線は点への当てはまりが悪いためです (R² %.3f、%.1f 未満)"},

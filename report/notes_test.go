@@ -409,4 +409,11 @@ func TestSharedNotesSaidOnce(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("notes\n%q\nwant\n%q", got, want)
 	}
+	// Two stores are both, not "all 2".
+	d.Stores = d.Stores[1:]
+	for lang, want := range map[string]string{English: "both stores: " + same, Japanese: "両ストア: " + same} {
+		if got := Notes(d, lang); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: notes %q, want %q first", lang, got, want)
+		}
+	}
 }

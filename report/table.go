@@ -578,6 +578,8 @@ func notes(d *result.Document, l tr) []string {
 			case said[n]:
 			case len(who) == 1:
 				out = append(out, s.Label+": "+n)
+			case len(who) == 2 && len(d.Stores) == 2:
+				out = append(out, l.f("note.both-stores", n))
 			case len(who) == len(d.Stores):
 				out = append(out, l.f("note.every-store", len(who), n))
 			default:

@@ -17,6 +17,7 @@ package postal
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/csv"
@@ -491,9 +492,18 @@ func FillRow(row store.Row, id int64, rec *Record) {
 // lists them). It returns the records loaded and the path taken.
 func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, limit int64) (int64, string, error) {
 	row := make(store.Row, len(t.Columns))
-	var n int64
+	var (
+		n       int64
+		stopped error
+	)
 	next := func() (store.Row, bool) {
 		if limit > 0 && n >= limit {
+			return nil, false
+		}
+		// A bulk path may not watch ctx (SQLite's does not): an interrupt
+		// ends the rows, and the load's error says it was cut short.
+		if n%1024 == 0 && ctx.Err() != nil {
+			stopped = ctx.Err()
 			return nil, false
 		}
 		for !r.Next() {
@@ -512,7 +522,7 @@ func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, l
 		// batches to do the work.
 		if err == nil || n > 0 {
 			if err == nil {
-				err = r.Err()
+				err = cmp.Or(stopped, r.Err())
 			}
 			return got, "the store's bulk path", err
 		}
@@ -543,7 +553,7 @@ func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, l
 			rows = rows[:0]
 		}
 		if !ok {
-			return done, how, r.Err()
+			return done, how, cmp.Or(stopped, r.Err())
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"kurabe/dataset/postal"
 	"kurabe/store"
+	"kurabe/workload"
 )
 
 // Config chooses a data set.
@@ -206,6 +207,11 @@ func Open(c Config) (*Source, error) {
 	}
 	s.table = postal.Table()
 	p, err := readPostal(c.File, c.Rows)
+	if err != nil && c.File != "" {
+		// The file is to blame, so a scenario file's error points at its
+		// dataset-file line.
+		return nil, workload.Blame("dataset-file", err)
+	}
 	if err != nil {
 		return nil, err
 	}

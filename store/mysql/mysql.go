@@ -603,7 +603,12 @@ const (
 // indexSQL returns the CREATE INDEX statements of t's secondary indexes,
 // each named kurabe_<table>_<columns> (shortened by indexName when that is
 // too long).
-func (s *Store) indexSQL(t *store.Table) ([]string, error) {
+func (s *Store) indexSQL(t *store.Table) ([]string, error) { return s.indexSQLOn(t, t.Name) }
+
+// indexSQLOn returns the statements that make t's indexes, under t's index
+// names, on table (t's staging table at a swap: an index's name is the
+// table's own in MySQL, so the names go with the table when it is renamed).
+func (s *Store) indexSQLOn(t *store.Table, table string) ([]string, error) {
 	kinds := map[string]store.Kind{}
 	for _, c := range t.Columns {
 		kinds[c.Name] = c.Kind
@@ -645,7 +650,7 @@ func (s *Store) indexSQL(t *store.Table) ([]string, error) {
 			return nil, fmt.Errorf("%s: table %s lists two indexes named %s (on %s); list each index once", s.driver, t.Name, name, strings.Join(cols, ", "))
 		}
 		names[name] = true
-		out = append(out, "CREATE INDEX "+quote(name)+" ON "+s.qualified(t.Name)+" ("+strings.Join(parts, ", ")+")")
+		out = append(out, "CREATE INDEX "+quote(name)+" ON "+s.qualified(table)+" ("+strings.Join(parts, ", ")+")")
 	}
 	return out, nil
 }
@@ -983,3 +988,100 @@ type scrubbed struct {
 
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.is }
+
+var (
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
+)
+
+// TableName is t's name on the server: <database>.<name>.
+func (s *Store) TableName(t *store.Table) string { return s.opts.database + "." + t.Name }
+
+// Swap puts staged in t's place. DDL commits by itself in MySQL and
+// MariaDB, so there is no transaction to hold it in; staged is indexed
+// first, then one RENAME TABLE, which is atomic, moves t aside to
+// <name>_old and staged into its place (other sessions see the old table
+// or the new, never none), and the old one is dropped.
+func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
+	return scrub(s.swap(ctx, staged, t), s.secret)
+}
+
+func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
+	indexes, err := s.indexSQLOn(t, staged.Name)
+	if err != nil {
+		return err
+	}
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	old := t.Name + "_old"
+	exists, owned, err := s.owned(ctx, c, t.Name)
+	if err != nil {
+		return err
+	}
+	if exists && !owned {
+		return s.notOwned(t.Name)
+	}
+	oldExists, oldOwned, err := s.owned(ctx, c, old)
+	if err != nil {
+		return err
+	}
+	if oldExists && !oldOwned {
+		return s.notOwned(old)
+	}
+	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
+	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
+	type step struct {
+		q    string
+		args []any
+	}
+	steps := []step{{"DROP TABLE IF EXISTS " + s.qualified(old), nil}}
+	for _, q := range indexes {
+		steps = append(steps, step{q, nil})
+	}
+	if exists {
+		steps = append(steps,
+			step{rec, []any{old}},
+			step{"RENAME TABLE " + s.qualified(t.Name) + " TO " + s.qualified(old) + ", " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil},
+			step{"DROP TABLE " + s.qualified(old), nil},
+			step{unrec, []any{old}})
+	} else {
+		steps = append(steps, step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
+	}
+	steps = append(steps, step{rec, []any{t.Name}}, step{unrec, []any{staged.Name}})
+	for _, st := range steps {
+		if _, err := c.ExecContext(ctx, st.q, st.args...); err != nil {
+			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
+		}
+	}
+	return nil
+}
+
+// Drop removes one of kurabe's tables, if it is there.
+func (s *Store) Drop(ctx context.Context, t *store.Table) error {
+	return scrub(s.drop(ctx, t), s.secret)
+}
+
+func (s *Store) drop(ctx context.Context, t *store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	exists, owned, err := s.owned(ctx, c, t.Name)
+	if err != nil || !exists || !owned {
+		return err
+	}
+	for _, q := range []string{"DROP TABLE IF EXISTS " + s.qualified(t.Name), "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"} {
+		args := []any{}
+		if strings.HasPrefix(q, "DELETE") {
+			args = append(args, t.Name)
+		}
+		if _, err := c.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("%s: dropping %s: %w", s.driver, s.qualified(t.Name), classify(err, false))
+		}
+	}
+	return nil
+}

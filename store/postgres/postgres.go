@@ -87,6 +87,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -714,4 +715,113 @@ func classify(err error) error {
 		return &store.ClassError{Class: "connect", Err: err}
 	}
 	return err
+}
+
+var (
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
+)
+
+// TableName is t's name in the database: kurabe.<name>.
+func (s *Store) TableName(t *store.Table) string { return schema + "." + t.Name }
+
+// Swap puts staged in t's place in one transaction (PostgreSQL's DDL is
+// transactional): drop t, rename staged and its primary key, index it, and
+// record it, so other sessions see the old table or the new, never none.
+func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
+	indexes, err := indexSQL(t)
+	if err != nil {
+		return err
+	}
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeConn(c)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	defer tx.Rollback(ctx)
+	var exists, owned bool
+	err = tx.QueryRow(ctx, `SELECT
+		EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relname = $2),
+		EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, t.Name).Scan(&exists, &owned)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
+	}
+	if exists && !owned {
+		return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+			schema, t.Name, s.target, store.ErrNotOwned, schema)
+	}
+	var pkey string
+	if err := tx.QueryRow(ctx, "SELECT coalesce((SELECT conname FROM pg_catalog.pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'), '')",
+		qualified(staged.Name)).Scan(&pkey); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, staged.Name, err))
+	}
+	stmts := []string{
+		"DROP TABLE IF EXISTS " + qualified(t.Name),
+		"ALTER TABLE " + qualified(staged.Name) + " RENAME TO " + pgx.Identifier{t.Name}.Sanitize(),
+	}
+	if pkey != "" {
+		// The name CREATE TABLE gives a primary key, so the next staging
+		// table's may be given again.
+		stmts = append(stmts, "ALTER TABLE "+qualified(t.Name)+" RENAME CONSTRAINT "+pgx.Identifier{pkey}.Sanitize()+" TO "+pgx.Identifier{truncName(t.Name + "_pkey")}.Sanitize())
+	}
+	for _, q := range append(stmts, indexes...) {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
+		}
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO "+qualified("kurabe_meta")+" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET created = now()", t.Name); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, t.Name, err))
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", staged.Name); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, staged.Name, err))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: committing the swap of %s: %w", s.target, t.Name, err))
+	}
+	return nil
+}
+
+// truncName cuts a name to PostgreSQL's limit, at a character boundary.
+func truncName(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	cut := maxName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
+}
+
+// Drop removes one of kurabe's tables, if it is there.
+func (s *Store) Drop(ctx context.Context, t *store.Table) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeConn(c)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", t.Name)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return nil // not kurabe's, or not there
+	}
+	if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+qualified(t.Name)); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
+	}
+	return nil
 }

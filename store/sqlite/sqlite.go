@@ -577,3 +577,78 @@ func classify(err error) error {
 	}
 	return err
 }
+
+var (
+	_ store.Swapper    = (*Store)(nil)
+	_ store.TableNamer = (*Store)(nil)
+)
+
+// TableName is t's name in the database file: kurabe_<name>.
+func (s *Store) TableName(t *store.Table) string { return prefix + t.Name }
+
+// Swap puts staged in t's place in one transaction (SQLite's DDL is
+// transactional): drop t, rename staged, index it, and record it.
+func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
+	c, err := s.conn(true)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", s.path, classify(err))
+	}
+	name := prefix + t.Name
+	exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
+	if err == nil && exists > 0 {
+		var owned int64
+		if owned, err = queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'"); err == nil && owned == 0 {
+			err = fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
+		}
+	}
+	stmts := []string{
+		"DROP TABLE IF EXISTS " + name,
+		"ALTER TABLE " + prefix + staged.Name + " RENAME TO " + name,
+		"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
+		"DELETE FROM kurabe_meta WHERE name = '" + prefix + staged.Name + "'",
+	}
+	for _, ix := range t.Indexes {
+		stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+	}
+	for _, q := range stmts {
+		if err != nil {
+			break
+		}
+		if e := c.Exec(q); e != nil {
+			err = fmt.Errorf("sqlite: %s: %w", q, classify(e))
+		}
+	}
+	if err == nil {
+		if e := c.Exec("COMMIT"); e != nil {
+			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, classify(e))
+		}
+	}
+	if err != nil {
+		c.Exec("ROLLBACK")
+	}
+	return err
+}
+
+// Drop removes one of kurabe's tables, if it is there.
+func (s *Store) Drop(ctx context.Context, t *store.Table) error {
+	c, err := s.conn(false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	name := prefix + t.Name
+	owned, err := queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'")
+	if err != nil || owned == 0 {
+		return err
+	}
+	for _, q := range []string{"DROP TABLE IF EXISTS " + name, "DELETE FROM kurabe_meta WHERE name = '" + name + "'"} {
+		if err := c.Exec(q); err != nil {
+			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+		}
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -229,6 +230,95 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if len(got) != 2 || got[0] != 20 || got[1] != 10 {
 			t.Fatalf("desc from 35, offset 1: keys %v, want [20 10]", got)
+		}
+	})
+
+	t.Run("TableNameIsTheOneAQueryUses", func(t *testing.T) {
+		// The name kurabe prints (kurabe dataset import's "loaded … table
+		// kurabe_postal") is one a user can paste into a query.
+		st, tb, s := setup(t)
+		if _, ok := st.(store.TableNamer); !ok {
+			t.Skip("the store gives its tables no name of its own")
+		}
+		q, ok := s.(store.SQLSession)
+		if !ok {
+			t.Skip("the store's sessions take no SQL")
+		}
+		for i := range 3 {
+			if err := s.Insert(ctx, tb, row(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int64 = -1
+		name := store.TableName(st, tb)
+		if _, _, err := q.Query(ctx, "SELECT count(*) FROM "+name, nil, func(first int64) { n = first }); err != nil || n != 3 {
+			t.Fatalf("SELECT count(*) FROM %s: %d, %v; want 3", name, n, err)
+		}
+	})
+
+	t.Run("ReplaceKeepsTheRowsUntilALoadSucceeds", func(t *testing.T) {
+		// A reload that fails or is interrupted part way (kurabe dataset
+		// import) must leave the table as it was where the store can swap
+		// a staging table in (store.Swapper); a good one replaces it.
+		st := open(t)
+		t.Cleanup(func() { st.Close() })
+		tb := &store.Table{Name: "swapped", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}, Indexes: [][]string{{"body"}}}
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatalf("Setup: %v", err)
+		}
+		load := func(into *store.Table, from, to int64) (int64, error) {
+			s, err := st.Open(ctx)
+			if err != nil {
+				return 0, err
+			}
+			defer s.Close()
+			var rows []store.Row
+			for k := from; k < to; k++ {
+				rows = append(rows, store.Row{{Int: k}, {Text: []byte("row " + strconv.FormatInt(k, 10))}})
+			}
+			return int64(len(rows)), store.InsertBatch(ctx, s, into, rows)
+		}
+		if _, err := load(tb, 0, 10); err != nil {
+			t.Fatalf("loading 10 rows: %v", err)
+		}
+		_, canSwap := st.(store.Swapper)
+		broke := fmt.Errorf("the load broke off")
+		for round := range 2 { // a second round swaps over a swapped table
+			n, atomic, err := store.Replace(ctx, st, tb, func(into *store.Table) (int64, error) {
+				n, err := load(into, 100, 105)
+				if err != nil {
+					return n, err
+				}
+				return n, broke
+			})
+			if atomic != canSwap || !errors.Is(err, broke) || n != 5 {
+				t.Fatalf("round %d: failed Replace: %d rows, atomic %v, error %v; want 5, %v, the load's error", round, n, atomic, err, canSwap)
+			}
+			if !canSwap {
+				return // the table is set up anew: nothing kept to check
+			}
+			if got := count(t, st, tb); got != int64(10+round) {
+				t.Fatalf("round %d: after a failed Replace the table holds %d rows, want the %d it held", round, got, 10+round)
+			}
+			if _, err := st.Count(ctx, store.Staged(tb)); err == nil {
+				t.Fatalf("round %d: the staging table %s is still there after a failed Replace", round, store.Staged(tb).Name)
+			}
+			n, _, err = store.Replace(ctx, st, tb, func(into *store.Table) (int64, error) { return load(into, 200, 211+int64(round)) })
+			if err != nil || n != int64(11+round) {
+				t.Fatalf("round %d: Replace: %d rows, %v", round, n, err)
+			}
+			if got := count(t, st, tb); got != n {
+				t.Fatalf("round %d: after Replace the table holds %d rows, want %d", round, got, n)
+			}
+			s, err := st.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first int64 = -1
+			if _, err := s.Scan(ctx, tb, store.Query{Limit: 1}, func(r store.Row) error { first = r[0].Int; return nil }); err != nil || first != 200 {
+				t.Fatalf("round %d: the replaced table's first key is %d (%v), want 200", round, first, err)
+			}
+			s.Close()
 		}
 	})
 

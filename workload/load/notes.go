@@ -96,8 +96,10 @@ func commitSync(info store.Info) (int, string) {
 }
 
 // Rates reads the rows per second of every load phase of a result: the
-// rows its operations loaded (each a chunk of the data set, the last one
-// short) over the phase's elapsed time.
+// rows the store acknowledged, as the phase's check counted them (a chunk
+// cut short counts the rows it committed), or without a check the rows of
+// the operations that succeeded (each a chunk of the data set, the last
+// one short), over the phase's elapsed time.
 func Rates(d *result.Document) []Rate {
 	if d.Run.Workload != "load" {
 		return nil
@@ -118,6 +120,11 @@ func Rates(d *result.Document) []Rate {
 			}
 			r.Sync, r.SyncSettings = commitSync(s.Info)
 			r.Rows = min(p.Ops*chunk, rows)
+			if acked, ok := ackedRows(p); ok {
+				// The rows stored, the committed ones of a chunk cut short
+				// (an interrupted autocommit) included.
+				r.Rows = acked
+			}
 			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
 			if p.Elapsed > 0 {
 				r.RowsPerSec = float64(r.Rows) / p.Elapsed
@@ -212,3 +219,16 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 
 // group writes v whole, with thousands separators.
 func group(v float64) string { return numfmt.GroupFloat(v) }
+
+// ackedRows sums the rows the store acknowledged in a phase's tables, as
+// its check counted them; false when there is no check or a count failed.
+func ackedRows(p result.Phase) (int64, bool) {
+	var n int64
+	for _, v := range p.Verify {
+		if v.Error != "" {
+			return 0, false
+		}
+		n += v.Acked
+	}
+	return n, len(p.Verify) > 0
+}
