@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"kurabe/report"
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/store/mysql"
@@ -473,10 +474,54 @@ func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	if !strings.Contains(out, "page_size (read back)") || strings.Contains(out, "≠") {
 		t.Fatalf("matrix table wrong:\n%s", out)
 	}
+	if n := len(regexp.MustCompile(`\nsqlite +\d`).FindAllString(out, -1)); n != 4 {
+		t.Fatalf("%d rows named sqlite, want 4: a store alone is named by its driver\n%s", n, out)
+	}
 	for _, bad := range []string{"page_size", "page_size=", "=1,2"} {
 		if _, _, code := runCLI(t, testApp(), "run", "--vary", bad); code != ExitUsage {
 			t.Errorf("--vary %q: exit %d", bad, code)
 		}
+	}
+}
+
+// Two stores of one driver, varied alike, are told apart in the store
+// column of every table by their labels without the varied settings (which
+// have columns of their own). (A store alone keeps its driver's name:
+// TestVaryRunsEveryCombinationAndReadsBack.)
+func TestVaryTableTellsStoresOfOneDriverApart(t *testing.T) {
+	dir := t.TempDir()
+	js, page := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.html")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=wal", "--store", "sqlite:?journal_mode=delete",
+		"--vary", "cache_size=-2000,-4000", "--ops", "write", "-n", "20", "-c", "2", "--json", js, "--html", page)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	md, errs, code := runCLI(t, testApp(), "report", "--format", "markdown", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowStart := map[string]string{"text": "\n", "markdown": "\n\\| ", "html": "<td[^>]*>"}
+	for format, table := range map[string]string{"text": out, "markdown": md, "html": string(html)} {
+		for _, name := range []string{"sqlite?journal_mode=wal", "sqlite?journal_mode=delete"} {
+			if n := len(regexp.MustCompile(rowStart[format]+regexp.QuoteMeta(name)+"[ <]").FindAllString(strings.ReplaceAll(table, "&amp;", "&"), -1)); n != 2 {
+				t.Errorf("%s: %d rows named %s, want 2 (a row per cache_size):\n%s", format, n, name, table)
+			}
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.Benchstat(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "store=sqlite?journal_mode=wal/cache_size=-4000/op=write") || !strings.Contains(b.String(), "store=sqlite?journal_mode=delete/cache_size=-2000/op=write") {
+		t.Errorf("benchstat names do not tell the stores apart:\n%s", b.String())
 	}
 }
 
