@@ -21,6 +21,7 @@ import (
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/store/mysql"
+	"kurabe/store/postgres"
 	"kurabe/store/server"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
@@ -882,6 +883,66 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		if (asked > 0) != c.asks {
 			t.Errorf("%s with -c %d: the server's floor asked %d times, want asked: %v", c.spec, c.clients, asked, c.asks)
 		}
+	}
+}
+
+// A server whose connection limit the clients would fill turns clients
+// away, and every phase, writing ones too, runs with the others and is
+// verified: kurabe's counting connection is opened before the sessions.
+// Before, the write phase failed with "counting posts before write: too
+// many clients already". The server is a real PostgreSQL at
+// max_connections=8, given by its address (kurabe refuses too many clients
+// for a managed one before it starts).
+func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
+	dir, err := os.MkdirTemp("", "kurabe-full-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sp, _ := store.ParseSpec("postgres:managed?max_connections=8")
+	srv, err := postgres.Open(ctx, sp, store.Env{Dir: dir})
+	storetest.RequireServer(t, err)
+	defer srv.Close()
+	if err := srv.Setup(ctx, nil); err != nil {
+		storetest.RequireServer(t, err)
+	}
+	addr := strings.TrimPrefix(srv.Info(ctx).Target, "managed ")
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres://kurabe@"+addr+"/postgres", "--ops", "read-latest,write,mix",
+		"-n", "60", "-c", "12", "-q", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range doc.Stores[0].Phases {
+		refused := int64(0)
+		for _, e := range ph.SessionErrors {
+			refused += e.Count
+		}
+		// 8 connections: a phase that writes has kurabe's own and 7
+		// clients'; one that only reads, 8 clients'.
+		want := 7
+		if ph.Op == "read-latest" {
+			want = 8
+		}
+		if ph.Clients != want || refused != int64(12-want) || ph.Ops != 60 || ph.Errors != 0 {
+			t.Errorf("%s: %d clients ran, %d refused, %d ops, %d errors; want %d, %d, 60, 0", ph.Op, ph.Clients, refused, ph.Ops, ph.Errors, want, 12-want)
+		}
+		for _, v := range ph.Verify {
+			if v.Error != "" || v.Lost != 0 || v.After-v.Before != 60 && ph.Op == "write" {
+				t.Errorf("%s: verify %+v", ph.Op, v)
+			}
+		}
+	}
+	if !strings.Contains(out, "12 clients (as few as 7 ran)") {
+		t.Errorf("the header does not say how many clients ran:\n%s", out)
 	}
 }
 

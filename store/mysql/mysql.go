@@ -681,12 +681,38 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 		return 0, scrub(err, s.secret)
 	}
 	defer c.Close()
+	return s.count(ctx, c, t)
+}
+
+func (s *Store) count(ctx context.Context, c *sql.Conn, t *store.Table) (int64, error) {
 	var n int64
 	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(t.Name)).Scan(&n); err != nil {
 		return 0, scrub(fmt.Errorf("%s: %w", s.driver, classify(err, false)), s.secret)
 	}
 	return n, nil
 }
+
+// OpenCounter opens the connection Count would, and keeps it
+// (store.CounterOpener). Each count is a statement of its own in
+// autocommit, so it sees every row committed before it.
+func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, scrub(err, s.secret)
+	}
+	return &counter{s, c}, nil
+}
+
+type counter struct {
+	s *Store
+	c *sql.Conn
+}
+
+func (c *counter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.count(ctx, c.c, t)
+}
+
+func (c *counter) Close() error { return c.c.Close() }
 
 // readBack are server settings Info always reports, when the server has
 // them.

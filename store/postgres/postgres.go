@@ -485,11 +485,40 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 		return 0, err
 	}
 	defer closeConn(c)
+	return s.count(ctx, c, t)
+}
+
+func (s *Store) count(ctx context.Context, c *pgx.Conn, t *store.Table) (int64, error) {
 	var n int64
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM "+qualified(t.Name)).Scan(&n); err != nil {
 		return 0, s.fail(fmt.Errorf("postgres: %s: counting %s: %w", s.target, t.Name, err))
 	}
 	return n, nil
+}
+
+// OpenCounter opens the connection Count would, and keeps it
+// (store.CounterOpener). Each count is a statement of its own in
+// autocommit, so it sees every row committed before it.
+func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &counter{s, c}, nil
+}
+
+type counter struct {
+	s *Store
+	c *pgx.Conn
+}
+
+func (c *counter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.count(ctx, c.c, t)
+}
+
+func (c *counter) Close() error {
+	closeConn(c.c)
+	return nil
 }
 
 // Networked: every operation waits on the server's socket (store.Networked).
