@@ -466,11 +466,24 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, badFlag("vary", "%v", err)
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
+	defaults := map[*stores.Server]int{} // each server program asked once
 	for _, sp := range p.specs {
 		if !a.startsServer(sp) {
 			continue
 		}
-		if err := checkConnections(sp, a.driver(sp.Driver).Server, slices.Max(p.levels)); err != nil {
+		orig := a.driver(sp.Driver).Server
+		srv := *orig
+		if srv.DefaultConnections != nil {
+			srv.DefaultConnections = func() int {
+				n, ok := defaults[orig]
+				if !ok {
+					n = orig.DefaultConnections()
+					defaults[orig] = n
+				}
+				return n
+			}
+		}
+		if err := checkConnections(sp, &srv, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
 	}
@@ -522,13 +535,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 }
 
 // checkConnections refuses a server kurabe starts (srv, its driver's)
-// whose max_connections, given as an option, cannot take the clients'
-// connections and kurabe's own beside them (it counts and verifies the
-// written tables on one while the sessions are open): the run would fail
+// whose max_connections, given as an option or the server's default when
+// none is given, cannot take the clients' connections and kurabe's own
+// beside them (it counts and verifies the written tables on one while the
+// sessions are open): the run would fail, or run fewer clients than asked,
 // after the server started and loaded its data, with the server's "too
-// many connections". PostgreSQL's superuser_reserved_connections do not
-// count: kurabe's user on a managed server is a superuser, which may use
-// them.
+// many connections". Since kurabe configures a managed server itself, it
+// says which setting to give rather than run short. PostgreSQL's
+// superuser_reserved_connections do not count: kurabe's user on a managed
+// server is a superuser, which may use them.
 func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 	name := "max_connections"
 	given := sp.Options.Get(name)
@@ -536,15 +551,31 @@ func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 		name = "max-connections" // MariaDB's spelling on the command line
 		given = sp.Options.Get(name)
 	}
-	limit, err := strconv.Atoi(given)
-	if err != nil {
-		return nil // not given, or the server's to judge
-	}
 	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
 	if connectMode(sp) == "pool" {
 		if pool := poolSize(sp); pool < conns {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
+	}
+	if given == "" {
+		if srv.DefaultConnections == nil {
+			return nil
+		}
+		limit := srv.DefaultConnections() // 0: the program cannot say
+		if need := conns + 1; limit > 0 && need > limit {
+			with := sp
+			with.Options = url.Values{}
+			for k, v := range sp.Options {
+				with.Options[k] = v
+			}
+			with.Options.Set("max_connections", strconv.Itoa(need))
+			return fmt.Errorf("store %s: the server runs max_connections=%d unless told otherwise, which cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=%d or more (%s), or fewer clients", sp, limit, what, need, with)
+		}
+		return nil
+	}
+	limit, err := strconv.Atoi(given)
+	if err != nil {
+		return nil // the server's to judge
 	}
 	// A server that refuses to start below a limit needs that much
 	// whatever the clients; one that raises a smaller limit runs more

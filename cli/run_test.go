@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -850,6 +851,9 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		stores.Entry{Driver: "reserving", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
 			return nil, errors.New("must not be opened")
 		}, Dialect: "postgres", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 4, RunsAtLeast: func() int { asked++; return 1 }}},
+		stores.Entry{Driver: "defaulting", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
+			return nil, errors.New("must not be opened")
+		}, Dialect: "postgres", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 4, RunsAtLeast: func() int { return 1 }, DefaultConnections: func() int { asked++; return 100 }}},
 	)
 	for _, c := range []struct {
 		spec    string
@@ -865,6 +869,11 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		// Below what the server starts with.
 		{"reserving:managed?max_connections=3", 1, "give max_connections=4 or more", true},
 		{"reserving:managed?max_connections=4", 3, "", false},
+		// None given: the server's default must take them.
+		{"defaulting:managed", 99, "", true},
+		{"defaulting:managed", 100, "the server runs max_connections=100 unless told otherwise, which cannot take -c 100 clients and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=101 or more (defaulting:managed?max_connections=101)", true},
+		{"defaulting:managed?connect=pool&pool_size=120", 200, "cannot take a pool of 120 connections and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=121 or more (defaulting:managed?connect=pool&max_connections=121&pool_size=120)", true},
+		{"defaulting:managed?max_connections=300", 200, "", false},
 		// A server given by its address is not kurabe's to start.
 		{"raising://u@127.0.0.1/db?max_connections=3", 10, "", false},
 	} {
@@ -943,6 +952,37 @@ func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
 	}
 	if !strings.Contains(out, "12 clients (as few as 7 ran)") {
 		t.Errorf("the header does not say how many clients ran:\n%s", out)
+	}
+}
+
+// More clients than a managed server's default max_connections takes
+// (as its program says) are refused before the server starts, with the
+// setting to give; given it, the check passes. Before, -c 160 started
+// PostgreSQL and MariaDB, and both failed once their phases began.
+func TestManagedDefaultMaxConnectionsChecked(t *testing.T) {
+	for _, c := range []struct {
+		driver string
+		limit  func() int
+	}{
+		{"postgres", postgres.DefaultConnections},
+		{"mariadb", func() int { return mysql.DefaultConnections("mariadb") }},
+	} {
+		t.Run(c.driver, func(t *testing.T) {
+			limit := c.limit()
+			if limit <= 0 {
+				storetest.RequireServer(t, fmt.Errorf("%s's server program does not say its max_connections: %w", c.driver, server.ErrMissing))
+			}
+			spec := c.driver + ":managed"
+			clients := strconv.Itoa(limit)
+			out, errs, code := runCLI(t, testApp(), "run", "--store", spec, "--ops", "write", "-n", "10", "-c", "1,"+clients, "-q")
+			want := fmt.Sprintf("store %s: the server runs max_connections=%d unless told otherwise, which cannot take -c %d clients and kurabe's own connection", spec, limit, limit)
+			if code != ExitUsage || !strings.Contains(errs, want) || !strings.Contains(errs, fmt.Sprintf("(%s?max_connections=%d)", spec, limit+1)) || out != "" {
+				t.Fatalf("exit %d; want %d and %q\n%s%s", code, ExitUsage, want, out, errs)
+			}
+			if _, err := testApp().planRun([]string{"--store", fmt.Sprintf("%s?max_connections=%d", spec, limit+1), "--ops", "write", "-n", "10", "-c", "1," + clients}, io.Discard); err != nil {
+				t.Errorf("with max_connections=%d: %v", limit+1, err)
+			}
+		})
 	}
 }
 

@@ -109,6 +109,15 @@ func TestServer(t *testing.T) {
 	ctx := context.Background()
 	managed := startManaged(t, "?innodb_flush_log_at_trx_commit=2&innodb_buffer_pool_size=64M&max_allowed_packet=1M")
 	root := rootDB(t, managed)
+	// The command line checks -c against the limit the program says a
+	// managed server runs when none is given: the one it runs.
+	var running int
+	if err := root.QueryRow("SELECT @@max_connections").Scan(&running); err != nil {
+		t.Fatal(err)
+	}
+	if d := DefaultConnections("mariadb"); d <= 0 || d != running {
+		t.Errorf("DefaultConnections(mariadb) = %d, the server runs max_connections=%d", d, running)
+	}
 	addr := managedAddr(t, managed)
 	pw := "Pw-" + randomHex(t)
 	mustExec(t, root, "CREATE USER 'tester'@'127.0.0.1' IDENTIFIED BY '"+pw+"'", "GRANT ALL ON *.* TO 'tester'@'127.0.0.1'")
