@@ -219,11 +219,15 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 	return nil
 }
 
-// metaTable lists the tables kurabe created.
-const metaTable = prefix + "meta"
+// metaTable lists the tables kurabe created, with these columns.
+const (
+	metaTable   = prefix + "meta"
+	metaColumns = "name, created"
+)
 
 // checkOwned refuses tables Setup would drop that kurabe did not create,
-// on a connection that sets nothing in the file.
+// and a kurabe_meta that is not kurabe's (of other columns, or not a
+// table), on a connection that sets nothing in the file.
 func (s *Store) checkOwned(tables []*store.Table) error {
 	c, err := s.conn(false)
 	if err != nil {
@@ -231,6 +235,12 @@ func (s *Store) checkOwned(tables []*store.Table) error {
 	}
 	defer c.Close()
 	kind := queryText(c, "SELECT type FROM sqlite_master WHERE name = '"+metaTable+"'")
+	if kind != "" {
+		cols := queryText(c, "SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info('"+metaTable+"') ORDER BY cid)")
+		if kind != "table" || cols != metaColumns {
+			return fmt.Errorf("sqlite: table %s in %s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database file", metaTable, s.path, store.ErrNotOwned, metaColumns)
+		}
+	}
 	for _, t := range tables {
 		name := prefix + t.Name
 		if name == metaTable {

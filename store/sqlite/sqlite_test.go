@@ -80,8 +80,11 @@ func TestRefusesTableItDidNotCreate(t *testing.T) {
 
 // A refused run leaves the user's database as it was, byte for byte: no
 // kurabe_meta, none of the tables before the refused one, and no pragma
-// the file keeps (journal_mode=wal). Before, it made an empty kurabe_meta
-// (and any table before the refused one) and switched the file to WAL.
+// the file keeps (journal_mode=wal). A kurabe_meta of the user's, of
+// other columns, is refused by name, as on the servers, not with SQLite's
+// "no such column". Before, the first made an empty kurabe_meta (and any
+// table before the refused one) and switched the file to WAL; the second
+// failed with "no such column: name".
 func TestRefusalLeavesTheDatabaseAsItWas(t *testing.T) {
 	fresh := &store.Table{Name: "fresh", Columns: []store.Column{{Name: "id", Kind: store.Int}}}
 	for _, c := range []struct {
@@ -90,6 +93,10 @@ func TestRefusalLeavesTheDatabaseAsItWas(t *testing.T) {
 	}{
 		{"a table of the user's", "CREATE TABLE kurabe_conformance (x); INSERT INTO kurabe_conformance VALUES (42)",
 			[]string{"table kurabe_conformance in", "not created by kurabe"}},
+		{"a kurabe_meta of the user's", "CREATE TABLE kurabe_meta (a int); INSERT INTO kurabe_meta VALUES (7)",
+			[]string{"table kurabe_meta in", "not created by kurabe (kurabe's list of its tables has the columns name, created)", "give kurabe another database file"}},
+		{"a view named kurabe_meta", "CREATE TABLE notes (name, created); CREATE VIEW kurabe_meta AS SELECT * FROM notes",
+			[]string{"table kurabe_meta in", "not created by kurabe"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "app.db")
