@@ -986,6 +986,36 @@ func TestManagedDefaultMaxConnectionsChecked(t *testing.T) {
 	}
 }
 
+// A variant whose tables the server refused (64k pages take no
+// row_format=Compressed) read nothing back: its row, store line and JSON
+// give the row format asked, marked as given and not read back, not as
+// read back, and the matrix does not judge it. Before, they showed
+// row_format COMPRESSED as read back.
+func TestFailedVariantReadsNothingBack(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "mariadb:managed?innodb_page_size=64k", "--vary", "row_format=Compressed,Dynamic",
+		"--ops", "write", "-n", "20", "-c", "2", "-q", "--json", js)
+	if code != 0 && strings.Contains(errs, "apt-get install") {
+		storetest.RequireServer(t, fmt.Errorf("%s: %w", strings.TrimSpace(errs), server.ErrMissing))
+	}
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (the Compressed variant fails)\n%s%s", code, ExitFailed, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Compressed (given; not read back)", "Dynamic"}
+	for i, s := range doc.Stores {
+		if got := s.Info.Options["row_format"]; got != want[i] {
+			t.Errorf("%s: row_format %q, want %q (error %q)", s.Label, got, want[i], s.Error)
+		}
+	}
+	if !regexp.MustCompile(`\nmariadb +Compressed +FAILED +Compressed \(given; not read back\) `).MatchString(out) || strings.Contains(out, "≠") {
+		t.Errorf("the failed variant's row:\n%s", out)
+	}
+}
+
 // TestMaxConnectionsBelowMariaDBsFloor: MariaDB runs a max_connections
 // below 10 as 10, so 9 clients and kurabe's own connection run on
 // max-connections=4; mysql:managed, which runs the same MariaDB where

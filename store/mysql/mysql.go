@@ -778,7 +778,11 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			}
 		}
 	}
-	s.tableInfo(ctx, c, &info)
+	if !s.tableInfo(ctx, c, &info) {
+		// No table of kurabe's to read them from (Setup failed: a row
+		// format the page size does not take): what was asked, as asked.
+		s.markGiven(info.Options)
+	}
 	return info
 }
 
@@ -790,13 +794,19 @@ func (s *Store) Info(ctx context.Context) store.Info {
 // (engine=InnoDB, row_format=(engine default), …) as if read back.
 func (s *Store) givenOptions() map[string]string {
 	o := s.optionMap()
+	s.markGiven(o)
+	return o
+}
+
+// markGiven replaces the table options in o, which could not be read
+// back, with those the spec gave, marked as not read back.
+func (s *Store) markGiven(o map[string]string) {
 	for _, name := range tableOptions {
 		delete(o, name)
 		if v := s.given.Get(name); v != "" {
 			o[name] = v + " (given; not read back)"
 		}
 	}
-	return o
 }
 
 // tableOptions are the options Info reads back from the table.
@@ -843,12 +853,13 @@ func variable(ctx context.Context, c *sql.Conn, name string) (string, bool) {
 }
 
 // tableInfo reports each kurabe table's engine, row format and create
-// options (where page_compressed and encrypted show), and their size.
-func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
+// options (where page_compressed and encrypted show), and their size. It
+// says whether it found a table to read them from.
+func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bool {
 	ours := map[string]bool{}
 	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable))
 	if err != nil {
-		return // no Setup yet: no tables
+		return false // no Setup yet: no tables
 	}
 	for rows.Next() {
 		var n string
@@ -861,7 +872,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 		COALESCE(DATA_LENGTH, 0) + COALESCE(INDEX_LENGTH, 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?`, s.opts.database)
 	if err != nil {
 		info.Facts["error"] = scrub(fmt.Errorf("cannot read table options: %w", err), s.secret).Error()
-		return
+		return false
 	}
 	defer rows.Close()
 	var total int64
@@ -912,6 +923,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 	if s.m == nil {
 		info.Facts["data_size_bytes"] = info.Facts["tables_size_bytes"]
 	}
+	return len(per) > 0
 }
 
 // Close closes the store's connections and stops a managed server

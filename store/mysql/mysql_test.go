@@ -406,6 +406,26 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// A store whose tables could not be made (the server refused their
+	// create options) has no table to read its table options back from:
+	// Info gives them as given, marked so, never as if read back. Before,
+	// the row format asked showed as read back (row_format COMPRESSED).
+	t.Run("FailedSetupReadsNoTableOptions", func(t *testing.T) {
+		st := open(t, "&page_compressed=1&row_format=Compressed")
+		if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err == nil {
+			t.Fatal("Setup with page_compressed=1 and row_format=Compressed succeeded; the test needs options the server refuses")
+		}
+		info := st.Info(ctx)
+		for name, want := range map[string]string{"row_format": "Compressed (given; not read back)", "page_compressed": "1 (given; not read back)", "engine": ""} {
+			if got := info.Options[name]; got != want {
+				t.Errorf("Info.Options[%s] = %q, want %q", name, got, want)
+			}
+		}
+		if info.Version == "" {
+			t.Errorf("the server was reached, and its version not read: %+v", info)
+		}
+	})
+
 	t.Run("ConnectTime", func(t *testing.T) {
 		st := open(t, "&connect=per-op")
 		tb := storetest.Table()
