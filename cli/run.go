@@ -455,6 +455,13 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 				return nil, badFlag("store", "store %s: %v", sp, err)
 			}
 		}
+		if a.startsServer(sp) {
+			// A server setting is one name in any case: the checks below
+			// and the store line see it in lower case.
+			if sp, err = store.LowerSettings(sp, drv.Server.Own); err != nil {
+				return nil, badFlag("store", "store %s: %v", sp, err)
+			}
+		}
 		for _, mode := range f.viaHTTP {
 			if mode == "cgi" && a.startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
@@ -463,6 +470,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		p.specs = append(p.specs, sp)
 	}
 	if p.axes, err = parseVary(f.vary); err != nil {
+		return nil, badFlag("vary", "%v", err)
+	}
+	if err := a.lowerVariedSettings(p.axes, p.specs); err != nil {
 		return nil, badFlag("vary", "%v", err)
 	}
 	p.specs, p.variants = expand(p.specs, p.axes)
@@ -1433,6 +1443,34 @@ func parseVary(flags []string) ([]result.Axis, error) {
 		axes = append(axes, result.Axis{Name: name, Values: values})
 	}
 	return axes, nil
+}
+
+// lowerVariedSettings writes in lower case the name of a varied option
+// that is a server setting of every store (each a server kurabe starts,
+// whose own options it is not), as the stores' specs have it
+// (store.LowerSettings): --vary Max_Connections=100,3 is checked as
+// max_connections, and its column is named so.
+func (a *App) lowerVariedSettings(axes []result.Axis, specs []store.Spec) error {
+	for i, ax := range axes {
+		lower := strings.ToLower(ax.Name)
+		if lower == ax.Name {
+			continue
+		}
+		setting := len(specs) > 0
+		for _, sp := range specs {
+			setting = setting && a.startsServer(sp) && !slices.Contains(a.driver(sp.Driver).Server.Own, lower)
+		}
+		if !setting {
+			continue
+		}
+		for _, other := range axes {
+			if other.Name == lower {
+				return fmt.Errorf("--vary %s and --vary %s name one server setting (setting names are the same in any case); list all its values in one flag", ax.Name, other.Name)
+			}
+		}
+		axes[i].Name = lower
+	}
+	return nil
 }
 
 // expand turns each store into one store per combination of the varied

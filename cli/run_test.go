@@ -228,6 +228,12 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections at -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "12"}, "store mysql:managed?max_connections=12: max_connections=12 cannot take -c 12 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=13 or more"},
 		{"max_connections above -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "1,15"}, "max_connections=12 cannot take -c 15 clients"},
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
+		// Server setting names are the same in any case (before, these
+		// two started the server and failed).
+		{"Max_Connections at -c", []string{"run", "--store", "postgres:managed?Max_Connections=5", "-c", "10"}, "store postgres:managed?max_connections=5: max_connections=5 cannot take -c 10 clients"},
+		{"Max_Connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "Max_Connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
+		{"a setting twice in two cases", []string{"run", "--store", "postgres:managed?Shared_Buffers=32MB&shared_buffers=64MB"}, "server setting shared_buffers is given twice, as Shared_Buffers and as shared_buffers"},
+		{"a varied setting twice in two cases", []string{"run", "--store", "postgres:managed", "--vary", "Work_Mem=4MB,8MB", "--vary", "work_mem=16MB,32MB"}, "--vary Work_Mem and --vary work_mem name one server setting"},
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
 		// SQLite's per-op sessions take no SQL: neither tpcb nor
@@ -1013,6 +1019,44 @@ func TestFailedVariantReadsNothingBack(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\nmariadb +Compressed +FAILED +Compressed \(given; not read back\) `).MatchString(out) || strings.Contains(out, "≠") {
 		t.Errorf("the failed variant's row:\n%s", out)
+	}
+}
+
+// A managed server's setting given in mixed case is one name: the store
+// line lists it once, as the server read it back, and the result's spec
+// and label have it in lower case. Before, Shared_Buffers=32MB was listed
+// twice (Shared_Buffers=32MB … shared_buffers=32MB).
+func TestMixedCaseSettingListedOnce(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed?Shared_Buffers=32MB", "--vary", "Work_Mem=4MB,8MB",
+		"--ops", "write", "-n", "10", "-c", "2", "-q", "--json", js)
+	if code != 0 && strings.Contains(errs, "apt-get install") {
+		storetest.RequireServer(t, fmt.Errorf("%s: %w", strings.TrimSpace(errs), server.ErrMissing))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	lines := regexp.MustCompile(`(?m)^store postgres.*$`).FindAllString(out, -1)
+	if len(lines) != 2 {
+		t.Fatalf("%d store lines, want 2:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		_, l, _ = strings.Cut(l, ") · ") // the options, after the label, target and version
+		if n := strings.Count(strings.ToLower(l), "shared_buffers="); n != 1 || !strings.Contains(l, " shared_buffers=32MB ") || strings.Count(strings.ToLower(l), "work_mem=") != 1 {
+			t.Errorf("shared_buffers listed %d times, want once as shared_buffers=32MB, and work_mem once: %s", n, l)
+		}
+	}
+	if !strings.Contains(out, "work_mem (read back)") || strings.Contains(out, "≠") {
+		t.Errorf("the --vary table:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Stores {
+		if !strings.Contains(s.Spec, "shared_buffers=32MB") || strings.Contains(s.Spec, "Shared") || s.Variant[0].Name != "work_mem" {
+			t.Errorf("spec %s, variant %v: want the settings in lower case", s.Spec, s.Variant)
+		}
 	}
 }
 

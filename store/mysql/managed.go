@@ -92,6 +92,12 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 	if env.Dir == "" {
 		return nil, fmt.Errorf("%s: a managed server needs a data directory and kurabe gave none", spec.Driver)
 	}
+	// Setting names in lower case (store.LowerSettings): the server
+	// takes them in any case.
+	spec, err := store.LowerSettings(spec, storeOptions)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for k := range spec.Options {
 		if !slices.Contains(storeOptions, k) {

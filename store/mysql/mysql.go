@@ -95,6 +95,10 @@ const (
 // settings (managed) or errors (external).
 var storeOptions = []string{"engine", "row_format", "page_compressed", "encrypted", "connect", "pool_size", "database", "driver"}
 
+// OwnOptions are the store's own options; any other option of a managed
+// store is a server setting.
+func OwnOptions() []string { return slices.Clone(storeOptions) }
+
 // options are the store options in effect.
 type options struct {
 	engine         string // InnoDB, MyISAM or Aria

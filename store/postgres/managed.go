@@ -31,13 +31,18 @@ type managed struct {
 type setting struct{ name, value string }
 
 // newManaged finds the server programs, sorts the server settings out of
-// the spec's options and asks the server program whether it has each of
-// them. It starts no server.
+// the spec's options (their names in lower case: store.LowerSettings) and
+// asks the server program whether it has each of them. It starts no
+// server.
 func newManaged(ctx context.Context, spec store.Spec, env store.Env) (*managed, error) {
 	if env.Dir == "" {
 		return nil, errors.New("postgres: a managed server needs a data directory and none was given; give --dir or use postgres://user@host:port/db")
 	}
 	m := &managed{dataDir: filepath.Join(env.Dir, "pgdata"), log: filepath.Join(env.Dir, "postgres.log"), keep: env.Keep}
+	spec, err := store.LowerSettings(spec, storeOptions)
+	if err != nil {
+		return nil, err
+	}
 	for name, v := range spec.Options {
 		switch {
 		case slices.Contains(storeOptions, name):
@@ -52,7 +57,6 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env) (*managed, 
 		m.settings = append(m.settings, setting{name, v[0]})
 	}
 	slices.SortFunc(m.settings, func(a, b setting) int { return strings.Compare(a.name, b.name) })
-	var err error
 	if m.initdb, err = server.Find("initdb", "postgresql", "/usr/lib/postgresql/*/bin"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}

@@ -114,6 +114,10 @@ var connectNames = []string{"session", "pool", "per-op"}
 // other option is a server setting.
 var storeOptions = []string{"connect", "protocol", "synchronous_commit", "pool_size", "driver"}
 
+// OwnOptions are the store's own options; any other option of a managed
+// store is a server setting.
+func OwnOptions() []string { return slices.Clone(storeOptions) }
+
 // reserved are server settings kurabe chooses for a managed server, since
 // it must know them to connect.
 var reserved = []string{"listen_addresses", "port", "unix_socket_directories", "data_directory", "hba_file", "config_file"}
