@@ -455,6 +455,13 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 				return nil, badFlag("store", "store %s: %v", sp, err)
 			}
 		}
+		if a.startsServer(sp) {
+			// A server setting is one name in any case: the checks below
+			// and the store line see it in lower case.
+			if sp, err = store.LowerSettings(sp, drv.Server.Own); err != nil {
+				return nil, badFlag("store", "store %s: %v", sp, err)
+			}
+		}
 		for _, mode := range f.viaHTTP {
 			if mode == "cgi" && a.startsServer(sp) {
 				return nil, badFlag("via-http", "--via-http=cgi with store %s: the per-request processes cannot share a server kurabe starts itself; give the server's address, e.g. %s://user@127.0.0.1/db", sp, sp.Driver)
@@ -465,12 +472,28 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	if p.axes, err = parseVary(f.vary); err != nil {
 		return nil, badFlag("vary", "%v", err)
 	}
+	if err := a.lowerVariedSettings(p.axes, p.specs); err != nil {
+		return nil, badFlag("vary", "%v", err)
+	}
 	p.specs, p.variants = expand(p.specs, p.axes)
+	defaults := map[*stores.Server]int{} // each server program asked once
 	for _, sp := range p.specs {
 		if !a.startsServer(sp) {
 			continue
 		}
-		if err := checkConnections(sp, a.driver(sp.Driver).Server, slices.Max(p.levels)); err != nil {
+		orig := a.driver(sp.Driver).Server
+		srv := *orig
+		if srv.DefaultConnections != nil {
+			srv.DefaultConnections = func() int {
+				n, ok := defaults[orig]
+				if !ok {
+					n = orig.DefaultConnections()
+					defaults[orig] = n
+				}
+				return n
+			}
+		}
+		if err := checkConnections(sp, &srv, slices.Max(p.levels)); err != nil {
 			return nil, badFlag("store", "%v", err)
 		}
 	}
@@ -522,13 +545,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 }
 
 // checkConnections refuses a server kurabe starts (srv, its driver's)
-// whose max_connections, given as an option, cannot take the clients'
-// connections and kurabe's own beside them (it counts and verifies the
-// written tables on one while the sessions are open): the run would fail
+// whose max_connections, given as an option or the server's default when
+// none is given, cannot take the clients' connections and kurabe's own
+// beside them (it counts and verifies the written tables on one while the
+// sessions are open): the run would fail, or run fewer clients than asked,
 // after the server started and loaded its data, with the server's "too
-// many connections". PostgreSQL's superuser_reserved_connections do not
-// count: kurabe's user on a managed server is a superuser, which may use
-// them.
+// many connections". Since kurabe configures a managed server itself, it
+// says which setting to give rather than run short. PostgreSQL's
+// superuser_reserved_connections do not count: kurabe's user on a managed
+// server is a superuser, which may use them.
 func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 	name := "max_connections"
 	given := sp.Options.Get(name)
@@ -536,15 +561,31 @@ func checkConnections(sp store.Spec, srv *stores.Server, clients int) error {
 		name = "max-connections" // MariaDB's spelling on the command line
 		given = sp.Options.Get(name)
 	}
-	limit, err := strconv.Atoi(given)
-	if err != nil {
-		return nil // not given, or the server's to judge
-	}
 	conns, what := clients, fmt.Sprintf("-c %d clients", clients)
 	if connectMode(sp) == "pool" {
 		if pool := poolSize(sp); pool < conns {
 			conns, what = pool, fmt.Sprintf("a pool of %d connections", pool)
 		}
+	}
+	if given == "" {
+		if srv.DefaultConnections == nil {
+			return nil
+		}
+		limit := srv.DefaultConnections() // 0: the program cannot say
+		if need := conns + 1; limit > 0 && need > limit {
+			with := sp
+			with.Options = url.Values{}
+			for k, v := range sp.Options {
+				with.Options[k] = v
+			}
+			with.Options.Set("max_connections", strconv.Itoa(need))
+			return fmt.Errorf("store %s: the server runs max_connections=%d unless told otherwise, which cannot take %s and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=%d or more (%s), or fewer clients", sp, limit, what, need, with)
+		}
+		return nil
+	}
+	limit, err := strconv.Atoi(given)
+	if err != nil {
+		return nil // the server's to judge
 	}
 	// A server that refuses to start below a limit needs that much
 	// whatever the clients; one that raises a smaller limit runs more
@@ -1402,6 +1443,34 @@ func parseVary(flags []string) ([]result.Axis, error) {
 		axes = append(axes, result.Axis{Name: name, Values: values})
 	}
 	return axes, nil
+}
+
+// lowerVariedSettings writes in lower case the name of a varied option
+// that is a server setting of every store (each a server kurabe starts,
+// whose own options it is not), as the stores' specs have it
+// (store.LowerSettings): --vary Max_Connections=100,3 is checked as
+// max_connections, and its column is named so.
+func (a *App) lowerVariedSettings(axes []result.Axis, specs []store.Spec) error {
+	for i, ax := range axes {
+		lower := strings.ToLower(ax.Name)
+		if lower == ax.Name {
+			continue
+		}
+		setting := len(specs) > 0
+		for _, sp := range specs {
+			setting = setting && a.startsServer(sp) && !slices.Contains(a.driver(sp.Driver).Server.Own, lower)
+		}
+		if !setting {
+			continue
+		}
+		for _, other := range axes {
+			if other.Name == lower {
+				return fmt.Errorf("--vary %s and --vary %s name one server setting (setting names are the same in any case); list all its values in one flag", ax.Name, other.Name)
+			}
+		}
+		axes[i].Name = lower
+	}
+	return nil
 }
 
 // expand turns each store into one store per combination of the varied

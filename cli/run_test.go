@@ -12,14 +12,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"kurabe/report"
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/store/mysql"
+	"kurabe/store/postgres"
 	"kurabe/store/server"
 	"kurabe/store/sqlite"
 	"kurabe/store/storefault"
@@ -225,6 +228,12 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"max_connections at -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "12"}, "store mysql:managed?max_connections=12: max_connections=12 cannot take -c 12 clients and kurabe's own connection, which counts and verifies the tables beside them; give max_connections=13 or more"},
 		{"max_connections above -c on mysql", []string{"run", "--store", "mysql:managed?max_connections=12", "-c", "1,15"}, "max_connections=12 cannot take -c 15 clients"},
 		{"max_connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "max_connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
+		// Server setting names are the same in any case (before, these
+		// two started the server and failed).
+		{"Max_Connections at -c", []string{"run", "--store", "postgres:managed?Max_Connections=5", "-c", "10"}, "store postgres:managed?max_connections=5: max_connections=5 cannot take -c 10 clients"},
+		{"Max_Connections varied", []string{"run", "--store", "mariadb:managed", "--vary", "Max_Connections=100,3"}, "max_connections=3 cannot take -c 10 clients"},
+		{"a setting twice in two cases", []string{"run", "--store", "postgres:managed?Shared_Buffers=32MB&shared_buffers=64MB"}, "server setting shared_buffers is given twice, as Shared_Buffers and as shared_buffers"},
+		{"a varied setting twice in two cases", []string{"run", "--store", "postgres:managed", "--vary", "Work_Mem=4MB,8MB", "--vary", "work_mem=16MB,32MB"}, "--vary Work_Mem and --vary work_mem name one server setting"},
 		// PostgreSQL does not start at or below its 3 reserved connections.
 		{"max_connections below PostgreSQL's reserved", []string{"run", "--store", "postgres:managed?max_connections=3", "-c", "1"}, "give max_connections=4 or more"},
 		// SQLite's per-op sessions take no SQL: neither tpcb nor
@@ -473,10 +482,54 @@ func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	if !strings.Contains(out, "page_size (read back)") || strings.Contains(out, "≠") {
 		t.Fatalf("matrix table wrong:\n%s", out)
 	}
+	if n := len(regexp.MustCompile(`\nsqlite +\d`).FindAllString(out, -1)); n != 4 {
+		t.Fatalf("%d rows named sqlite, want 4: a store alone is named by its driver\n%s", n, out)
+	}
 	for _, bad := range []string{"page_size", "page_size=", "=1,2"} {
 		if _, _, code := runCLI(t, testApp(), "run", "--vary", bad); code != ExitUsage {
 			t.Errorf("--vary %q: exit %d", bad, code)
 		}
+	}
+}
+
+// Two stores of one driver, varied alike, are told apart in the store
+// column of every table by their labels without the varied settings (which
+// have columns of their own). (A store alone keeps its driver's name:
+// TestVaryRunsEveryCombinationAndReadsBack.)
+func TestVaryTableTellsStoresOfOneDriverApart(t *testing.T) {
+	dir := t.TempDir()
+	js, page := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.html")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=wal", "--store", "sqlite:?journal_mode=delete",
+		"--vary", "cache_size=-2000,-4000", "--ops", "write", "-n", "20", "-c", "2", "--json", js, "--html", page)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	md, errs, code := runCLI(t, testApp(), "report", "--format", "markdown", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowStart := map[string]string{"text": "\n", "markdown": "\n\\| ", "html": "<td[^>]*>"}
+	for format, table := range map[string]string{"text": out, "markdown": md, "html": string(html)} {
+		for _, name := range []string{"sqlite?journal_mode=wal", "sqlite?journal_mode=delete"} {
+			if n := len(regexp.MustCompile(rowStart[format]+regexp.QuoteMeta(name)+"[ <]").FindAllString(strings.ReplaceAll(table, "&amp;", "&"), -1)); n != 2 {
+				t.Errorf("%s: %d rows named %s, want 2 (a row per cache_size):\n%s", format, n, name, table)
+			}
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.Benchstat(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "store=sqlite?journal_mode=wal/cache_size=-4000/op=write") || !strings.Contains(b.String(), "store=sqlite?journal_mode=delete/cache_size=-2000/op=write") {
+		t.Errorf("benchstat names do not tell the stores apart:\n%s", b.String())
 	}
 }
 
@@ -804,6 +857,9 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		stores.Entry{Driver: "reserving", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
 			return nil, errors.New("must not be opened")
 		}, Dialect: "postgres", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 4, RunsAtLeast: func() int { asked++; return 1 }}},
+		stores.Entry{Driver: "defaulting", Open: func(context.Context, store.Spec, store.Env) (store.Store, error) {
+			return nil, errors.New("must not be opened")
+		}, Dialect: "postgres", FilesPerSession: 1, Server: &stores.Server{StartsFrom: 4, RunsAtLeast: func() int { return 1 }, DefaultConnections: func() int { asked++; return 100 }}},
 	)
 	for _, c := range []struct {
 		spec    string
@@ -819,6 +875,11 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		// Below what the server starts with.
 		{"reserving:managed?max_connections=3", 1, "give max_connections=4 or more", true},
 		{"reserving:managed?max_connections=4", 3, "", false},
+		// None given: the server's default must take them.
+		{"defaulting:managed", 99, "", true},
+		{"defaulting:managed", 100, "the server runs max_connections=100 unless told otherwise, which cannot take -c 100 clients and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=101 or more (defaulting:managed?max_connections=101)", true},
+		{"defaulting:managed?connect=pool&pool_size=120", 200, "cannot take a pool of 120 connections and kurabe's own connection, which counts and verifies the tables beside them; give the store max_connections=121 or more (defaulting:managed?connect=pool&max_connections=121&pool_size=120)", true},
+		{"defaulting:managed?max_connections=300", 200, "", false},
 		// A server given by its address is not kurabe's to start.
 		{"raising://u@127.0.0.1/db?max_connections=3", 10, "", false},
 	} {
@@ -836,6 +897,165 @@ func TestConnectionCheckFollowsTheStoresTable(t *testing.T) {
 		}
 		if (asked > 0) != c.asks {
 			t.Errorf("%s with -c %d: the server's floor asked %d times, want asked: %v", c.spec, c.clients, asked, c.asks)
+		}
+	}
+}
+
+// A server whose connection limit the clients would fill turns clients
+// away, and every phase, writing ones too, runs with the others and is
+// verified: kurabe's counting connection is opened before the sessions.
+// Before, the write phase failed with "counting posts before write: too
+// many clients already". The server is a real PostgreSQL at
+// max_connections=8, given by its address (kurabe refuses too many clients
+// for a managed one before it starts).
+func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
+	dir, err := os.MkdirTemp("", "kurabe-full-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sp, _ := store.ParseSpec("postgres:managed?max_connections=8")
+	srv, err := postgres.Open(ctx, sp, store.Env{Dir: dir})
+	storetest.RequireServer(t, err)
+	defer srv.Close()
+	if err := srv.Setup(ctx, nil); err != nil {
+		storetest.RequireServer(t, err)
+	}
+	addr := strings.TrimPrefix(srv.Info(ctx).Target, "managed ")
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres://kurabe@"+addr+"/postgres", "--ops", "read-latest,write,mix",
+		"-n", "60", "-c", "12", "-q", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range doc.Stores[0].Phases {
+		refused := int64(0)
+		for _, e := range ph.SessionErrors {
+			refused += e.Count
+		}
+		// 8 connections: a phase that writes has kurabe's own and 7
+		// clients'; one that only reads, 8 clients'.
+		want := 7
+		if ph.Op == "read-latest" {
+			want = 8
+		}
+		if ph.Clients != want || refused != int64(12-want) || ph.Ops != 60 || ph.Errors != 0 {
+			t.Errorf("%s: %d clients ran, %d refused, %d ops, %d errors; want %d, %d, 60, 0", ph.Op, ph.Clients, refused, ph.Ops, ph.Errors, want, 12-want)
+		}
+		for _, v := range ph.Verify {
+			if v.Error != "" || v.Lost != 0 || v.After-v.Before != 60 && ph.Op == "write" {
+				t.Errorf("%s: verify %+v", ph.Op, v)
+			}
+		}
+	}
+	if !strings.Contains(out, "12 clients (as few as 7 ran)") {
+		t.Errorf("the header does not say how many clients ran:\n%s", out)
+	}
+}
+
+// More clients than a managed server's default max_connections takes
+// (as its program says) are refused before the server starts, with the
+// setting to give; given it, the check passes. Before, -c 160 started
+// PostgreSQL and MariaDB, and both failed once their phases began.
+func TestManagedDefaultMaxConnectionsChecked(t *testing.T) {
+	for _, c := range []struct {
+		driver string
+		limit  func() int
+	}{
+		{"postgres", postgres.DefaultConnections},
+		{"mariadb", func() int { return mysql.DefaultConnections("mariadb") }},
+	} {
+		t.Run(c.driver, func(t *testing.T) {
+			limit := c.limit()
+			if limit <= 0 {
+				storetest.RequireServer(t, fmt.Errorf("%s's server program does not say its max_connections: %w", c.driver, server.ErrMissing))
+			}
+			spec := c.driver + ":managed"
+			clients := strconv.Itoa(limit)
+			out, errs, code := runCLI(t, testApp(), "run", "--store", spec, "--ops", "write", "-n", "10", "-c", "1,"+clients, "-q")
+			want := fmt.Sprintf("store %s: the server runs max_connections=%d unless told otherwise, which cannot take -c %d clients and kurabe's own connection", spec, limit, limit)
+			if code != ExitUsage || !strings.Contains(errs, want) || !strings.Contains(errs, fmt.Sprintf("(%s?max_connections=%d)", spec, limit+1)) || out != "" {
+				t.Fatalf("exit %d; want %d and %q\n%s%s", code, ExitUsage, want, out, errs)
+			}
+			if _, err := testApp().planRun([]string{"--store", fmt.Sprintf("%s?max_connections=%d", spec, limit+1), "--ops", "write", "-n", "10", "-c", "1," + clients}, io.Discard); err != nil {
+				t.Errorf("with max_connections=%d: %v", limit+1, err)
+			}
+		})
+	}
+}
+
+// A variant whose tables the server refused (64k pages take no
+// row_format=Compressed) read nothing back: its row, store line and JSON
+// give the row format asked, marked as given and not read back, not as
+// read back, and the matrix does not judge it. Before, they showed
+// row_format COMPRESSED as read back.
+func TestFailedVariantReadsNothingBack(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "mariadb:managed?innodb_page_size=64k", "--vary", "row_format=Compressed,Dynamic",
+		"--ops", "write", "-n", "20", "-c", "2", "-q", "--json", js)
+	if code != 0 && strings.Contains(errs, "apt-get install") {
+		storetest.RequireServer(t, fmt.Errorf("%s: %w", strings.TrimSpace(errs), server.ErrMissing))
+	}
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (the Compressed variant fails)\n%s%s", code, ExitFailed, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Compressed (given; not read back)", "Dynamic"}
+	for i, s := range doc.Stores {
+		if got := s.Info.Options["row_format"]; got != want[i] {
+			t.Errorf("%s: row_format %q, want %q (error %q)", s.Label, got, want[i], s.Error)
+		}
+	}
+	if !regexp.MustCompile(`\nmariadb +Compressed +FAILED +Compressed \(given; not read back\) `).MatchString(out) || strings.Contains(out, "≠") {
+		t.Errorf("the failed variant's row:\n%s", out)
+	}
+}
+
+// A managed server's setting given in mixed case is one name: the store
+// line lists it once, as the server read it back, and the result's spec
+// and label have it in lower case. Before, Shared_Buffers=32MB was listed
+// twice (Shared_Buffers=32MB … shared_buffers=32MB).
+func TestMixedCaseSettingListedOnce(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed?Shared_Buffers=32MB", "--vary", "Work_Mem=4MB,8MB",
+		"--ops", "write", "-n", "10", "-c", "2", "-q", "--json", js)
+	if code != 0 && strings.Contains(errs, "apt-get install") {
+		storetest.RequireServer(t, fmt.Errorf("%s: %w", strings.TrimSpace(errs), server.ErrMissing))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	lines := regexp.MustCompile(`(?m)^store postgres.*$`).FindAllString(out, -1)
+	if len(lines) != 2 {
+		t.Fatalf("%d store lines, want 2:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		_, l, _ = strings.Cut(l, ") · ") // the options, after the label, target and version
+		if n := strings.Count(strings.ToLower(l), "shared_buffers="); n != 1 || !strings.Contains(l, " shared_buffers=32MB ") || strings.Count(strings.ToLower(l), "work_mem=") != 1 {
+			t.Errorf("shared_buffers listed %d times, want once as shared_buffers=32MB, and work_mem once: %s", n, l)
+		}
+	}
+	if !strings.Contains(out, "work_mem (read back)") || strings.Contains(out, "≠") {
+		t.Errorf("the --vary table:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Stores {
+		if !strings.Contains(s.Spec, "shared_buffers=32MB") || strings.Contains(s.Spec, "Shared") || s.Variant[0].Name != "work_mem" {
+			t.Errorf("spec %s, variant %v: want the settings in lower case", s.Spec, s.Variant)
 		}
 	}
 }

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"kurabe/hist"
-	"kurabe/numfmt"
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/workload"
@@ -388,6 +387,57 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		return st
 	}
+	// The tables the phase writes are counted before and after it, each
+	// on a connection of kurabe's own to its store (store.OpenCounter),
+	// opened before the clients' sessions: at a server's connection limit
+	// a client is turned away, and the phase runs with the others, rather
+	// than the count that verifies them.
+	var written []*store.Table
+	var writtenIn []store.Store
+	for c := range cfg.Clients {
+		if c > 0 && cfg.PerClient == nil {
+			break
+		}
+		for i, k := range instance(c).Kinds() {
+			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
+				written = append(written, k.Writes)
+				writtenIn = append(writtenIn, storeOf(c))
+			}
+		}
+	}
+	counters := make([]store.Counter, len(written))
+	var own []store.Counter // to close: tables of one store share its counter
+	defer func() {
+		for _, c := range own {
+			c.Close()
+		}
+	}()
+	for i, in := range writtenIn {
+		if j := slices.Index(writtenIn[:i], in); j >= 0 {
+			counters[i] = counters[j]
+			continue
+		}
+		err := patiently(ctx, func() (err error) {
+			counters[i], err = store.OpenCounter(ctx, in)
+			return err
+		})
+		if err != nil {
+			hint := ""
+			if store.Classify(err) == "too-many-connections" {
+				hint = "; kurabe counts and verifies the tables a phase writes on a connection of its own, opened before the clients' sessions, and the server had none free for it: raise its max_connections or close other connections to it"
+			}
+			return res, fmt.Errorf("connecting to count %s before %s: %w%s", written[i].Name, ph.Name, err, hint)
+		}
+		own = append(own, counters[i])
+	}
+	count := func(ctx context.Context, i int) (n int64, err error) {
+		err = patiently(ctx, func() (err error) {
+			n, err = counters[i].Count(ctx, written[i])
+			return err
+		})
+		return n, err
+	}
+
 	// Open every client's session, timed, before anyone starts.
 	workers := make([]*worker, cfg.Clients)
 	sessions := make([]store.Session, cfg.Clients)
@@ -456,7 +506,6 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	if len(opened) == 0 {
 		return res, fmt.Errorf("opening %d sessions: %w", cfg.Clients, firstErr(openErrs))
 	}
-	asked := cfg.Clients
 	workers = opened
 	cfg.Clients = len(opened)
 	if cfg.Shares != nil {
@@ -469,31 +518,12 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	// client has been made: a workload may empty its table as the phase
 	// begins (load does, in NewClient).
 	var verify []result.Verify
-	var written []*store.Table
-	var writtenIn []store.Store
-	for c := range asked {
-		if c > 0 && cfg.PerClient == nil {
-			break
+	for i, t := range written {
+		n, err := count(ctx, i)
+		if err != nil {
+			return res, fmt.Errorf("counting %s before %s: %w", t.Name, ph.Name, err)
 		}
-		for i, k := range instance(c).Kinds() {
-			if k.Writes != nil && ph.Weights[i] > 0 && !slices.Contains(written, k.Writes) {
-				var n int64
-				err := patiently(ctx, func() (err error) {
-					n, err = storeOf(c).Count(ctx, k.Writes)
-					return err
-				})
-				if err != nil {
-					hint := ""
-					if store.Classify(err) == "too-many-connections" {
-						hint = fmt.Sprintf("; kurabe counts and verifies on a connection of its own beside the sessions of %s, so the server must take one connection more than -c: raise its max_connections or run fewer clients", numfmt.Count(int64(len(opened)), "client", "clients"))
-					}
-					return res, fmt.Errorf("counting %s before %s: %w%s", k.Writes.Name, ph.Name, err, hint)
-				}
-				written = append(written, k.Writes)
-				writtenIn = append(writtenIn, storeOf(c))
-				verify = append(verify, result.Verify{Table: k.Writes.Name, Before: n})
-			}
-		}
+		verify = append(verify, result.Verify{Table: t.Name, Before: n})
 	}
 
 	openRec := hist.NewRecorder()
@@ -698,11 +728,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				}
 			}
 		}
-		var n int64
-		err := patiently(vctx, func() (err error) {
-			n, err = writtenIn[i].Count(vctx, written[i])
-			return err
-		})
+		n, err := count(vctx, i)
 		if err != nil {
 			v.Error = err.Error()
 			continue
@@ -743,8 +769,9 @@ func patiently(ctx context.Context, f func() error) error {
 	}
 }
 
-// CapacityPatience is how long a session or kurabe's own counting
-// connection refused for too many connections is tried again.
+// CapacityPatience is how long a session, kurabe's own counting
+// connection or a count on it refused for too many connections is tried
+// again.
 var CapacityPatience = 2 * time.Second
 
 // clientIO resolves cfg.IO for the phase: IOPoller unless the phase is a

@@ -432,15 +432,26 @@ func TestSessionsOfThePhaseBeforeAreWaitedFor(t *testing.T) {
 	}
 }
 
-// A server whose connection limit the clients' sessions fill has none
-// left for kurabe's count: the error says that kurabe needs one more.
-func TestCountWithoutAConnectionSaysWhy(t *testing.T) {
+// kurabe's counting connection is opened before the clients' sessions: at
+// a server's connection limit a client is turned away and the phase runs
+// with the others, verified; a server with no connection free even for
+// the count says why.
+func TestCountConnectionBeforeTheClients(t *testing.T) {
 	st := &storefault.Capacity{Store: openStore(t, "file:"), Max: 4, CountConnects: true}
 	w := bbsWorkload(t, "write")
 	setup(t, st, w)
-	_, err := RunPhase(context.Background(), Config{Clients: 4, Count: 100, Seed: 1}, st, w, 0)
-	if err == nil || !strings.Contains(err.Error(), "one connection more than -c") || !strings.Contains(err.Error(), "4 clients") {
-		t.Fatalf("RunPhase = %v; want an error saying kurabe needs a connection beside the 4 clients", err)
+	res, err := RunPhase(context.Background(), Config{Clients: 4, Count: 100, Seed: 1}, st, w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Clients != 3 || len(res.SessionErrors) != 1 || res.SessionErrors[0].Count != 1 || res.Ops != 100 || res.Verify[0].Error != "" || res.Verify[0].After != 100 {
+		t.Fatalf("clients %d, session errors %+v, ops %d, verify %+v; want 3 clients of 4 running and verified", res.Clients, res.SessionErrors, res.Ops, res.Verify)
+	}
+	full := &storefault.Capacity{Store: openStore(t, "file:"), Max: 0, CountConnects: true}
+	setup(t, full, w)
+	_, err = RunPhase(context.Background(), Config{Clients: 4, Count: 100, Seed: 1}, full, w, 0)
+	if err == nil || !strings.Contains(err.Error(), "connection of its own") || !strings.Contains(err.Error(), "max_connections") {
+		t.Fatalf("RunPhase = %v; want an error saying kurabe's counting connection found no place", err)
 	}
 }
 

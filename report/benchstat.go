@@ -25,8 +25,9 @@ import (
 // Names follow benchfmt's rules: no spaces; "/key=value" parts, which
 // benchstat can group by (-col /store); and never a trailing "-digits",
 // which would be read as GOMAXPROCS: the last part is clients=N. A store of
-// a --vary run is named by its driver, with each varied setting as a part
-// of its own (/journal_mode=wal). Configuration lines before the results
+// a --vary run is named as in the table, by its driver (or, when stores of
+// one driver differ in more, its label without the varied settings), with
+// each varied setting as a part of its own (/journal_mode=wal). Configuration lines before the results
 // record the machine and the workload (goos, cpu, workload).
 func Benchstat(w io.Writer, d *result.Document) error {
 	return writeBenchstat(w, []*result.Document{d})
@@ -61,12 +62,13 @@ func writeBenchstat(w io.Writer, docs []*result.Document) error {
 			}
 			b.WriteString(c[0] + ": " + v + "\n")
 		}
-		for _, s := range d.Stores {
+		names := variantStoreNames(d)
+		for i, s := range d.Stores {
 			for _, p := range s.Phases {
 				if p.Ops == 0 {
 					continue // benchstat needs a measurement; the table says why
 				}
-				b.WriteString(benchName(d, s, p))
+				b.WriteString(benchName(d, s, names[i], p))
 				b.WriteString(" " + strconv.FormatInt(p.Ops, 10))
 				l := p.Latency
 				// Nanoseconds are whole; ops/s to two decimals, as Go's
@@ -89,11 +91,12 @@ func writeBenchstat(w io.Writer, docs []*result.Document) error {
 	return err
 }
 
-// benchName names a phase as a benchmark.
-func benchName(d *result.Document, s result.Store, p result.Phase) string {
+// benchName names a phase as a benchmark; variant is the store's name in
+// a --vary run's table (variantStoreNames).
+func benchName(d *result.Document, s result.Store, variant string, p result.Phase) string {
 	storeName := s.Label
-	if len(s.Variant) > 0 && s.Info.Driver != "" {
-		storeName = s.Info.Driver
+	if len(s.Variant) > 0 {
+		storeName = variant
 	}
 	name := "BenchmarkKurabe/store=" + benchPart(storeName)
 	for _, v := range s.Variant {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,12 +50,10 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 	numeric = append(numeric, true, true)
 
 	repeats := max(d.Run.Repeat, 1)
+	names := variantStoreNames(d)
 	var rows []row
-	for _, s := range d.Stores {
-		name := s.Info.Driver
-		if name == "" {
-			name = s.Label
-		}
+	for i, s := range d.Stores {
+		name := names[i]
 		asked := map[string]string{}
 		for _, v := range s.Variant {
 			asked[v.Name] = v.Value
@@ -105,6 +104,8 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				switch {
 				case !ok:
 					got = "?"
+				case strings.Contains(got, "not read back"):
+					// (given; not read back): nothing to judge
 				case !sameSetting(asked[a.Name], got):
 					got = "≠ " + got
 				}
@@ -119,6 +120,70 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 		}
 	}
 	return header, rows, numeric
+}
+
+// variantStoreNames names each store of a --vary run for the store column:
+// its driver (sqlite), or, where stores of one driver differ in more than
+// the varied settings, its label without them (sqlite?journal_mode=wal,
+// postgres?connect=pool, sqlite via http), since the varied settings have
+// columns of their own. Variants of one store share a name.
+func variantStoreNames(d *result.Document) []string {
+	short := make([]string, len(d.Stores))
+	full := make([]string, len(d.Stores))
+	bases := map[string]map[string]bool{}
+	for i, s := range d.Stores {
+		full[i] = labelWithout(s.Label, s.Variant)
+		short[i] = s.Info.Driver
+		if short[i] == "" {
+			short[i] = labelDriver(s.Label)
+		}
+		if bases[short[i]] == nil {
+			bases[short[i]] = map[string]bool{}
+		}
+		bases[short[i]][full[i]] = true
+	}
+	for i := range short {
+		if len(bases[short[i]]) > 1 {
+			short[i] = full[i]
+		}
+	}
+	return short
+}
+
+// labelDriver is the driver a store's label starts with.
+func labelDriver(label string) string {
+	if i := strings.IndexAny(label, "?# "); i >= 0 {
+		return label[:i]
+	}
+	return label
+}
+
+// labelWithout is a store's label (driver?options#n via http, as the run
+// names its stores) without the options a --vary set.
+func labelWithout(label string, variant []result.Setting) string {
+	label, via, hasVia := strings.Cut(label, " via ")
+	num := ""
+	if i := strings.LastIndexByte(label, '#'); i >= 0 {
+		if _, err := strconv.Atoi(label[i+1:]); err == nil {
+			label, num = label[:i], label[i:]
+		}
+	}
+	name, query, _ := strings.Cut(label, "?")
+	var keep []string
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if k, err := url.QueryUnescape(k); err == nil && kv != "" && !slices.ContainsFunc(variant, func(v result.Setting) bool { return v.Name == k }) {
+			keep = append(keep, kv)
+		}
+	}
+	if len(keep) > 0 {
+		name += "?" + strings.Join(keep, "&")
+	}
+	name += num
+	if hasVia {
+		name += " via " + via
+	}
+	return name
 }
 
 // sameSetting compares a requested setting with the value a store reports,

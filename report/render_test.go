@@ -566,7 +566,7 @@ func TestBenchstatParses(t *testing.T) {
 func TestBenchNameKeepsToBenchfmtRules(t *testing.T) {
 	d := varyDoc()
 	d.Stores[0].Info.Driver = "sq lite/x"
-	name := benchName(d, d.Stores[0], d.Stores[0].Phases[0])
+	name := benchName(d, d.Stores[0], d.Stores[0].Info.Driver, d.Stores[0].Phases[0])
 	if name != "BenchmarkKurabe/store=sq_lite_x/journal_mode=delete/synchronous=off/op=write/clients=2" {
 		t.Fatalf("name %q", name)
 	}

@@ -2,8 +2,10 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -248,4 +250,50 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// LowerSettings returns the spec of a managed server with the names of
+// its server settings in lower case, as the servers take them in any case
+// (PostgreSQL's Shared_Buffers is shared_buffers, MariaDB's
+// Max_Connections max_connections), so that every check, the store line
+// and the result see one name. own are the driver's own options, whose
+// names are taken as given (a Connect is not connect, and stays as it is
+// for the driver to refuse). A setting given twice under two spellings is
+// an error.
+func LowerSettings(s Spec, own []string) (Spec, error) {
+	var rename []string
+	for k := range s.Options {
+		if lower := strings.ToLower(k); lower != k && !slices.Contains(own, lower) {
+			rename = append(rename, k)
+		}
+	}
+	if len(rename) == 0 {
+		return s, nil
+	}
+	slices.Sort(rename)
+	out := s
+	out.Options = url.Values{}
+	for k, v := range s.Options {
+		out.Options[k] = v
+	}
+	for _, k := range rename {
+		lower := strings.ToLower(k)
+		if _, twice := out.Options[lower]; twice {
+			return s, fmt.Errorf("%s: server setting %s is given twice, as %s (setting names are the same in any case); give it once", s.Driver, lower, strings.Join(spellings(s.Options, lower), " and as "))
+		}
+		out.Options[lower] = out.Options[k]
+		delete(out.Options, k)
+	}
+	return out, nil
+}
+
+// spellings are the names under which options holds lower, in order.
+func spellings(options url.Values, lower string) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(options)) {
+		if strings.ToLower(n) == lower {
+			out = append(out, n)
+		}
+	}
+	return out
 }

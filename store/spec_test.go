@@ -166,3 +166,41 @@ func TestAddressProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestLowerSettings(t *testing.T) {
+	own := []string{"connect", "pool_size"}
+	for _, c := range []struct {
+		spec, want, err string
+	}{
+		// A server setting in any case is one name, in lower case.
+		{"postgres:managed?Shared_Buffers=32MB&Max_Connections=5", "postgres:managed?max_connections=5&shared_buffers=32MB", ""},
+		// Lower case already: the spec as it was.
+		{"postgres:managed?shared_buffers=32MB&connect=pool", "postgres:managed?connect=pool&shared_buffers=32MB", ""},
+		// kurabe's own options keep their rules: Connect is not connect,
+		// and stays for the driver to refuse.
+		{"postgres:managed?Connect=pool&Work_Mem=8MB", "postgres:managed?Connect=pool&work_mem=8MB", ""},
+		// MariaDB's dashes stay; only the case changes.
+		{"mariadb:managed?Max-Connections=20", "mariadb:managed?max-connections=20", ""},
+		// One setting under two spellings.
+		{"postgres:managed?Shared_Buffers=32MB&shared_buffers=64MB", "", "server setting shared_buffers is given twice, as Shared_Buffers and as shared_buffers"},
+		{"postgres:managed?SHARED_BUFFERS=32MB&Shared_Buffers=64MB", "", "server setting shared_buffers is given twice, as SHARED_BUFFERS and as Shared_Buffers"},
+	} {
+		sp, err := ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LowerSettings(sp, own)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err = %v, want %q", c.spec, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.String() != c.want {
+			t.Errorf("%s: %s, %v; want %s", c.spec, got, err, c.want)
+		}
+		if sp.String() != (Spec{Driver: sp.Driver, Target: sp.Target, Options: sp.Options}).String() {
+			t.Errorf("%s: the spec given was changed", c.spec)
+		}
+	}
+}

@@ -193,6 +193,36 @@ type BulkLoader interface {
 	BulkLoad(ctx context.Context, t *Table, next func() (Row, bool)) (int64, error)
 }
 
+// Counter counts a store's tables, as Store.Count does, on a connection
+// it holds until Close.
+type Counter interface {
+	Count(ctx context.Context, t *Table) (int64, error)
+	Close() error
+}
+
+// CounterOpener is implemented by stores whose Count takes a connection
+// of the server's (up to its max_connections). The engine opens the
+// counter before the clients' sessions, so that at the server's limit a
+// client is turned away, and the phase runs with the others, rather than
+// the count that verifies it.
+type CounterOpener interface {
+	OpenCounter(ctx context.Context) (Counter, error)
+}
+
+// OpenCounter returns st's own counter when it has one (CounterOpener),
+// or else one that calls st.Count, which opens what it needs each time.
+func OpenCounter(ctx context.Context, st Store) (Counter, error) {
+	if o, ok := st.(CounterOpener); ok {
+		return o.OpenCounter(ctx)
+	}
+	return storeCounter{st}, nil
+}
+
+type storeCounter struct{ st Store }
+
+func (c storeCounter) Count(ctx context.Context, t *Table) (int64, error) { return c.st.Count(ctx, t) }
+func (storeCounter) Close() error                                         { return nil }
+
 // Networked is implemented by stores whose every operation waits on a
 // socket (database servers, HTTP services). Such operations take turns
 // by themselves, so the engine does not make clients yield between them,

@@ -59,16 +59,26 @@ type Server struct {
 	// any it starts with. It may ask the server program which it is, and
 	// is asked only of a limit below the clients'.
 	RunsAtLeast func() int
+	// DefaultConnections returns the max_connections the server runs
+	// when none is given (PostgreSQL's 100, MariaDB's 151), as the
+	// server program says; 0 when it cannot say. It is asked only of a
+	// spec that gives none.
+	DefaultConnections func() int
+	// Own are the driver's own options; every other option of a managed
+	// store is a server setting, whose name the server takes in any case
+	// (store.LowerSettings).
+	Own []string
 }
 
 // mysqlServer is the server mariadb:managed or mysql:managed starts; the
 // latter may be MySQL (mysql.MinConnections).
 func mysqlServer(driver string) *Server {
-	return &Server{StartsFrom: 1, RunsAtLeast: func() int { return mysql.MinConnections(driver) }}
+	return &Server{StartsFrom: 1, RunsAtLeast: func() int { return mysql.MinConnections(driver) },
+		DefaultConnections: func() int { return mysql.DefaultConnections(driver) }, Own: mysql.OwnOptions()}
 }
 
 // postgresServer is the server postgres:managed starts.
-var postgresServer = &Server{StartsFrom: 4, RunsAtLeast: func() int { return 1 }}
+var postgresServer = &Server{StartsFrom: 4, RunsAtLeast: func() int { return 1 }, DefaultConnections: postgres.DefaultConnections, Own: postgres.OwnOptions()}
 
 // Builtin lists the drivers kurabe ships.
 var Builtin = []Entry{

@@ -92,6 +92,12 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env, opts option
 	if env.Dir == "" {
 		return nil, fmt.Errorf("%s: a managed server needs a data directory and kurabe gave none", spec.Driver)
 	}
+	// Setting names in lower case (store.LowerSettings): the server
+	// takes them in any case.
+	spec, err := store.LowerSettings(spec, storeOptions)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for k := range spec.Options {
 		if !slices.Contains(storeOptions, k) {
@@ -228,6 +234,35 @@ func MinConnections(driver string) int {
 		return 1
 	}
 	return mariadb
+}
+
+// maxConnectionsLine is max_connections's line in mariadbd --help
+// --verbose's list of values.
+var maxConnectionsLine = regexp.MustCompile(`(?m)^max[-_]connections\s+(\d+)\s*$`)
+
+// DefaultConnections is the max_connections the server that
+// DRIVER:managed starts runs when none is given (MariaDB's and MySQL's
+// 151), as the server program's --help --verbose says it with no
+// configuration files (kurabe starts it with --no-defaults); 0 when the
+// program is not found or does not say.
+func DefaultConnections(driver string) int {
+	bin, err := serverProgram(driver)
+	if err != nil {
+		return 0
+	}
+	u, err := server.Unprivileged("mysql", "nobody")
+	if err != nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, _ := server.Output(ctx, u, bin, "--no-defaults", "--help", "--verbose")
+	m := maxConnectionsLine.FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
 }
 
 // flavorOf tells MariaDB from MySQL by the program's name or version.

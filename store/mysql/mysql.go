@@ -95,6 +95,10 @@ const (
 // settings (managed) or errors (external).
 var storeOptions = []string{"engine", "row_format", "page_compressed", "encrypted", "connect", "pool_size", "database", "driver"}
 
+// OwnOptions are the store's own options; any other option of a managed
+// store is a server setting.
+func OwnOptions() []string { return slices.Clone(storeOptions) }
+
 // options are the store options in effect.
 type options struct {
 	engine         string // InnoDB, MyISAM or Aria
@@ -686,12 +690,38 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 		return 0, scrub(err, s.secret)
 	}
 	defer c.Close()
+	return s.count(ctx, c, t)
+}
+
+func (s *Store) count(ctx context.Context, c *sql.Conn, t *store.Table) (int64, error) {
 	var n int64
 	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(t.Name)).Scan(&n); err != nil {
 		return 0, scrub(fmt.Errorf("%s: %w", s.driver, classify(err, false)), s.secret)
 	}
 	return n, nil
 }
+
+// OpenCounter opens the connection Count would, and keeps it
+// (store.CounterOpener). Each count is a statement of its own in
+// autocommit, so it sees every row committed before it.
+func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, scrub(err, s.secret)
+	}
+	return &counter{s, c}, nil
+}
+
+type counter struct {
+	s *Store
+	c *sql.Conn
+}
+
+func (c *counter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.count(ctx, c.c, t)
+}
+
+func (c *counter) Close() error { return c.c.Close() }
 
 // readBack are server settings Info always reports, when the server has
 // them.
@@ -757,7 +787,11 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			}
 		}
 	}
-	s.tableInfo(ctx, c, &info)
+	if !s.tableInfo(ctx, c, &info) {
+		// No table of kurabe's to read them from (Setup failed: a row
+		// format the page size does not take): what was asked, as asked.
+		s.markGiven(info.Options)
+	}
 	return info
 }
 
@@ -769,13 +803,19 @@ func (s *Store) Info(ctx context.Context) store.Info {
 // (engine=InnoDB, row_format=(engine default), …) as if read back.
 func (s *Store) givenOptions() map[string]string {
 	o := s.optionMap()
+	s.markGiven(o)
+	return o
+}
+
+// markGiven replaces the table options in o, which could not be read
+// back, with those the spec gave, marked as not read back.
+func (s *Store) markGiven(o map[string]string) {
 	for _, name := range tableOptions {
 		delete(o, name)
 		if v := s.given.Get(name); v != "" {
 			o[name] = v + " (given; not read back)"
 		}
 	}
-	return o
 }
 
 // tableOptions are the options Info reads back from the table.
@@ -822,12 +862,13 @@ func variable(ctx context.Context, c *sql.Conn, name string) (string, bool) {
 }
 
 // tableInfo reports each kurabe table's engine, row format and create
-// options (where page_compressed and encrypted show), and their size.
-func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
+// options (where page_compressed and encrypted show), and their size. It
+// says whether it found a table to read them from.
+func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bool {
 	ours := map[string]bool{}
 	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable))
 	if err != nil {
-		return // no Setup yet: no tables
+		return false // no Setup yet: no tables
 	}
 	for rows.Next() {
 		var n string
@@ -840,7 +881,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 		COALESCE(DATA_LENGTH, 0) + COALESCE(INDEX_LENGTH, 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?`, s.opts.database)
 	if err != nil {
 		info.Facts["error"] = scrub(fmt.Errorf("cannot read table options: %w", err), s.secret).Error()
-		return
+		return false
 	}
 	defer rows.Close()
 	var total int64
@@ -891,6 +932,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) {
 	if s.m == nil {
 		info.Facts["data_size_bytes"] = info.Facts["tables_size_bytes"]
 	}
+	return len(per) > 0
 }
 
 // Close closes the store's connections and stops a managed server

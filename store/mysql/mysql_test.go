@@ -109,6 +109,15 @@ func TestServer(t *testing.T) {
 	ctx := context.Background()
 	managed := startManaged(t, "?innodb_flush_log_at_trx_commit=2&innodb_buffer_pool_size=64M&max_allowed_packet=1M")
 	root := rootDB(t, managed)
+	// The command line checks -c against the limit the program says a
+	// managed server runs when none is given: the one it runs.
+	var running int
+	if err := root.QueryRow("SELECT @@max_connections").Scan(&running); err != nil {
+		t.Fatal(err)
+	}
+	if d := DefaultConnections("mariadb"); d <= 0 || d != running {
+		t.Errorf("DefaultConnections(mariadb) = %d, the server runs max_connections=%d", d, running)
+	}
 	addr := managedAddr(t, managed)
 	pw := "Pw-" + randomHex(t)
 	mustExec(t, root, "CREATE USER 'tester'@'127.0.0.1' IDENTIFIED BY '"+pw+"'", "GRANT ALL ON *.* TO 'tester'@'127.0.0.1'")
@@ -394,6 +403,26 @@ func TestServer(t *testing.T) {
 			if len(tables) != 1 || tables[0] != want {
 				t.Errorf("%s after the refusal: tables %v, want only the user's %s", db, tables, want)
 			}
+		}
+	})
+
+	// A store whose tables could not be made (the server refused their
+	// create options) has no table to read its table options back from:
+	// Info gives them as given, marked so, never as if read back. Before,
+	// the row format asked showed as read back (row_format COMPRESSED).
+	t.Run("FailedSetupReadsNoTableOptions", func(t *testing.T) {
+		st := open(t, "&page_compressed=1&row_format=Compressed")
+		if err := st.Setup(ctx, []*store.Table{storetest.Table()}); err == nil {
+			t.Fatal("Setup with page_compressed=1 and row_format=Compressed succeeded; the test needs options the server refuses")
+		}
+		info := st.Info(ctx)
+		for name, want := range map[string]string{"row_format": "Compressed (given; not read back)", "page_compressed": "1 (given; not read back)", "engine": ""} {
+			if got := info.Options[name]; got != want {
+				t.Errorf("Info.Options[%s] = %q, want %q", name, got, want)
+			}
+		}
+		if info.Version == "" {
+			t.Errorf("the server was reached, and its version not read: %+v", info)
 		}
 	})
 

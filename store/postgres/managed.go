@@ -31,13 +31,18 @@ type managed struct {
 type setting struct{ name, value string }
 
 // newManaged finds the server programs, sorts the server settings out of
-// the spec's options and asks the server program whether it has each of
-// them. It starts no server.
+// the spec's options (their names in lower case: store.LowerSettings) and
+// asks the server program whether it has each of them. It starts no
+// server.
 func newManaged(ctx context.Context, spec store.Spec, env store.Env) (*managed, error) {
 	if env.Dir == "" {
 		return nil, errors.New("postgres: a managed server needs a data directory and none was given; give --dir or use postgres://user@host:port/db")
 	}
 	m := &managed{dataDir: filepath.Join(env.Dir, "pgdata"), log: filepath.Join(env.Dir, "postgres.log"), keep: env.Keep}
+	spec, err := store.LowerSettings(spec, storeOptions)
+	if err != nil {
+		return nil, err
+	}
 	for name, v := range spec.Options {
 		switch {
 		case slices.Contains(storeOptions, name):
@@ -52,7 +57,6 @@ func newManaged(ctx context.Context, spec store.Spec, env store.Env) (*managed, 
 		m.settings = append(m.settings, setting{name, v[0]})
 	}
 	slices.SortFunc(m.settings, func(a, b setting) int { return strings.Compare(a.name, b.name) })
-	var err error
 	if m.initdb, err = server.Find("initdb", "postgresql", "/usr/lib/postgresql/*/bin"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -107,6 +111,39 @@ func (m *managed) unknownSetting(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// DefaultConnections is the max_connections a managed server runs when
+// none is given (100), as the installed server program says with no
+// configuration (postgres -C, as unknownSetting asks it); 0 when the
+// programs are not found or do not say. (initdb writes the 100 into the
+// configuration it makes, or fewer on a machine short of shared memory,
+// where the server then turns away the clients it has no place for.)
+func DefaultConnections() int {
+	initdb, err := server.Find("initdb", "postgresql", "/usr/lib/postgresql/*/bin")
+	if err != nil {
+		return 0
+	}
+	bin, err := server.Find("postgres", "postgresql", filepath.Dir(initdb))
+	if err != nil {
+		return 0
+	}
+	u, err := server.Unprivileged("postgres", "nobody")
+	if err != nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// No data directory is read: the one named need not exist.
+	out, _ := server.Output(ctx, u, bin, "--config-file=/dev/null", "-c", "data_directory=/nonexistent/kurabe",
+		"-c", "hba_file=/dev/null", "-c", "ident_file=/dev/null", "-C", "max_connections")
+	// The value is a line of its own; the server may log beside it.
+	for _, line := range strings.Split(string(out), "\n") {
+		if n, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // sameDir reports whether two paths name one directory, through symbolic

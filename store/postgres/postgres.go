@@ -115,6 +115,10 @@ var connectNames = []string{"session", "pool", "per-op"}
 // other option is a server setting.
 var storeOptions = []string{"connect", "protocol", "synchronous_commit", "pool_size", "driver"}
 
+// OwnOptions are the store's own options; any other option of a managed
+// store is a server setting.
+func OwnOptions() []string { return slices.Clone(storeOptions) }
+
 // reserved are server settings kurabe chooses for a managed server, since
 // it must know them to connect.
 var reserved = []string{"listen_addresses", "port", "unix_socket_directories", "data_directory", "hba_file", "config_file"}
@@ -486,11 +490,40 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 		return 0, err
 	}
 	defer closeConn(c)
+	return s.count(ctx, c, t)
+}
+
+func (s *Store) count(ctx context.Context, c *pgx.Conn, t *store.Table) (int64, error) {
 	var n int64
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM "+qualified(t.Name)).Scan(&n); err != nil {
 		return 0, s.fail(fmt.Errorf("postgres: %s: counting %s: %w", s.target, t.Name, err))
 	}
 	return n, nil
+}
+
+// OpenCounter opens the connection Count would, and keeps it
+// (store.CounterOpener). Each count is a statement of its own in
+// autocommit, so it sees every row committed before it.
+func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &counter{s, c}, nil
+}
+
+type counter struct {
+	s *Store
+	c *pgx.Conn
+}
+
+func (c *counter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.count(ctx, c.c, t)
+}
+
+func (c *counter) Close() error {
+	closeConn(c.c)
+	return nil
 }
 
 // Networked: every operation waits on the server's socket (store.Networked).

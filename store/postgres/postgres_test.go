@@ -149,6 +149,11 @@ func TestManagedSettingsReadBackAndStop(t *testing.T) {
 			t.Errorf("Info.Options[%s] not read back", k)
 		}
 	}
+	// The command line checks -c against the limit the program says a
+	// managed server runs when none is given: the one it runs.
+	if d := DefaultConnections(); d <= 0 || info.Options["max_connections"] != strconv.Itoa(d) {
+		t.Errorf("DefaultConnections() = %d, the server runs max_connections=%s", d, info.Options["max_connections"])
+	}
 	if want := "managed 127.0.0.1:" + strconv.Itoa(m.port); info.Target != want {
 		t.Errorf("Target = %q, want %q", info.Target, want)
 	}

@@ -183,40 +183,84 @@ func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
 }
 
 // Setup creates kurabe's tables empty, dropping earlier ones kurabe made.
+// Whether it may is checked first, before anything is made or set in the
+// file (kurabe_meta, or a pragma the file keeps, such as journal_mode=wal),
+// so that a refused run leaves the database as it was; then everything is
+// made in one transaction, so that a failure leaves nothing half made.
 func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
+	if err := s.checkOwned(tables); err != nil {
+		return err
+	}
 	c, err := s.conn(true)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := c.Exec("CREATE TABLE IF NOT EXISTS kurabe_meta (name TEXT PRIMARY KEY, created INTEGER NOT NULL)"); err != nil {
-		return fmt.Errorf("sqlite: %s: %w", s.path, classify(err))
+	stmts := []string{"BEGIN IMMEDIATE", "CREATE TABLE IF NOT EXISTS " + metaTable + " (name TEXT PRIMARY KEY, created INTEGER NOT NULL)"}
+	for _, t := range tables {
+		name := prefix + t.Name
+		stmts = append(stmts,
+			"DROP TABLE IF EXISTS "+name,
+			createSQL(t),
+			"INSERT OR REPLACE INTO "+metaTable+" VALUES ('"+name+"', unixepoch())",
+		)
+		for _, ix := range t.Indexes {
+			stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+		}
+	}
+	for _, q := range append(stmts, "COMMIT") {
+		if err := c.Exec(q); err != nil {
+			if !c.GetAutocommit() {
+				c.Exec("ROLLBACK")
+			}
+			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+		}
+	}
+	return nil
+}
+
+// metaTable lists the tables kurabe created, with these columns.
+const (
+	metaTable   = prefix + "meta"
+	metaColumns = "name, created"
+)
+
+// checkOwned refuses tables Setup would drop that kurabe did not create,
+// and a kurabe_meta that is not kurabe's (of other columns, or not a
+// table), on a connection that sets nothing in the file.
+func (s *Store) checkOwned(tables []*store.Table) error {
+	c, err := s.conn(false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	kind := queryText(c, "SELECT type FROM sqlite_master WHERE name = '"+metaTable+"'")
+	if kind != "" {
+		cols := queryText(c, "SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info('"+metaTable+"') ORDER BY cid)")
+		if kind != "table" || cols != metaColumns {
+			return fmt.Errorf("sqlite: table %s in %s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database file", metaTable, s.path, store.ErrNotOwned, metaColumns)
+		}
 	}
 	for _, t := range tables {
 		name := prefix + t.Name
+		if name == metaTable {
+			return fmt.Errorf("sqlite: a workload table may not be called %s, kurabe's own list of its tables", name)
+		}
 		exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
 		if err != nil {
 			return err
 		}
-		owned, err := queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'")
-		if err != nil {
-			return err
+		if exists == 0 {
+			continue
 		}
-		if exists > 0 && owned == 0 {
-			return fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
-		}
-		stmts := []string{
-			"DROP TABLE IF EXISTS " + name,
-			createSQL(t),
-			"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
-		}
-		for _, ix := range t.Indexes {
-			stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
-		}
-		for _, q := range stmts {
-			if err := c.Exec(q); err != nil {
-				return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+		owned := int64(0)
+		if kind != "" {
+			if owned, err = queryInt(c, "SELECT count(*) FROM "+metaTable+" WHERE name = '"+name+"'"); err != nil {
+				return err
 			}
+		}
+		if owned == 0 {
+			return fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
 		}
 	}
 	return nil

@@ -78,6 +78,67 @@ func TestRefusesTableItDidNotCreate(t *testing.T) {
 	}
 }
 
+// A refused run leaves the user's database as it was, byte for byte: no
+// kurabe_meta, none of the tables before the refused one, and no pragma
+// the file keeps (journal_mode=wal). A kurabe_meta of the user's, of
+// other columns, is refused by name, as on the servers, not with SQLite's
+// "no such column". Before, the first made an empty kurabe_meta (and any
+// table before the refused one) and switched the file to WAL; the second
+// failed with "no such column: name".
+func TestRefusalLeavesTheDatabaseAsItWas(t *testing.T) {
+	fresh := &store.Table{Name: "fresh", Columns: []store.Column{{Name: "id", Kind: store.Int}}}
+	for _, c := range []struct {
+		name, user string // the user's database
+		want       []string
+	}{
+		{"a table of the user's", "CREATE TABLE kurabe_conformance (x); INSERT INTO kurabe_conformance VALUES (42)",
+			[]string{"table kurabe_conformance in", "not created by kurabe"}},
+		{"a kurabe_meta of the user's", "CREATE TABLE kurabe_meta (a int); INSERT INTO kurabe_meta VALUES (7)",
+			[]string{"table kurabe_meta in", "not created by kurabe (kurabe's list of its tables has the columns name, created)", "give kurabe another database file"}},
+		{"a view named kurabe_meta", "CREATE TABLE notes (name, created); CREATE VIEW kurabe_meta AS SELECT * FROM notes",
+			[]string{"table kurabe_meta in", "not created by kurabe"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "app.db")
+			db, err := sqlite3.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Exec(c.user); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := open(t, "sqlite:"+path+"?journal_mode=wal&page_size=8192")
+			defer st.Close()
+			err = st.Setup(context.Background(), []*store.Table{fresh, storetest.Table()})
+			if !errors.Is(err, store.ErrNotOwned) {
+				t.Fatalf("err = %v, want ErrNotOwned", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v, want it to say %q", err, w)
+				}
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(after) != string(before) {
+				t.Errorf("the refused run changed the database file (%d bytes, was %d)", len(after), len(before))
+			}
+			for _, suffix := range []string{"-wal", "-journal"} {
+				if _, err := os.Stat(path + suffix); err == nil {
+					t.Errorf("the refused run left %s beside the database", filepath.Base(path+suffix))
+				}
+			}
+		})
+	}
+}
+
 func TestBusyIsClassified(t *testing.T) {
 	// With no busy timeout, a writer blocked by another's open write
 	// transaction fails with SQLITE_BUSY, classified as "busy".

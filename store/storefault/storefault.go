@@ -103,6 +103,31 @@ func (c *Capacity) Count(ctx context.Context, t *store.Table) (int64, error) {
 	return c.Store.Count(ctx, t)
 }
 
+// OpenCounter takes a place as a server store's counter does
+// (store.CounterOpener), with CountConnects; without, the store counts
+// without a connection and the counter takes none.
+func (c *Capacity) OpenCounter(ctx context.Context) (store.Counter, error) {
+	if !c.CountConnects {
+		return store.OpenCounter(ctx, c.Store)
+	}
+	if c.open.Add(1) > c.Max {
+		c.open.Add(-1)
+		return nil, &store.ClassError{Class: "too-many-connections", Err: errors.New("too many connections (fake limit)")}
+	}
+	return &capCounter{c: c}, nil
+}
+
+type capCounter struct{ c *Capacity }
+
+func (k *capCounter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return k.c.Store.Count(ctx, t)
+}
+
+func (k *capCounter) Close() error {
+	k.c.release()
+	return nil
+}
+
 func (c *Capacity) Open(ctx context.Context) (store.Session, error) {
 	if c.open.Add(1) > c.Max {
 		c.open.Add(-1)
@@ -116,17 +141,22 @@ func (c *Capacity) Open(ctx context.Context) (store.Session, error) {
 	return &capSession{Session: s, c: c}, nil
 }
 
+// release gives back a place, after Release.
+func (c *Capacity) release() {
+	if c.Release > 0 {
+		time.AfterFunc(c.Release, func() { c.open.Add(-1) })
+	} else {
+		c.open.Add(-1)
+	}
+}
+
 type capSession struct {
 	store.Session
 	c *Capacity
 }
 
 func (s *capSession) Close() error {
-	if s.c.Release > 0 {
-		time.AfterFunc(s.c.Release, func() { s.c.open.Add(-1) })
-	} else {
-		s.c.open.Add(-1)
-	}
+	s.c.release()
 	return s.Session.Close()
 }
 
