@@ -77,6 +77,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/server"
 )
@@ -186,7 +187,7 @@ type Store struct {
 	target string        // for Info; a managed store's is set once it runs
 	given  url.Values    // the options the spec gave, for Info before the server is read
 	base   *mysql.Config // kurabe's login; nil for a managed store until it runs
-	secret string        // the password, scrubbed from every error text
+	secret hidden        // the password, scrubbed from every error text
 	m      *managed      // nil for an external server
 
 	mu        sync.Mutex
@@ -234,7 +235,8 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			}
 			s.opts.database = db
 		}
-		s.base, s.secret = cfg, pass
+		host, _, _ := net.SplitHostPort(cfg.Addr)
+		s.base, s.secret = cfg, hidden{pass, []string{cfg.User, host, db}}
 		s.target = spec.Driver + ":" + store.RedactTarget(spec.Target) // as typed: mariadb:// or mysql://
 		return s, nil
 	case spec.Target == "managed" || spec.Target == "":
@@ -340,7 +342,7 @@ func (s *Store) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), pass
+		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), hidden{pw: pass}
 		s.target = "managed " + addr
 	}
 	admin, err := openDB(s.base)
@@ -951,18 +953,30 @@ func classify(err error, connecting bool) error {
 	return err
 }
 
+// hidden is a password to keep out of messages, and the parts of its
+// address a message shows, which stay even when the password is one of
+// them (a password equal to the user name).
+type hidden struct {
+	pw      string
+	visible []string // user, host and database
+}
+
 // scrub replaces the password in err's text, should any path of the driver
-// or of this package ever put it there. The class and the sentinel errors
-// callers test for survive.
-func scrub(err error, secret string) error {
-	if err == nil || secret == "" {
+// or of this package ever put it there: a URL's password field and
+// password= values always, and the password where it stands as a word,
+// unless it is one of kurabe's words (mysql, mariadb) or a visible part of
+// the address (redact.Words). The class and the sentinel errors callers
+// test for survive.
+func scrub(err error, secret hidden) error {
+	if err == nil || secret.pw == "" {
 		return err
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, secret) {
+	clean := redact.Words(store.HideSecrets(msg), []string{secret.pw}, secret.visible...)
+	if clean == msg {
 		return err
 	}
-	out := &scrubbed{msg: strings.ReplaceAll(msg, secret, "xxxxx")}
+	out := &scrubbed{msg: clean}
 	for _, keep := range []error{store.ErrNotOwned, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, keep) {
 			out.is = keep

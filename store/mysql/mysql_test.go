@@ -17,9 +17,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
@@ -852,12 +854,12 @@ func TestClassify(t *testing.T) {
 // Should the password ever reach an error's text, it is replaced and the
 // error keeps its class and sentinel.
 func TestScrub(t *testing.T) {
-	err := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("dial tester:s3cret@tcp: %w", store.ErrNotOwned)}, "s3cret")
+	err := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("dial tester:s3cret@tcp: %w", store.ErrNotOwned)}, hidden{pw: "s3cret"})
 	if strings.Contains(err.Error(), "s3cret") || store.Classify(err) != "connect" || !errors.Is(err, store.ErrNotOwned) {
 		t.Fatalf("scrub: %v (class %q)", err, store.Classify(err))
 	}
 	plain := errors.New("no secret here")
-	if scrub(plain, "s3cret") != plain {
+	if scrub(plain, hidden{pw: "s3cret"}) != plain {
 		t.Fatal("scrub changed an error without the secret")
 	}
 }
@@ -946,6 +948,41 @@ func TestUnreachableServerSaysWhatItDidNotRead(t *testing.T) {
 			if v, ok := o[name]; ok {
 				t.Errorf("%s: %s=%s shown, though neither given nor read back", scheme, name, v)
 			}
+		}
+	}
+}
+
+// A password that is also a word of the message is hidden in the
+// address's password field, and elsewhere only where it stands as a word
+// that is neither kurabe's (mariadb, mysql) nor the address's user, host
+// or database: the message is not garbled ("cannot cxxxxxnect" for "on").
+func TestPasswordThatIsAWord(t *testing.T) {
+	for _, pw := range []string{"mariadb", "on", "kurabe", "secret123", "app", "tcp"} {
+		st, err := openSpec(t, "mariadb://app:"+pw+"@127.0.0.1:1/appdb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		// Nothing listens on port 1: a real dial, refused.
+		err = st.Setup(context.Background(), nil)
+		if err == nil {
+			t.Fatalf("%s: Setup on a closed port succeeded", pw)
+		}
+		msg := err.Error()
+		if want := "mariadb: cannot connect to mariadb://app:xxxxx@127.0.0.1:1/appdb: "; !strings.HasPrefix(msg, want) || !strings.Contains(msg, "connection refused") || strings.Count(msg, "xxxxx") != 1 {
+			t.Errorf("%s: error %q: want it to begin %q and say the connection was refused, ungarbled", pw, msg, want)
+		}
+		// A server's message that echoes the password.
+		echoed := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("password '%s' for 'app' refused on connection", pw)}, st.(*Store).secret)
+		for _, text := range []string{msg, echoed.Error()} {
+			for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+				if w == pw && !redact.Kept(w, "app", "127.0.0.1", "appdb") {
+					t.Errorf("%q shows the password %q", text, pw)
+				}
+			}
+		}
+		if store.Classify(echoed) != "connect" {
+			t.Errorf("%s: class %q", pw, store.Classify(echoed))
 		}
 	}
 }
