@@ -986,3 +986,51 @@ func TestPasswordThatIsAWord(t *testing.T) {
 		}
 	}
 }
+
+// The tables' size is their true size, not InnoDB's statistics as they
+// were when the table was made: before, 30,000 rows just written read as
+// tables_size_bytes 16384, one page, in every variant of a matrix.
+func TestManagedTableSizesAreTrue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := startManaged(t, "?innodb_page_size=4k")
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n, body = 30000, 80
+	for chunk := 0; chunk < n; chunk += 1000 {
+		var rows []store.Row
+		for i := chunk; i < chunk+1000; i++ {
+			rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte(fmt.Sprintf("%0*d", body, i))}})
+		}
+		if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := st.Info(ctx)
+	size, err := strconv.ParseInt(info.Facts["tables_size_bytes"], 10, 64)
+	if err != nil {
+		t.Fatalf("tables_size_bytes %q: %v (Info %+v)", info.Facts["tables_size_bytes"], err, info)
+	}
+	// The rows' bodies alone take n*body bytes; a page is 4096.
+	if size < n*body || info.Facts["tables_size_note"] != "" {
+		t.Fatalf("tables_size_bytes = %d after %d rows of %d bytes, want at least %d (note %q)", size, n, body, n*body, info.Facts["tables_size_note"])
+	}
+	// Only kurabe's tables are analysed: another table in the database
+	// keeps its statistics as they were (none recalculated in the
+	// background, STATS_AUTO_RECALC=0).
+	root := rootDB(t, st)
+	mustExec(t, root, "CREATE TABLE kurabe.notmine (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB STATS_AUTO_RECALC=0",
+		"INSERT INTO kurabe.notmine SELECT seq, REPEAT('x', 100) FROM kurabe.seq_1_to_20000")
+	st.Info(ctx)
+	var length int64
+	if err := root.QueryRow("SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'kurabe' AND TABLE_NAME = 'notmine'").Scan(&length); err != nil || length >= 20000*100 {
+		t.Errorf("another table's DATA_LENGTH %d (%v), want its stale statistics: kurabe analysed a table it did not create", length, err)
+	}
+}
