@@ -50,10 +50,14 @@ type chart struct {
 	Name    string // file name without extension: "throughput", "latency-write"
 	Title   string
 	Caption string // what a reader should know that the picture cannot say
-	h       vg.Length
-	legend  []legendEntry
-	plots   []*plot.Plot
-	style   *chartStyle
+	// Subtitle is drawn under the title: what the picture shows of a run
+	// with repeats (their medians, the first of them), which a PNG or
+	// SVG shown alone must say itself.
+	Subtitle string
+	h        vg.Length
+	legend   []legendEntry
+	plots    []*plot.Plot
+	style    *chartStyle
 	// layout, when set, fits the plot's text to the canvas it is about
 	// to be drawn on (a category axis's names).
 	layout func(p *plot.Plot, c draw.Canvas)
@@ -206,6 +210,13 @@ func (ch *chart) draw(c draw.Canvas) {
 	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
 	c.FillText(title, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y}, ch.Title)
 	y -= title.Height(ch.Title) + pad
+	if ch.Subtitle != "" {
+		sub := st.text(legendPt)
+		sub.Color = color.Gray{0x50}
+		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
+		c.FillText(sub, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y + pad/2}, ch.Subtitle)
+		y -= sub.Height(ch.Subtitle)
+	}
 	l := ch.legendLayout(c.Max.X - c.Min.X)
 	lt := st.text(l.size)
 	lt.YAlign = draw.YCenter
@@ -312,7 +323,11 @@ func (ch *chart) legendLayout(width vg.Length) legend {
 func (ch *chart) height() vg.Length {
 	l := ch.legendLayout(chartW)
 	rowH := ch.style.text(legendPt).Height("Ag") + vg.Points(4)
-	return ch.h + max(0, l.h-rowH*legendRows)
+	h := ch.h + max(0, l.h-rowH*legendRows)
+	if ch.Subtitle != "" {
+		h += ch.style.text(legendPt).Height(ch.Subtitle)
+	}
+	return h
 }
 
 // SVG returns the chart as an SVG document.
@@ -508,6 +523,7 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	ch.plots = []*plot.Plot{p}
 	if hasRepeats(d) {
 		ch.Caption = st.l.t("chart.repeats")
+		ch.Subtitle = ch.Caption
 	}
 	return []*chart{ch}
 }
@@ -568,6 +584,7 @@ func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 		ch.plots = []*plot.Plot{p}
 		if hasRepeats(d) {
 			ch.Caption = st.l.t("chart.repeats")
+			ch.Subtitle = ch.Caption
 		}
 		out = append(out, ch)
 	}
@@ -754,6 +771,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		ch.plots = []*plot.Plot{top, bottom}
 		if hasRepeats(d) {
 			ch.Caption = st.l.t("chart.timeline.repeat1")
+			ch.Subtitle = ch.Caption
 		}
 		out = append(out, ch)
 	}

@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -488,5 +490,57 @@ func TestManyLinesStyledApartAndLegendInColumns(t *testing.T) {
 			t.Fatalf("line %d repeats the style %s", i, k)
 		}
 		seen[k] = true
+	}
+}
+
+// A run with repeats: its throughput chart's bars are the repeats'
+// medians and its timelines the first repeat; the SVG files say so under
+// their titles, as the HTML report's captions do (before, only they did).
+func TestRepeatChartsSaySoInThePicture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	doc := func(repeats int) *result.Document {
+		d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 2, Count: 2000, Repeat: repeats}}
+		for _, label := range []string{"file", "sqlite"} {
+			s := result.Store{Label: label}
+			for rep := range repeats {
+				ops := 5000 + 100*float64(rep)
+				s.Phases = append(s.Phases, result.Phase{Op: "write", Repeat: rep, Clients: 2, Ops: 2000, OpsPerSec: ops, Latency: latencies(rng, 2000, 2e9/ops), Series: series(rng, 0, 3, ops, 4.6e6/ops, 0)})
+			}
+			d.Stores = append(d.Stores, s)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		lang       string
+		repeats    int
+		throughput string // what the throughput chart says under its title, if anything
+		timeline   string
+	}{
+		{English, 3, "median of repeats, whiskers min–max", "first repeat"},
+		{English, 1, "", ""},
+	} {
+		dir := t.TempDir()
+		if _, err := WriteCharts(dir, "svg", c.lang, doc(c.repeats)); err != nil {
+			t.Fatal(err)
+		}
+		for file, want := range map[string]string{"throughput.svg": c.throughput, "timeline-write.svg": c.timeline} {
+			b, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, m := range svgText.FindAllStringSubmatch(string(b), -1) {
+				texts = append(texts, m[3])
+			}
+			// The title, then the subtitle.
+			if want != "" && (len(texts) < 2 || texts[1] != want) {
+				t.Errorf("%d repeats: %s's texts begin %q, want the title then %q", c.repeats, file, texts[:min(3, len(texts))], want)
+			}
+			for _, not := range []string{"median of repeats", "first repeat"} {
+				if want == "" && strings.Contains(string(b), not) {
+					t.Errorf("%d repeat: %s says %q", c.repeats, file, not)
+				}
+			}
+		}
 	}
 }
