@@ -26,6 +26,7 @@ import (
 
 	"kurabe/numfmt"
 	"kurabe/outfile"
+	"kurabe/redact"
 	"kurabe/replay"
 	"kurabe/replay/pglog"
 	"kurabe/store"
@@ -303,7 +304,7 @@ func (a *App) startMariaDB(ctx context.Context, given store.Spec, sdir, cdir str
 		"GRANT ALL ON *.* TO '" + user + "'@'127.0.0.1'",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return c, fmt.Errorf("preparing an account for the command as root over %s: %s", cfg.Addr, strings.ReplaceAll(err.Error(), pass, "xxxxx"))
+			return c, fmt.Errorf("preparing an account for the command as root over %s: %s", cfg.Addr, redact.Words(err.Error(), []string{pass}))
 		}
 	}
 	cnf := filepath.Join(cdir, "my.cnf")

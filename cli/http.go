@@ -20,6 +20,7 @@ import (
 	"kurabe/engine"
 	"kurabe/flow"
 	"kurabe/httpload"
+	"kurabe/redact"
 	"kurabe/report"
 	"kurabe/result"
 )
@@ -359,7 +360,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 				secrets = append(secrets, httpload.SecretWords(value)...)
 			}
 		}
-		hide := func(err error) string { return httpload.Scrub(httpload.RedactText(err.Error()), secrets) }
+		hide := func(err error) string { return redact.Words(httpload.RedactText(err.Error()), secrets) }
 		for _, kv := range f.sets {
 			st, err := flow.ParseSetting(kv)
 			if err != nil {

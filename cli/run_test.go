@@ -1589,3 +1589,37 @@ func TestVaryOfAnotherServersSettingRefusedUpFront(t *testing.T) {
 		})
 	}
 }
+
+// A store's password that is also a word of kurabe's messages is hidden
+// in the address, and the rest of the message, printed and in the JSON's
+// error, is left whole: before, the password postgres made "xxxxx: cannot
+// connect to xxxxx://pguser:xxxxx@…", and on made "cannot cxxxxxnect".
+func TestRunPasswordThatIsAWordLeavesTheMessageWhole(t *testing.T) {
+	for _, c := range []struct{ driver, pw string }{
+		{"postgres", "postgres"},
+		{"postgres", "on"},
+		{"mariadb", "mariadb"},
+		{"mariadb", "on"},
+	} {
+		jsonPath := filepath.Join(t.TempDir(), "r.json")
+		// Nothing listens on port 1: the store fails to connect.
+		spec := c.driver + "://pguser:" + c.pw + "@127.0.0.1:1/nodb"
+		out, _, code := runCLI(t, testApp(), "run", "-q", "--store", spec, "-n", "5", "-c", "1", "--json", jsonPath)
+		if code != ExitFailed {
+			t.Fatalf("%s: exit %d, want %d", spec, code, ExitFailed)
+		}
+		doc, err := os.ReadFile(jsonPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.driver + ": cannot connect to " + c.driver + "://pguser:xxxxx@127.0.0.1:1/nodb: "
+		if !strings.Contains(out, c.driver+": FAILED: "+want) || !strings.Contains(string(doc), `"`+want) {
+			t.Errorf("%s: want %q in the output and the JSON's error; got\n%s\n%s", spec, want, out, doc)
+		}
+		for _, text := range []string{out, string(doc)} {
+			if strings.Count(text, "xxxxx") != strings.Count(text, "pguser:xxxxx@") || strings.Contains(text, "refused") && !strings.Contains(text, "connection refused") {
+				t.Errorf("%s: garbled: %s", spec, text)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"kurabe/flow"
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -431,7 +432,7 @@ func (c *client) keep(ti, key int, class, msg string) error {
 // like secrets and of the step's secret headers as rendered. It runs once
 // per error class and client, when the message is made.
 func (c *client) scrub(ti int, msg string) string {
-	msg = Scrub(RedactText(msg), c.w.secrets)
+	msg = redact.Words(RedactText(msg), c.w.secrets)
 	if c.st == nil {
 		return msg
 	}
@@ -449,7 +450,7 @@ func (c *client) scrub(ti int, msg string) string {
 			}
 		}
 	}
-	return Scrub(msg, vals)
+	return redact.Words(msg, vals)
 }
 
 // bodyQuote is how many characters of a body a message quotes.

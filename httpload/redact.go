@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"kurabe/flow"
+	"kurabe/redact"
 )
 
 // Credentials are kept out of everything kurabe http records or prints:
@@ -18,14 +19,15 @@ import (
 // and the failures' messages. A URL's password and the values of query
 // parameters named like secrets become xxxxx (as url.URL.Redacted writes
 // a password); header values and flow variables named like secrets are
-// replaced wherever they appear in a message. Messages are scrubbed when
+// replaced where they stand as words in a message (redact.Words, as the
+// stores hide their passwords). Messages are scrubbed when
 // they are made, which is once per error class and client, never per
 // request.
 
 // Redacted replaces a secret in URLs and messages, as store specs hide
 // passwords. (The recorded command line and parameters say REDACTED
 // instead, where a value is dropped whole; docs/http.md.)
-const Redacted = "xxxxx"
+const Redacted = redact.Mask
 
 // secretName matches names of headers, flow variables and query
 // parameters whose values are secrets.
@@ -105,67 +107,8 @@ func RedactText(s string) string {
 	})
 }
 
-// Scrub replaces each of secrets (and its percent-encoded form) in s by
-// xxxxx. A value shorter than minSecret is replaced only where it stands
-// as a word of its own (no letter or digit on either side): replacing
-// every "1" of a message would garble the rest, but a server's page that
-// echoes a three-letter password ("password: abc") must not show it.
-func Scrub(s string, secrets []string) string {
-	for _, v := range secrets {
-		if v == "" || v == Redacted {
-			continue
-		}
-		forms := []string{v}
-		if e := url.QueryEscape(v); e != v {
-			forms = append(forms, e)
-		}
-		if e := url.PathEscape(v); e != v && !slices.Contains(forms, e) {
-			forms = append(forms, e)
-		}
-		for _, f := range forms {
-			if len(v) >= minSecret {
-				s = strings.ReplaceAll(s, f, Redacted)
-			} else {
-				s = replaceWord(s, f)
-			}
-		}
-	}
-	return s
-}
-
-// replaceWord replaces by xxxxx each occurrence of w in s that has no
-// letter or digit right before or after it.
-func replaceWord(s, w string) string {
-	var b strings.Builder
-	done := 0 // s[:done] is in b
-	for from := 0; ; {
-		i := strings.Index(s[from:], w)
-		if i < 0 {
-			break
-		}
-		i += from
-		before, _ := utf8.DecodeLastRuneInString(s[:i])
-		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
-		if wordRune(before) || wordRune(after) {
-			from = i + 1
-			continue
-		}
-		b.WriteString(s[done:i])
-		b.WriteString(Redacted)
-		done = i + len(w)
-		from = done
-	}
-	if done == 0 {
-		return s
-	}
-	b.WriteString(s[done:])
-	return b.String()
-}
-
-func wordRune(r rune) bool {
-	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
-}
-
+// minSecret is the shortest part of a secret generator's text that
+// SecretWords scrubs on its own.
 const minSecret = 4
 
 // SecretWords returns what to scrub for a secret value given as text that

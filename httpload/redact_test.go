@@ -49,24 +49,6 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("%s is secret", name)
 		}
 	}
-	// A short secret is hidden where it stands alone, not inside words.
-	for _, c := range []struct {
-		in      string
-		secrets []string
-		want    string
-	}{
-		{"a=s3cr%2Ft b=s3cr/t", []string{"s3cr/t"}, "a=xxxxx b=xxxxx"},
-		{"c=ab cab abc ab", []string{"ab"}, "c=xxxxx cab abc xxxxx"},
-		{"password: pw1.", []string{"pw1"}, "password: xxxxx."},
-		{"user 1 and 10", []string{"1"}, "user xxxxx and 10"},
-		{"鍵=秘 秘密", []string{"秘"}, "鍵=xxxxx 秘密"},
-		{"a%2Fb a/b", []string{"a/b"}, "xxxxx xxxxx"},
-		{"nothing here", []string{"", "xxxxx"}, "nothing here"},
-	} {
-		if got := Scrub(c.in, c.secrets); got != c.want {
-			t.Errorf("Scrub(%q, %q) = %q, want %q", c.in, c.secrets, got, c.want)
-		}
-	}
 	if got := Quote(strings.Repeat("a", 4<<20)); len(got) != 100+2+len("…") {
 		t.Errorf("Quote of 4 MB: %d bytes", len(got))
 	}

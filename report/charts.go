@@ -50,10 +50,14 @@ type chart struct {
 	Name    string // file name without extension: "throughput", "latency-write"
 	Title   string
 	Caption string // what a reader should know that the picture cannot say
-	h       vg.Length
-	legend  []legendEntry
-	plots   []*plot.Plot
-	style   *chartStyle
+	// Subtitle is drawn under the title: what the picture shows of a run
+	// with repeats (their medians, the first of them), which a PNG or
+	// SVG shown alone must say itself.
+	Subtitle string
+	h        vg.Length
+	legend   []legendEntry
+	plots    []*plot.Plot
+	style    *chartStyle
 	// layout, when set, fits the plot's text to the canvas it is about
 	// to be drawn on (a category axis's names).
 	layout func(p *plot.Plot, c draw.Canvas)
@@ -103,7 +107,27 @@ var okabeIto = []color.RGBA{
 	{0xF0, 0xE4, 0x42, 0xff}, // yellow
 }
 
-var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+// dashes are the line charts' dash patterns: solid, dashed, dotted,
+// dash-dot, long dash, dash-dot-dot.
+var dashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(14), vg.Points(4)},
+	{vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2)},
+}
+
+// lineStyle returns the colour and dash pattern of the i-th line: every
+// pair of a colour and a pattern once (8 × 6, 48 lines) before any
+// repeats. The first 8 lines have 8 colours; each later round of 8 shifts
+// the patterns by one against the colours, so lines next to each other in
+// the order differ in both.
+func lineStyle(i int) (color.Color, []vg.Length) {
+	n := len(okabeIto)
+	round := i / n % len(dashes)
+	return okabeIto[i%n], dashes[(i%n+round)%len(dashes)]
+}
 
 // newChartStyle assigns colours to stores in the order they first appear
 // across all documents, so a store keeps its colour in every chart of a
@@ -136,11 +160,13 @@ func newChartStyle(lang string, cjk *font.Face, docs []*result.Document) *chartS
 }
 
 func (st *chartStyle) color(key string) color.Color {
-	return okabeIto[st.colors[key]%len(okabeIto)]
+	c, _ := lineStyle(st.colors[key])
+	return c
 }
 
 func (st *chartStyle) dash(key string) []vg.Length {
-	return dashes[st.colors[key]%len(dashes)]
+	_, d := lineStyle(st.colors[key])
+	return d
 }
 
 func (st *chartStyle) text(size float64) plottext.Style {
@@ -184,33 +210,28 @@ func (ch *chart) draw(c draw.Canvas) {
 	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
 	c.FillText(title, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y}, ch.Title)
 	y -= title.Height(ch.Title) + pad
-	// The legend flows left to right, wrapping.
-	lt := st.text(legendPt)
-	lt.YAlign = draw.YCenter
-	rowH := lt.Height("Ag") + vg.Points(4)
-	swatch := vg.Points(16)
-	x := c.Min.X + pad
-	if len(ch.legend) > 0 {
-		y -= rowH / 2
+	if ch.Subtitle != "" {
+		sub := st.text(legendPt)
+		sub.Color = color.Gray{0x50}
+		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
+		c.FillText(sub, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: y + pad/2}, ch.Subtitle)
+		y -= sub.Height(ch.Subtitle)
 	}
+	l := ch.legendLayout(c.Max.X - c.Min.X)
+	lt := st.text(l.size)
+	lt.YAlign = draw.YCenter
+	swatch := vg.Points(16)
 	for i, e := range ch.legend {
-		w := swatch + vg.Points(4) + lt.Width(e.label) + vg.Points(14)
-		if x+w > c.Max.X-pad && i > 0 {
-			x = c.Min.X + pad
-			y -= rowH
-		}
+		x, ly := c.Min.X+pad+l.at[i].X, y-l.at[i].Y
 		if e.line {
-			c.StrokeLine2(draw.LineStyle{Color: e.color, Width: vg.Points(2), Dashes: e.dash}, x, y, x+swatch, y)
+			c.StrokeLine2(draw.LineStyle{Color: e.color, Width: vg.Points(2), Dashes: e.dash}, x, ly, x+swatch, ly)
 		} else {
 			h := vg.Points(4)
-			c.FillPolygon(e.color, []vg.Point{{X: x, Y: y - h}, {X: x + swatch, Y: y - h}, {X: x + swatch, Y: y + h}, {X: x, Y: y + h}})
+			c.FillPolygon(e.color, []vg.Point{{X: x, Y: ly - h}, {X: x + swatch, Y: ly - h}, {X: x + swatch, Y: ly + h}, {X: x, Y: ly + h}})
 		}
-		c.FillText(lt, vg.Point{X: x + swatch + vg.Points(4), Y: y}, e.label)
-		x += w
+		c.FillText(lt, vg.Point{X: x + swatch + vg.Points(4), Y: ly}, e.label)
 	}
-	if len(ch.legend) > 0 {
-		y -= rowH / 2
-	}
+	y -= l.h
 	body := draw.Crop(c, pad, -pad, pad, y-c.Max.Y-pad)
 	if len(ch.plots) == 1 {
 		if ch.layout != nil {
@@ -229,9 +250,89 @@ func (ch *chart) draw(c draw.Canvas) {
 	}
 }
 
+// legend is where a chart's legend entries go: the centre of each
+// entry's swatch's left end, from the legend's top left corner, the
+// legend's height, and its text's size in points.
+type legend struct {
+	at   []vg.Point
+	h    vg.Length
+	size float64
+}
+
+// legendRows is how many rows of legend a chart's height allows for; a
+// longer legend makes the chart taller by its other rows, so the plot
+// keeps its height.
+const legendRows = 2
+
+// legendLayout places the legend on a chart width wide. A legend that
+// fits in legendRows rows flows left to right, wrapping; a longer one (a
+// --vary matrix's 12 variants) goes in columns as wide as its widest
+// entry, filled top to bottom, so it takes as few rows as the width
+// allows and the entries line up to be read down; when its entries are
+// too wide for two columns, its text is a point smaller if that makes two.
+func (ch *chart) legendLayout(width vg.Length) legend {
+	if len(ch.legend) == 0 {
+		return legend{}
+	}
+	swatch, pad := vg.Points(16), vg.Points(6)
+	avail := width - 2*pad
+	l := legend{size: legendPt}
+	lt := ch.style.text(l.size)
+	rowH := lt.Height("Ag") + vg.Points(4)
+	x, rows := vg.Length(0), 1
+	for i, e := range ch.legend {
+		w := swatch + vg.Points(4) + lt.Width(e.label) + vg.Points(14)
+		if x+w > avail && i > 0 {
+			x = 0
+			rows++
+		}
+		l.at = append(l.at, vg.Point{X: x, Y: rowH*vg.Length(rows-1) + rowH/2})
+		x += w
+	}
+	if rows > legendRows {
+		// Columns: an entry and the gap before the next column.
+		gap := vg.Points(10)
+		var colW vg.Length
+		cols := 0
+		for _, size := range []float64{legendPt, legendPt - 1} {
+			lt = ch.style.text(size)
+			colW = 0
+			for _, e := range ch.legend {
+				colW = max(colW, swatch+vg.Points(4)+lt.Width(e.label)+gap)
+			}
+			if cols = max(1, int((avail+gap)/colW)); cols > 1 {
+				l.size = size
+				break
+			}
+		}
+		if cols == 1 {
+			lt = ch.style.text(l.size)
+		}
+		rowH = lt.Height("Ag") + vg.Points(4)
+		rows = (len(ch.legend) + cols - 1) / cols
+		for i := range l.at {
+			l.at[i] = vg.Point{X: colW * vg.Length(i/rows), Y: rowH*vg.Length(i%rows) + rowH/2}
+		}
+	}
+	l.h = rowH * vg.Length(rows)
+	return l
+}
+
+// height is the chart's height: its own, and the legend's rows beyond
+// legendRows.
+func (ch *chart) height() vg.Length {
+	l := ch.legendLayout(chartW)
+	rowH := ch.style.text(legendPt).Height("Ag") + vg.Points(4)
+	h := ch.h + max(0, l.h-rowH*legendRows)
+	if ch.Subtitle != "" {
+		h += ch.style.text(legendPt).Height(ch.Subtitle)
+	}
+	return h
+}
+
 // SVG returns the chart as an SVG document.
 func (ch *chart) SVG() ([]byte, error) {
-	c := vgsvg.New(chartW, ch.h)
+	c := vgsvg.New(chartW, ch.height())
 	ch.draw(draw.New(c))
 	var b bytes.Buffer
 	_, err := c.WriteTo(&b)
@@ -240,7 +341,7 @@ func (ch *chart) SVG() ([]byte, error) {
 
 // PNG returns the chart as a PNG image.
 func (ch *chart) PNG() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(chartW, ch.h), vgimg.UseDPI(pngDPI))
+	c := vgimg.NewWith(vgimg.UseWH(chartW, ch.height()), vgimg.UseDPI(pngDPI))
 	ch.draw(draw.New(c))
 	var b bytes.Buffer
 	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(&b)
@@ -422,6 +523,7 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	ch.plots = []*plot.Plot{p}
 	if hasRepeats(d) {
 		ch.Caption = st.l.t("chart.repeats")
+		ch.Subtitle = ch.Caption
 	}
 	return []*chart{ch}
 }
@@ -482,6 +584,7 @@ func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 		ch.plots = []*plot.Plot{p}
 		if hasRepeats(d) {
 			ch.Caption = st.l.t("chart.repeats")
+			ch.Subtitle = ch.Caption
 		}
 		out = append(out, ch)
 	}
@@ -668,6 +771,7 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		ch.plots = []*plot.Plot{top, bottom}
 		if hasRepeats(d) {
 			ch.Caption = st.l.t("chart.timeline.repeat1")
+			ch.Subtitle = ch.Caption
 		}
 		out = append(out, ch)
 	}

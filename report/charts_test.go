@@ -4,7 +4,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/font"
@@ -396,5 +402,145 @@ func TestTimelineFoldsALastSliver(t *testing.T) {
 	}
 	if top := chs[0].plots[0].Y; top.Max > 959050*1.1 || chs[0].plots[1].Y.Max > 10 {
 		t.Errorf("axes up to %v ops/s and %v µs: the sliver is drawn", top.Max, chs[0].plots[1].Y.Max)
+	}
+}
+
+// matrixDoc is a --vary run of one store over 3 × 2 × 2 settings, 12
+// variants, each with latencies and a timeline.
+func matrixDoc() *result.Document {
+	rng := rand.New(rand.NewPCG(12, 12))
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 2, Count: 2000,
+		Vary: []result.Axis{{Name: "innodb_page_size", Values: []string{"4k", "8k", "16k"}}, {Name: "page_compressed", Values: []string{"0", "1"}}, {Name: "encrypted", Values: []string{"0", "1"}}}}}
+	for _, ps := range []string{"4k", "8k", "16k"} {
+		for _, pc := range []string{"0", "1"} {
+			for _, enc := range []string{"0", "1"} {
+				ops := 9000 + 100*float64(len(d.Stores))
+				q := "encrypted=" + enc + "&innodb_page_size=" + ps + "&page_compressed=" + pc
+				d.Stores = append(d.Stores, result.Store{Label: "mariadb?" + q, Spec: "mariadb:managed?" + q,
+					Variant: []result.Setting{{Name: "innodb_page_size", Value: ps}, {Name: "page_compressed", Value: pc}, {Name: "encrypted", Value: enc}},
+					Phases:  []result.Phase{{Op: "write", Clients: 2, Ops: 2000, OpsPerSec: ops, Latency: latencies(rng, 2000, 2e9/ops), Series: series(rng, 0, 3, ops, 4.6e6/ops, 0)}}})
+			}
+		}
+	}
+	return d
+}
+
+// svgStroke is a stroked path of an SVG chart: its colour and dashes.
+var svgStroke = regexp.MustCompile(`style="fill:none;stroke:(#[0-9A-Fa-f]{6});stroke-width:(?:2|1\.5)(?:;stroke-dasharray:([0-9.,]+))?"`)
+
+// svgHeight is an SVG chart's height.
+var svgHeight = regexp.MustCompile(`<svg width="[0-9.]+pt" height="([0-9.]+)pt"`)
+
+// svgText is a text of an SVG chart and where it is drawn.
+var svgText = regexp.MustCompile(`<text x="([-0-9.e]+)" y="([-0-9.e]+)"[^>]*>([^<]*)</text>`)
+
+// The latency and timeline charts of a 12-variant matrix, as SVG: every
+// variant's line has a colour and dash pattern of its own (before, the
+// ninth repeated the first), and the legend, in columns, leaves the plot
+// most of the chart's height (before, 12 rows took three quarters of it).
+func TestManyLinesStyledApartAndLegendInColumns(t *testing.T) {
+	d := matrixDoc()
+	st := newChartStyle(English, nil, []*result.Document{d})
+	for _, ch := range append(latencyCharts(st, d), timelineCharts(st, d)...) {
+		b, err := ch.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := string(b)
+		// Each style is drawn as a line and as its legend's swatch (twice
+		// more for the timeline's second plot).
+		styles := map[string]int{}
+		for _, m := range svgStroke.FindAllStringSubmatch(svg, -1) {
+			styles[m[1]+" "+m[2]]++
+		}
+		if len(styles) != len(d.Stores) {
+			t.Errorf("%s: %d line styles for %d variants: %v", ch.Name, len(styles), len(d.Stores), styles)
+		}
+		// Where the legend's labels are, and where the plot's axis labels.
+		size := svgHeight.FindStringSubmatch(svg)
+		if size == nil {
+			t.Fatalf("%s: no height in %.200s", ch.Name, svg)
+		}
+		height, _ := strconv.ParseFloat(size[1], 64)
+		legendBottom, xs := 0.0, map[string]bool{} // from the top
+		for _, m := range svgText.FindAllStringSubmatch(svg, -1) {
+			// The text's y is flipped: -y from the bottom, height+y from
+			// the top.
+			y, _ := strconv.ParseFloat(m[2], 64)
+			if strings.HasPrefix(m[3], "innodb_page_size=") {
+				legendBottom = max(legendBottom, height+y)
+				x, _ := strconv.ParseFloat(m[1], 64)
+				xs[strconv.FormatFloat(x, 'f', 0, 64)] = true
+			}
+		}
+		if len(xs) < 2 {
+			t.Errorf("%s: legend in %d column(s), want at least 2", ch.Name, len(xs))
+		}
+		if legendBottom == 0 || legendBottom > height/3 {
+			t.Errorf("%s: the legend reaches %.0f of %.0f points; want it in the top third", ch.Name, legendBottom, height)
+		}
+	}
+	// Every pair of colour and dash pattern is used once before any
+	// repeats.
+	seen := map[string]bool{}
+	for i := range len(okabeIto) * len(dashes) {
+		c, dash := lineStyle(i)
+		k := fmt.Sprint(c, dash)
+		if seen[k] {
+			t.Fatalf("line %d repeats the style %s", i, k)
+		}
+		seen[k] = true
+	}
+}
+
+// A run with repeats: its throughput chart's bars are the repeats'
+// medians and its timelines the first repeat; the SVG files say so under
+// their titles, as the HTML report's captions do (before, only they did).
+func TestRepeatChartsSaySoInThePicture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	doc := func(repeats int) *result.Document {
+		d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 2, Count: 2000, Repeat: repeats}}
+		for _, label := range []string{"file", "sqlite"} {
+			s := result.Store{Label: label}
+			for rep := range repeats {
+				ops := 5000 + 100*float64(rep)
+				s.Phases = append(s.Phases, result.Phase{Op: "write", Repeat: rep, Clients: 2, Ops: 2000, OpsPerSec: ops, Latency: latencies(rng, 2000, 2e9/ops), Series: series(rng, 0, 3, ops, 4.6e6/ops, 0)})
+			}
+			d.Stores = append(d.Stores, s)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		lang       string
+		repeats    int
+		throughput string // what the throughput chart says under its title, if anything
+		timeline   string
+	}{
+		{English, 3, "median of repeats, whiskers min–max", "first repeat"},
+		{English, 1, "", ""},
+	} {
+		dir := t.TempDir()
+		if _, err := WriteCharts(dir, "svg", c.lang, doc(c.repeats)); err != nil {
+			t.Fatal(err)
+		}
+		for file, want := range map[string]string{"throughput.svg": c.throughput, "timeline-write.svg": c.timeline} {
+			b, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, m := range svgText.FindAllStringSubmatch(string(b), -1) {
+				texts = append(texts, m[3])
+			}
+			// The title, then the subtitle.
+			if want != "" && (len(texts) < 2 || texts[1] != want) {
+				t.Errorf("%d repeats: %s's texts begin %q, want the title then %q", c.repeats, file, texts[:min(3, len(texts))], want)
+			}
+			for _, not := range []string{"median of repeats", "first repeat"} {
+				if want == "" && strings.Contains(string(b), not) {
+					t.Errorf("%d repeat: %s says %q", c.repeats, file, not)
+				}
+			}
+		}
 	}
 }

@@ -490,7 +490,7 @@ func settingChanges(docs []*result.Document, l tr) []string {
 			if _, ok := opts[s.Label]; !ok {
 				labels = append(labels, s.Label)
 			}
-			opts[s.Label] = append(opts[s.Label], s.Info.Options)
+			opts[s.Label] = append(opts[s.Label], readableOptions(s.Info)) // MiB, as the store lines write them
 		}
 	}
 	var out []string

@@ -128,6 +128,7 @@ func clientCharts(st *chartStyle, d *result.Document) []*chart {
 		ch.plots = panels
 		if hasRepeats(d) {
 			ch.Caption = st.l.t("chart.clients.repeats")
+			ch.Subtitle = ch.Caption
 		}
 		out = append(out, ch)
 	}

@@ -255,6 +255,17 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 		// a path of its own is every repeat's.
 		{"repeats", func() *result.Document { d := base("sqlite:", "sqlite:/srv/a.db"); d.Run.Repeat = 3; return d }(),
 			[]string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (the last repeat's; each repeat had its own)", "store sqlite:/srv/a.db: /srv/a.db", "data /tmp/kurabe-d (removed)"}},
+		// --repeat: a managed server's address is the last repeat's, each
+		// repeat having started a server of its own; a server of your
+		// own is every repeat's.
+		{"repeats of managed servers", func() *result.Document {
+			d := base("postgres:managed", "mariadb:managed", "postgres://u@h:5432/db")
+			d.Stores[0].Info.Target, d.Stores[1].Info.Target = "managed 127.0.0.1:41234", "managed 127.0.0.1:41235"
+			d.Run.Repeat = 2
+			return d
+		}(), []string{"store postgres:managed: managed 127.0.0.1:41234 (the last repeat's; each repeat had its own)",
+			"store mariadb:managed: managed 127.0.0.1:41235 (the last repeat's; each repeat had its own)",
+			"store postgres://u@h:5432/db: u@h:5432/db", "data /tmp/kurabe-d (removed)"}},
 		// MariaDB's sizes read back in bytes are shown in MiB or GiB;
 		// its page size and SQLite's sizes stay as they are.
 		{"sizes", func() *result.Document {

@@ -456,7 +456,7 @@ func (m *managed) provision(ctx context.Context, root *sql.DB, pass string) erro
 	}
 	for _, s := range steps {
 		if _, err := root.ExecContext(ctx, s.sql); err != nil {
-			return fmt.Errorf("cannot %s: %w", s.what, scrub(err, pass))
+			return fmt.Errorf("cannot %s: %w", s.what, scrub(err, hidden{pw: pass}))
 		}
 	}
 	return nil

@@ -77,6 +77,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/server"
 )
@@ -190,7 +191,7 @@ type Store struct {
 	target string        // for Info; a managed store's is set once it runs
 	given  url.Values    // the options the spec gave, for Info before the server is read
 	base   *mysql.Config // kurabe's login; nil for a managed store until it runs
-	secret string        // the password, scrubbed from every error text
+	secret hidden        // the password, scrubbed from every error text
 	m      *managed      // nil for an external server
 
 	mu        sync.Mutex
@@ -238,7 +239,8 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			}
 			s.opts.database = db
 		}
-		s.base, s.secret = cfg, pass
+		host, _, _ := net.SplitHostPort(cfg.Addr)
+		s.base, s.secret = cfg, hidden{pass, []string{cfg.User, host, db}}
 		s.target = spec.Driver + ":" + store.RedactTarget(spec.Target) // as typed: mariadb:// or mysql://
 		return s, nil
 	case spec.Target == "managed" || spec.Target == "":
@@ -344,7 +346,7 @@ func (s *Store) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), pass
+		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), hidden{pw: pass}
 		s.target = "managed " + addr
 	}
 	admin, err := openDB(s.base)
@@ -877,6 +879,9 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bo
 		}
 	}
 	rows.Close()
+	if err := s.analyze(ctx, c, ours); err != nil {
+		info.Facts["tables_size_note"] = scrub(fmt.Errorf("InnoDB's statistics, perhaps stale: ANALYZE TABLE failed: %w", err), s.secret).Error()
+	}
 	rows, err = c.QueryContext(ctx, `SELECT TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(ROW_FORMAT, ''), COALESCE(CREATE_OPTIONS, ''),
 		COALESCE(DATA_LENGTH, 0) + COALESCE(INDEX_LENGTH, 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?`, s.opts.database)
 	if err != nil {
@@ -933,6 +938,56 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bo
 		info.Facts["data_size_bytes"] = info.Facts["tables_size_bytes"]
 	}
 	return len(per) > 0
+}
+
+// analyze runs ANALYZE TABLE on kurabe's own InnoDB tables (ours), and no
+// others, so that their sizes in information_schema are true: InnoDB's
+// DATA_LENGTH and INDEX_LENGTH are its statistics, which stay at one page
+// after a table is created until the server recalculates them (in the
+// background, when a tenth of the table has changed and some seconds have
+// passed), so 30,000 rows written just before read as 16384 bytes. InnoDB's
+// ANALYZE samples a few pages per index and counts the pages of each, so
+// it is quick whatever the table's size. MyISAM's and Aria's sizes are
+// their files', always current, and their ANALYZE reads every key: they
+// are left alone.
+func (s *Store) analyze(ctx context.Context, c *sql.Conn, ours map[string]bool) error {
+	rows, err := c.QueryContext(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND ENGINE = 'InnoDB'", s.opts.database)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil && ours[n] {
+			names = append(names, s.qualified(n))
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(names) == 0 {
+		return err
+	}
+	slices.Sort(names)
+	// ANALYZE TABLE answers with a row per table, a failure among them
+	// (Msg_type error) rather than as the statement's error.
+	rows, err = c.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(names, ", "))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var failed []string
+	for rows.Next() {
+		var table, op, kind, text string
+		if rows.Scan(&table, &op, &kind, &text) == nil && strings.EqualFold(kind, "error") {
+			failed = append(failed, table+": "+text)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	return nil
 }
 
 // Close closes the store's connections and stops a managed server
@@ -998,18 +1053,30 @@ func classify(err error, connecting bool) error {
 	return err
 }
 
+// hidden is a password to keep out of messages, and the parts of its
+// address a message shows, which stay even when the password is one of
+// them (a password equal to the user name).
+type hidden struct {
+	pw      string
+	visible []string // user, host and database
+}
+
 // scrub replaces the password in err's text, should any path of the driver
-// or of this package ever put it there. The class and the sentinel errors
-// callers test for survive.
-func scrub(err error, secret string) error {
-	if err == nil || secret == "" {
+// or of this package ever put it there: a URL's password field and
+// password= values always, and the password where it stands as a word,
+// unless it is one of kurabe's words (mysql, mariadb) or a visible part of
+// the address (redact.Words). The class and the sentinel errors callers
+// test for survive.
+func scrub(err error, secret hidden) error {
+	if err == nil || secret.pw == "" {
 		return err
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, secret) {
+	clean := redact.Words(store.HideSecrets(msg), []string{secret.pw}, secret.visible...)
+	if clean == msg {
 		return err
 	}
-	out := &scrubbed{msg: strings.ReplaceAll(msg, secret, "xxxxx")}
+	out := &scrubbed{msg: clean}
 	for _, keep := range []error{store.ErrNotOwned, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, keep) {
 			out.is = keep

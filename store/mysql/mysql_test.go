@@ -17,9 +17,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
@@ -881,12 +883,12 @@ func TestClassify(t *testing.T) {
 // Should the password ever reach an error's text, it is replaced and the
 // error keeps its class and sentinel.
 func TestScrub(t *testing.T) {
-	err := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("dial tester:s3cret@tcp: %w", store.ErrNotOwned)}, "s3cret")
+	err := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("dial tester:s3cret@tcp: %w", store.ErrNotOwned)}, hidden{pw: "s3cret"})
 	if strings.Contains(err.Error(), "s3cret") || store.Classify(err) != "connect" || !errors.Is(err, store.ErrNotOwned) {
 		t.Fatalf("scrub: %v (class %q)", err, store.Classify(err))
 	}
 	plain := errors.New("no secret here")
-	if scrub(plain, "s3cret") != plain {
+	if scrub(plain, hidden{pw: "s3cret"}) != plain {
 		t.Fatal("scrub changed an error without the secret")
 	}
 }
@@ -976,5 +978,88 @@ func TestUnreachableServerSaysWhatItDidNotRead(t *testing.T) {
 				t.Errorf("%s: %s=%s shown, though neither given nor read back", scheme, name, v)
 			}
 		}
+	}
+}
+
+// A password that is also a word of the message is hidden in the
+// address's password field, and elsewhere only where it stands as a word
+// that is neither kurabe's (mariadb, mysql) nor the address's user, host
+// or database: the message is not garbled ("cannot cxxxxxnect" for "on").
+func TestPasswordThatIsAWord(t *testing.T) {
+	for _, pw := range []string{"mariadb", "on", "kurabe", "secret123", "app", "tcp"} {
+		st, err := openSpec(t, "mariadb://app:"+pw+"@127.0.0.1:1/appdb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		// Nothing listens on port 1: a real dial, refused.
+		err = st.Setup(context.Background(), nil)
+		if err == nil {
+			t.Fatalf("%s: Setup on a closed port succeeded", pw)
+		}
+		msg := err.Error()
+		if want := "mariadb: cannot connect to mariadb://app:xxxxx@127.0.0.1:1/appdb: "; !strings.HasPrefix(msg, want) || !strings.Contains(msg, "connection refused") || strings.Count(msg, "xxxxx") != 1 {
+			t.Errorf("%s: error %q: want it to begin %q and say the connection was refused, ungarbled", pw, msg, want)
+		}
+		// A server's message that echoes the password.
+		echoed := scrub(&store.ClassError{Class: "connect", Err: fmt.Errorf("password '%s' for 'app' refused on connection", pw)}, st.(*Store).secret)
+		for _, text := range []string{msg, echoed.Error()} {
+			for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+				if w == pw && !redact.Kept(w, "app", "127.0.0.1", "appdb") {
+					t.Errorf("%q shows the password %q", text, pw)
+				}
+			}
+		}
+		if store.Classify(echoed) != "connect" {
+			t.Errorf("%s: class %q", pw, store.Classify(echoed))
+		}
+	}
+}
+
+// The tables' size is their true size, not InnoDB's statistics as they
+// were when the table was made: before, 30,000 rows just written read as
+// tables_size_bytes 16384, one page, in every variant of a matrix.
+func TestManagedTableSizesAreTrue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := startManaged(t, "?innodb_page_size=4k")
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n, body = 30000, 80
+	for chunk := 0; chunk < n; chunk += 1000 {
+		var rows []store.Row
+		for i := chunk; i < chunk+1000; i++ {
+			rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: []byte(fmt.Sprintf("%0*d", body, i))}})
+		}
+		if err := store.InsertBatch(ctx, s, tb, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := st.Info(ctx)
+	size, err := strconv.ParseInt(info.Facts["tables_size_bytes"], 10, 64)
+	if err != nil {
+		t.Fatalf("tables_size_bytes %q: %v (Info %+v)", info.Facts["tables_size_bytes"], err, info)
+	}
+	// The rows' bodies alone take n*body bytes; a page is 4096.
+	if size < n*body || info.Facts["tables_size_note"] != "" {
+		t.Fatalf("tables_size_bytes = %d after %d rows of %d bytes, want at least %d (note %q)", size, n, body, n*body, info.Facts["tables_size_note"])
+	}
+	// Only kurabe's tables are analysed: another table in the database
+	// keeps its statistics as they were (none recalculated in the
+	// background, STATS_AUTO_RECALC=0).
+	root := rootDB(t, st)
+	mustExec(t, root, "CREATE TABLE kurabe.notmine (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB STATS_AUTO_RECALC=0",
+		"INSERT INTO kurabe.notmine SELECT seq, REPEAT('x', 100) FROM kurabe.seq_1_to_20000")
+	st.Info(ctx)
+	var length int64
+	if err := root.QueryRow("SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'kurabe' AND TABLE_NAME = 'notmine'").Scan(&length); err != nil || length >= 20000*100 {
+		t.Errorf("another table's DATA_LENGTH %d (%v), want its stale statistics: kurabe analysed a table it did not create", length, err)
 	}
 }

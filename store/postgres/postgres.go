@@ -93,6 +93,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/postgres/wire"
 	"kurabe/store/server"
@@ -135,9 +136,10 @@ type Store struct {
 	wire       bool   // driver=wire: sessions run over package wire
 	syncCommit string // "" leaves the server's default
 	poolSize   int
-	target     string // for Info and messages, without credentials
-	dsn        string // external: the connection string, possibly with a password
-	password   string // scrubbed from every error message
+	target     string   // for Info and messages, without credentials
+	dsn        string   // external: the connection string, possibly with a password
+	password   string   // scrubbed from every error message
+	visible    []string // the address's user, host and database, which messages keep even when the password is one of them
 	managed    *managed
 
 	mu       sync.Mutex
@@ -238,6 +240,7 @@ func (s *Store) external(target string) error {
 	if pw, ok := u.User.Password(); ok {
 		s.password = pw
 	}
+	s.visible = []string{u.User.Username(), u.Hostname(), strings.TrimPrefix(u.Path, "/")}
 	s.dsn = "postgres:" + target
 	cfg, err := pgx.ParseConfig(s.dsn)
 	if err != nil {
@@ -246,6 +249,7 @@ func (s *Store) external(target string) error {
 	if cfg.Password != "" {
 		s.password = cfg.Password // perhaps from PGPASSWORD or a .pgpass file
 	}
+	s.visible = append(s.visible, cfg.User, cfg.Host, cfg.Database) // perhaps from PGUSER, PGHOST, PGDATABASE
 	s.tune(cfg)
 	s.cfg = cfg
 	return nil
@@ -676,7 +680,10 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	return ss, nil
 }
 
-// fail classifies err and removes the password from its message.
+// fail classifies err and removes the password from its message: a URL's
+// password field and password= values always, and the password where it
+// stands as a word, unless it is one of kurabe's words or the address's
+// user, host or database (redact.Words).
 func (s *Store) fail(err error) error {
 	err = classify(err)
 	if err == nil {
@@ -685,7 +692,7 @@ func (s *Store) fail(err error) error {
 	msg := err.Error()
 	out := msg
 	if s.password != "" {
-		out = strings.ReplaceAll(out, s.password, "xxxxx")
+		out = redact.Words(store.HideSecrets(out), []string{s.password}, s.visible...)
 	}
 	// pgx lists each address and TLS mode it tried on a line of its own,
 	// often the same line twice (sslmode=prefer tries TLS, then not):

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
@@ -828,5 +830,66 @@ func TestSameDir(t *testing.T) {
 		if got := sameDir(c.a, c.b); got != c.want {
 			t.Errorf("sameDir(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// A password that is also a word of the message ("postgres", "on") is
+// hidden in the address's password field, and elsewhere only where it
+// stands as a word that is neither kurabe's (a driver's name) nor the
+// address's user, host or database; the rest of the message is left whole.
+// Before, every occurrence of its text was replaced: "xxxxx: cannot connect
+// to xxxxx://pguser:xxxxx@…" for "postgres", "cannot cxxxxxnect" for "on".
+func TestPasswordThatIsAWord(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'pguser') THEN CREATE ROLE pguser LOGIN; END IF; END$$"); err != nil {
+		t.Fatal(err)
+	}
+	hostPort := strings.TrimSuffix(strings.TrimPrefix(dsn, "postgres://kurabe@"), "/postgres")
+	visible := []string{"pguser", "127.0.0.1", "nodb"}
+	for _, c := range []struct {
+		pw   string
+		echo string // a server's message that quotes the password
+	}{
+		{"postgres", ""}, // the driver's name: the scheme and the prefix stay
+		{"on", "on"},     // inside connect, connection: left; a word of its own: hidden
+		{"kurabe", ""},   // kurabe's name (kurabe_meta, the schema kurabe)
+		{"secret123", "secret123"},
+		{"pguser", ""}, // the user name, shown as such
+	} {
+		t.Run(c.pw, func(t *testing.T) {
+			// The server trusts every connection: the password is
+			// ignored and the server says the database does not exist.
+			st := open(t, "postgres://pguser:"+c.pw+"@"+hostPort+"/nodb", store.Env{})
+			err := st.Setup(ctx, []*store.Table{storetest.Table()})
+			if err == nil {
+				t.Fatal("Setup of a database that does not exist succeeded")
+			}
+			msg := err.Error()
+			want := "postgres: cannot connect to postgres://pguser:xxxxx@" + hostPort + "/nodb: "
+			if !strings.HasPrefix(msg, want) || !strings.Contains(msg, `database "nodb" does not exist`) || strings.Count(msg, "xxxxx") != 1 {
+				t.Errorf("error %q: want it to begin %q and say the database does not exist, ungarbled", msg, want)
+			}
+			if got := store.Classify(err); got != "pg:3D000" {
+				t.Errorf("class %q, want pg:3D000", got)
+			}
+			// A message from the server that echoes the password.
+			echoed := st.(*Store).fail(&pgconn.PgError{Code: "28P01", Message: fmt.Sprintf("password %q is not %s's (on %s)", c.pw, "pguser", "connection")})
+			for _, text := range []string{msg, echoed.Error(), fmt.Sprintf("%+v", st.Info(ctx))} {
+				for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+					if w == c.pw && !redact.Kept(w, visible...) {
+						t.Errorf("%q shows the password %q", text, c.pw)
+					}
+				}
+			}
+			if c.echo != "" && strings.Contains(echoed.Error(), `"`+c.echo+`"`) {
+				t.Errorf("echoed password kept: %v", echoed)
+			}
+		})
 	}
 }
