@@ -193,6 +193,9 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if jsonErr != nil {
 		return jsonErr
 	}
+	if h := ph.HTTP; h.Resent > 0 {
+		fmt.Fprintln(stderr, "kurabe: "+report.HTTPResentLine(*lang, h.Resent))
+	}
 	switch h := ph.HTTP; {
 	case doc.Interrupted:
 		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.HTTPInterruptedLine(*lang))}

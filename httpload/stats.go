@@ -238,6 +238,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 		out.BytesSent += c.sess.tm.out
 		out.Connections += c.sess.tm.dials
 		out.Reconnects += c.sess.tm.reconnects
+		out.Resent += c.sess.tm.resent
 		for i, n := range s.status {
 			status[i] += n
 		}

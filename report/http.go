@@ -329,6 +329,9 @@ func (r *httpRun) notes(b *strings.Builder) {
 	for _, c := range p.ErrorClasses {
 		b.WriteString(l.f("http.failed", c.Class, c.Count, r.firstError(c.First)) + "\n")
 	}
+	if h.Resent > 0 {
+		b.WriteString(l.f("http.resent", h.Resent, h.Requests+h.Resent) + "\n")
+	}
 	b.WriteString(l.f("http.per-request", r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)) + "\n")
 	b.WriteString(r.connections() + "\n")
 	if h.Reconnects > 0 {
@@ -422,6 +425,12 @@ func (r *httpRun) phase(count uint64, mean float64) string {
 // in lang (English for an unknown one).
 func HTTPFailedLine(lang string, failed, requests int64) string {
 	return tr(lang).f("http.exit.failed", failed, requests)
+}
+
+// HTTPResentLine is the line kurabe http ends with when requests were
+// sent twice (result.HTTPStats.Resent).
+func HTTPResentLine(lang string, resent int64) string {
+	return tr(lang).f("http.exit.resent", resent)
 }
 
 // HTTPInterruptedLine is the line kurabe http ends with when interrupted.

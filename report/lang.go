@@ -251,7 +251,9 @@ var words = map[string][2]string{
 	"body bytes":               {"", "本文バイト"},
 	"http.flow.none":           {"Flow: %d passes completed, %d failed; no pass succeeded, so there is no pass latency", "フロー: 完了 %d パス、失敗 %d。成功したパスがないため、パスのレイテンシはありません"},
 	"not measured":             {"", "未計測"},
-	"http.reconnects":          {"Reconnects: %d (requests sent again on a new connection because the server had closed their kept-alive one; not failures, their latency includes the reconnect)", "再接続: %d 件 (keep-alive の接続がサーバーに閉じられていたため新しい接続で送り直したリクエスト。失敗ではなく、レイテンシは再接続を含みます)"},
+	"http.reconnects":          {"Reconnects: %d (requests that found their kept-alive connection closed by the server before they were sent, and went out once on a new one; not failures, their latency includes the reconnect)", "再接続: %d 件 (送る前に keep-alive の接続がサーバーに閉じられていたため、新しい接続で一度だけ送ったリクエスト。失敗ではなく、レイテンシは再接続を含みます)"},
+	"http.resent":              {"RESENT: %d requests were sent twice: GETs (or other idempotent requests) written on a kept-alive connection idle for 100 ms or more that closed before any answer, sent again on a new one; the server may have processed both, and received %d requests in all", "再送: %d 件のリクエストを二度送りました: 100 ms 以上待機していた keep-alive の接続に書いた後、応答の前に接続が閉じられた GET など冪等なリクエストを、新しい接続で送り直したもの。サーバーは両方を処理したかもしれず、受け取ったリクエストは全部で %d 件です"},
+	"http.exit.resent":         {"%d requests were sent twice (the server closed their connection unanswered); the report's RESENT line says more", "%d 件のリクエストを二度送りました (サーバーが応答せずに接続を閉じたため)。報告の「再送」の行を参照してください"},
 	"http.exit.failed":         {"%d of %d requests failed; the report breaks them down by class", "%[2]d 件中 %[1]d 件のリクエストが失敗しました。種類別の内訳は報告にあります"},
 	"http.exit.interrupted":    {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
 
