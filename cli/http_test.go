@@ -790,3 +790,42 @@ func TestHTTPOpenLoopBehindForWantOfClients(t *testing.T) {
 		t.Errorf("need %d clients at a mean service time of %.0f µs:\n%s", need, o.Service.Mean, out)
 	}
 }
+
+// A kurabe http run whose every request failed (always 500), and a flow
+// whose every pass failed at its first step, keep their rows in the HTML
+// report's side-by-side table, "0 (failed)"; they were left out, as if
+// never run.
+func TestHTTPAllFailedRunsSideBySide(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	s := newHTTPCounting(t)
+	dir := t.TempDir()
+	fl := filepath.Join(dir, "flow.yaml")
+	os.WriteFile(fl, []byte("steps:\n  - {name: login, method: POST, url: /fail, body: user=a}\n"), 0o644)
+	var docs []string
+	for i, args := range [][]string{{s.URL + "/ok"}, {s.URL + "/fail"}, {"--flow", fl, s.URL}} {
+		js := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if _, errs, code := httpCLI(t, append([]string{"-n", "6", "-q", "--json", js}, args...)...); code != ExitOK && i == 0 || code != ExitFailed && i > 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, errs)
+		}
+		docs = append(docs, js)
+	}
+	page := filepath.Join(dir, "r.html")
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	if err := app.Run(context.Background(), append([]string{"report", "--html", page}, docs...), &out, &errb); err != nil {
+		t.Fatalf("report: %v\n%s", err, errb.String())
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	i, j := strings.Index(html, "Runs side by side"), strings.Index(html, "</table>")
+	if i < 0 || j < i {
+		t.Fatalf("no side-by-side table:\n%s", html)
+	}
+	table := html[i:j]
+	if n := strings.Count(table, "0 (failed)"); n != 2 || strings.Count(table, "<tr") != 4 {
+		t.Errorf("side-by-side table: %d cells 0 (failed), want 2, and a row for each run:\n%s", n, table)
+	}
+}

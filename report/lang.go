@@ -75,6 +75,7 @@ var words = map[string][2]string{
 	"Notes":             {"", "注記"},
 	"Charts":            {"", "グラフ"},
 	"Runs side by side": {"", "実行の比較"},
+	"0 (failed)":        {"", "0 (失敗)"},
 	"table":             {"", "テーブル"},
 	"acknowledged":      {"", "確認応答"},
 	"before":            {"", "前"},
