@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -827,5 +828,42 @@ func TestHTTPAllFailedRunsSideBySide(t *testing.T) {
 	table := html[i:j]
 	if n := strings.Count(table, "0 (failed)"); n != 2 || strings.Count(table, "<tr") != 4 {
 		t.Errorf("side-by-side table: %d cells 0 (failed), want 2, and a row for each run:\n%s", n, table)
+	}
+}
+
+// -H "Connection: close" is --close: a connection per request, and the
+// report and the result say so (it was recorded as keep-alive).
+func TestHTTPConnectionCloseHeaderIsClose(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	for _, how := range [][]string{{"--close"}, {"-H", "Connection: close"}, {"-H", "connection: Close"}} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		c0 := conns.Load()
+		out, errs, code := httpCLI(t, append(how, "-n", "5", "--format", "text", "--json", js, ts.URL+"/")...)
+		if code != ExitOK {
+			t.Fatalf("%q: exit %d: %s", how, code, errs)
+		}
+		if n := conns.Load() - c0; n != 1+5 {
+			t.Errorf("%q: the server saw %d connections for the preflight and 5 requests", how, n)
+		}
+		if !strings.Contains(out, "a connection per request") || strings.Contains(out, "keep-alive") {
+			t.Errorf("%q: the report does not say a connection per request:\n%s", how, out)
+		}
+		doc, err := result.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := doc.Stores[0]
+		if st.Phases[0].HTTP.KeepAlive || doc.Run.Params["keep_alive"] != "false" || st.Info.Options["keep_alive"] != "false" {
+			t.Errorf("%q: recorded as keep-alive: http %v, params %v, options %v", how, st.Phases[0].HTTP.KeepAlive, doc.Run.Params, st.Info.Options)
+		}
 	}
 }

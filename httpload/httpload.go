@@ -205,6 +205,11 @@ func New(cfg Config) (*Workload, error) {
 		if SecretName(h.Name) {
 			w.secrets = headerSecrets(w.secrets, h.Value)
 		}
+		if strings.EqualFold(h.Name, "Connection") && hasToken([]byte(h.Value), "close") {
+			// -H "Connection: close" is --close: a connection per request,
+			// and the result says so (keep_alive false).
+			w.cfg.Close = true
+		}
 	}
 	if f := cfg.Flow; f != nil {
 		// A base with user:password is sent as basic authentication.
