@@ -72,6 +72,8 @@ func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
 		{[]string{"replay", "--lang", "xx"}, "", en},                    // a bad value is refused later; English meanwhile
 		{[]string{"probe"}, "ja_JP.UTF-8", en},                          // no --lang: its lines are English
 		{nil, "", en},
+		// serve writes no results; its lines are English.
+		{[]string{"serve", "--store", "sqlite:"}, "ja_JP.UTF-8", "\nkurabe: stopping; press Ctrl-C again to stop at once\n"},
 	} {
 		env := map[string]string{"LANG": c.lang}
 		if got := StoppingLine(c.args, func(k string) string { return env[k] }); got != c.want {

@@ -142,6 +142,7 @@ var words = map[string][2]string{
 	// A store an interrupt kept from starting, where its target goes
 	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
+	"stopping.serve":    {"stopping; press Ctrl-C again to stop at once", "停止します。すぐに止めるにはもう一度 Ctrl-C を押してください"},
 	"stopping":          {"stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
 	// compare's notes on a store that failed, and the clients chart's
