@@ -867,3 +867,20 @@ func TestHTTPConnectionCloseHeaderIsClose(t *testing.T) {
 		}
 	}
 }
+
+// --format siege breaks failures down by class, as ab's format does: the
+// line kurabe http ends with says the report does.
+func TestHTTPSiegeFormatHasTheClasses(t *testing.T) {
+	s := newHTTPCounting(t)
+	out, errs, code := httpCLI(t, "-n", "10", "--format", "siege", s.URL+"/fail")
+	if code != ExitFailed || !strings.Contains(errs, "10 of 10 requests failed; the report breaks them down by class") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`(?m)^Failed transactions:\s+10 \(http 503: 10\)$`).MatchString(out) {
+		t.Errorf("siege's format lacks the classes:\n%s", out)
+	}
+	out, _, _ = httpCLI(t, "-n", "3", "--format", "siege", s.URL+"/ok")
+	if !regexp.MustCompile(`(?m)^Failed transactions:\s+0$`).MatchString(out) {
+		t.Errorf("no failures:\n%s", out)
+	}
+}

@@ -299,7 +299,13 @@ func (r *httpRun) siege(b *strings.Builder) {
 	l.add("Throughput", "%s MB/sec", httpF2(r.perSec(float64(h.BodyBytes)/mb)))
 	l.add("Concurrency", "%s", httpF2(r.perSec(float64(h.Total.SumNs)/1e9)))
 	l.add("Successful transactions", "%d", r.ok)
-	l.add("Failed transactions", "%d", h.Failed)
+	if h.Failed > 0 {
+		// The classes, as ab's Failed requests has them: the line
+		// kurabe http ends with points to them, in every format.
+		l.add("Failed transactions", "%d (%s)", h.Failed, r.classes())
+	} else {
+		l.add("Failed transactions", "0")
+	}
 	l.add("Longest transaction", "%s", httpSecs(h.Total.Max))
 	l.add("Shortest transaction", "%s", httpSecs(h.Total.Min))
 }
