@@ -884,3 +884,25 @@ func TestHTTPSiegeFormatHasTheClasses(t *testing.T) {
 		t.Errorf("no failures:\n%s", out)
 	}
 }
+
+// With --expect-length the varying lengths are failures, and the body
+// lengths line says so instead of "not a failure".
+func TestHTTPExpectLengthLengthsLine(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat("x", 50+int(n.Add(1)%3)))
+	}))
+	t.Cleanup(ts.Close)
+	out, _, code := httpCLI(t, "-n", "9", "--format", "text", "--expect-length", "50", ts.URL+"/")
+	if code != ExitFailed || !strings.Contains(out, "Failed, expect-length: 6;") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "Body lengths: varying, 50 to 52 bytes") || !strings.Contains(out, "(a body of other than 50 bytes is a failure, class expect-length: --expect-length)") || strings.Contains(out, "not a failure") {
+		t.Errorf("the lengths line:\n%s", out)
+	}
+	out, _, _ = httpCLI(t, "-n", "3", "--format", "text", ts.URL+"/")
+	if !strings.Contains(out, "(not a failure; --expect-length N makes it one)") {
+		t.Errorf("without --expect-length:\n%s", out)
+	}
+}

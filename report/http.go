@@ -329,7 +329,7 @@ func (r *httpRun) notes(b *strings.Builder) {
 	b.WriteString(l.f("http.status", strings.Join(st, ", ")))
 	b.WriteString(l.f("http.lengths", lengthText(l, h.Length)))
 	if h.Length.Min != h.Length.Max {
-		b.WriteString(l.t("http.lengths.not-failure"))
+		b.WriteString(r.lengthsNote())
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
@@ -372,6 +372,22 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
+}
+
+// lengthsNote says whether varying body lengths are failures: not
+// unless asked, with --expect-length N those of another length are, and
+// so are those a flow step's expect length refused.
+func (r *httpRun) lengthsNote() string {
+	l := r.l
+	if n, ok := r.d.Run.Params["expect_length"]; ok {
+		return l.f("http.lengths.failure", n)
+	}
+	for _, c := range r.p.ErrorClasses {
+		if c.Class == "expect-length" || strings.HasSuffix(c.Class, ": expect-length") {
+			return l.t("http.lengths.step-failure")
+		}
+	}
+	return l.t("http.lengths.not-failure")
 }
 
 // firstError is a class's first message with a flow step's label in the
