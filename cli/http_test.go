@@ -906,3 +906,25 @@ func TestHTTPExpectLengthLengthsLine(t *testing.T) {
 		t.Errorf("without --expect-length:\n%s", out)
 	}
 }
+
+// One URL's row in the result has the run's body lengths, distinct
+// lengths included (it had distinct 0 beside the run's 3).
+func TestHTTPOneTargetDistinctLengths(t *testing.T) {
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat("x", 50+int(n.Add(1)%3)))
+	}))
+	t.Cleanup(ts.Close)
+	js := filepath.Join(t.TempDir(), "r.json")
+	if _, errs, code := httpCLI(t, "-n", "9", "-c", "2", "-q", "--json", js, ts.URL+"/"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := doc.Stores[0].Phases[0].HTTP
+	if h.Length.Distinct != 3 || len(h.Targets) != 1 || h.Targets[0].Length != h.Length {
+		t.Errorf("run's lengths %+v, the URL's %+v", h.Length, h.Targets[0].Length)
+	}
+}
