@@ -928,3 +928,47 @@ func TestHTTPOneTargetDistinctLengths(t *testing.T) {
 		t.Errorf("run's lengths %+v, the URL's %+v", h.Length, h.Targets[0].Length)
 	}
 }
+
+// kurabe http writes one run per result, so compare of two results can
+// test nothing; a quoted pattern per side pools runs as repeats, and the
+// advice says so (it said to run with --repeat, which kurabe http has
+// not).
+func TestHTTPCompareHowToTest(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	s := newHTTPCounting(t)
+	dir := t.TempDir()
+	for _, side := range []string{"old", "new"} {
+		for i := range 4 {
+			js := filepath.Join(dir, fmt.Sprintf("%s-%d.json", side, i))
+			if _, errs, code := httpCLI(t, "-n", "20", "-q", "--json", js, s.URL+"/ok"); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+		}
+	}
+	compare := func(args ...string) string {
+		t.Helper()
+		app := &App{Terminal: func(io.Writer) bool { return false }}
+		var out, errb bytes.Buffer
+		if err := app.Run(context.Background(), append([]string{"compare"}, args...), &out, &errb); err != nil {
+			t.Fatalf("compare %q: %v\n%s", args, err, errb.String())
+		}
+		return out.String()
+	}
+	one := compare(filepath.Join(dir, "old-0.json"), filepath.Join(dir, "new-0.json"))
+	if !strings.Contains(one, "% (untested)") || strings.Contains(one, "--repeat 4 or more to test it.") ||
+		!strings.Contains(one, "or give each side as 4 or more results, a quoted pattern such as 'old-*.json' (kurabe http writes one run per result)") {
+		t.Errorf("one run a side:\n%s", one)
+	}
+	pooled := compare(filepath.Join(dir, "old-*.json"), filepath.Join(dir, "new-*.json"))
+	if !strings.Contains(pooled, "n=4+4") || strings.Contains(pooled, "% (untested)") || strings.Contains(pooled, "too few samples") ||
+		!regexp.MustCompile(`(?m)^old: .* · repeats 4$`).MatchString(pooled) {
+		t.Errorf("four runs a side, pooled:\n%s", pooled)
+	}
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	err := app.Run(context.Background(), []string{"compare", filepath.Join(dir, "none-*.json"), filepath.Join(dir, "new-0.json")}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "none-*.json matches no file") {
+		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}

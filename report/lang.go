@@ -60,7 +60,7 @@ var words = map[string][2]string{
 	"too few samples":   {"", "標本不足"},
 	"p99 latency":       {"", "p99 レイテンシ"},
 	"throughput":        {"", "スループット"},
-	"compare.footnote":  {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows show the change of the medians marked (untested), never a verdict: run with --repeat 4 or more to test it. ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため、中央値の変化を (未検定) として示し、判定はしない (検定するには --repeat 4 以上で実行)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
+	"compare.footnote":  {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows show the change of the medians marked (untested), never a verdict: run with --repeat 4 or more to test it, or give each side as 4 or more results, a quoted pattern such as 'old-*.json' (kurabe http writes one run per result). ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため、中央値の変化を (未検定) として示し、判定はしない (検定するには --repeat 4 以上で実行するか、各側を 4 件以上の結果として 'old-*.json' のような引用したパターンで渡す。kurabe http は結果ごとに 1 回の実行)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
 	"kurabe report":     {"", "kurabe レポート"},
 	"Verification":      {"", "検証"},
 	"verify.ok":         {"Verified: every acknowledged write (%s) was found in the store.", "確認済み: 確認応答したすべての書き込み (%s 件) がストアにありました。"},
