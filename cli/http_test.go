@@ -364,6 +364,12 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"-c10", "-r5", "http://h/"}, "-r5; siege's -r N is -n N×clients"},
 		{[]string{"--reps=5", "http://h/"}, "-reps; siege's --reps N is -n N×clients"},
 		{[]string{"--concurrent=10", "http://h/"}, "siege's --concurrent is -c"},
+		// ab's and siege's flags kurabe http does not take: what to give.
+		{[]string{"-i", "http://h/"}, "unknown flag -i; ab's -i (HEAD requests) is -m HEAD; siege's -i (internet mode) is --random"},
+		{[]string{"-n", "5", "-g", "out.tsv", "http://h/"}, "unknown flag -g; ab's -g (gnuplot data) has no counterpart; --json FILE"},
+		{[]string{"-e", "p.csv", "http://h/"}, "unknown flag -e; ab's -e (CSV of percentiles)"},
+		{[]string{"-v", "2", "http://h/"}, "unknown flag -v; ab's -v (verbosity) has no counterpart"},
+		{[]string{"-X", "proxy:3128", "http://h/"}, "unknown flag -X; ab's -X (proxy) is not supported"},
 		{[]string{"--set", "n=5", "http://h/"}, "use it with --flow"},
 		{[]string{"--flow", "f.yaml", "--set", "n", "http://h/"}, "want NAME=VALUE"},
 		{[]string{"--flow", "f.yaml", "--set", "1n=5", "http://h/"}, "not a variable name"},
@@ -970,5 +976,24 @@ func TestHTTPCompareHowToTest(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "none-*.json matches no file") {
 		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}
+
+// ab's -i pasted against a live server: one line saying what to give
+// instead, and nothing sent.
+func TestHTTPAbFlagHintSendsNothing(t *testing.T) {
+	s := newHTTPCounting(t)
+	for _, f := range []string{"-i", "-g", "-v", "-X"} {
+		args := []string{"-n", "3", f}
+		if f != "-i" {
+			args = append(args, "x")
+		}
+		_, errs, code := httpCLI(t, append(args, s.URL+"/")...)
+		if code != ExitUsage || !strings.Contains(errs, "unknown flag "+f+"; ab's "+f+" (") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", f, code, errs)
+		}
+	}
+	if n := s.n.Load(); n != 0 {
+		t.Errorf("the server got %d requests", n)
 	}
 }
