@@ -997,3 +997,23 @@ func TestHTTPAbFlagHintSendsNothing(t *testing.T) {
 		t.Errorf("the server got %d requests", n)
 	}
 }
+
+// In Markdown the open loop's indented lines are bullets under the Open
+// loop note, not notes of their own.
+func TestHTTPMarkdownOpenLoopNested(t *testing.T) {
+	s := newHTTPCounting(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	if _, errs, code := httpCLI(t, "-R", "100", "-n", "20", "-c", "2", "-q", "--json", js, s.URL+"/ok"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	if err := app.Run(context.Background(), []string{"report", "--format", "markdown", "--lang", "en", js}, &out, &errb); err != nil {
+		t.Fatalf("report: %v\n%s", err, errb.String())
+	}
+	md := out.String()
+	want := regexp.MustCompile(`(?m)^- Open loop: .*\n  - latency from the scheduled start \(corrected\): .*\n  - service time from the actual start \(uncorrected\): `)
+	if !want.MatchString(md) || regexp.MustCompile(`(?m)^- (latency from the scheduled|service time from)`).MatchString(md) {
+		t.Errorf("the open loop's lines are not nested under its note:\n%s", md)
+	}
+}

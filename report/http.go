@@ -596,7 +596,13 @@ func HTTPMarkdown(w io.Writer, lang string, d *result.Document) error {
 		var notes strings.Builder
 		r.notes(&notes)
 		for _, n := range strings.Split(strings.TrimSuffix(notes.String(), "\n"), "\n") {
-			b.WriteString("- " + strings.TrimSpace(n) + "\n")
+			// An indented line continues the note above it (the open
+			// loop's latencies, its BEHIND): a bullet under that note's.
+			indent := ""
+			if strings.HasPrefix(n, "  ") {
+				indent = "  "
+			}
+			b.WriteString(indent + "- " + strings.TrimSpace(n) + "\n")
 		}
 	})
 }
