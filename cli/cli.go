@@ -215,12 +215,16 @@ var errHelpShown = errors.New("help shown")
 // command's --lang (or, without one, the locale: LC_ALL, LC_MESSAGES,
 // LANG) for the commands that take --lang, English for the others, whose
 // lines are English. args are kurabe's arguments, the command first.
+// kurabe serve writes no results: it says only that it stops.
 func StoppingLine(args []string, getenv func(string) string) string {
 	if len(args) > 0 && args[0] == "dataset" {
 		// An import writes no results: it drops what it loaded.
 		return "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"
 	}
 	lang := report.English
+	if len(args) > 0 && args[0] == "serve" {
+		return "\nkurabe: " + report.Sprintf(lang, "stopping.serve") + "\n"
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "run", "report", "compare", "http", "replay":

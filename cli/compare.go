@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"kurabe/report"
+	"kurabe/result"
 )
 
 // compare prints what changed between two runs: ops/s and p99 per store
@@ -24,7 +27,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "text", "table format: text or markdown")
 	lang := langFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\nOLD and NEW may each be a quoted pattern ('old-*.json'): the results it\nmatches are pooled, each run a repeat (kurabe http runs once per result).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -40,9 +43,16 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := report.CheckLang(*lang); err != nil {
 		return usageErr("--lang: %v", err)
 	}
-	docs, err := readDocs(paths)
-	if err != nil {
-		return err
+	var docs []*result.Document
+	for i, p := range paths {
+		d, err := readPooled(p)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d)
+		if matches, _ := filepath.Glob(p); len(matches) > 1 {
+			paths[i] = p + " (" + fmt.Sprint(len(matches)) + " results)"
+		}
 	}
 	c := report.Compare(docs[0], docs[1])
 	failed := func() error {
@@ -69,4 +79,58 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 		return failed()
 	}
 	return nil
+}
+
+// readPooled reads the result at path or, when path is a pattern
+// ('old-*.json'), every result it matches, pooled into one document whose
+// phases are the runs' phases, each run's numbered as further repeats:
+// a kurabe http run is one sample, and compare needs 4 a side to test.
+// The results must be of one workload; the first one's settings stand
+// for all (compare says where the two sides' settings differ).
+func readPooled(path string) (*result.Document, error) {
+	if !strings.ContainsAny(path, "*?[") {
+		docs, err := readDocs([]string{path})
+		if err != nil {
+			return nil, err
+		}
+		return docs[0], nil
+	}
+	matches, err := filepath.Glob(path)
+	if err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	if len(matches) == 0 {
+		return nil, usageErr("%s matches no file", path)
+	}
+	slices.Sort(matches)
+	docs, err := readDocs(matches)
+	if err != nil {
+		return nil, err
+	}
+	pool := docs[0]
+	for i, d := range docs[1:] {
+		if d.Run.Workload != pool.Run.Workload {
+			return nil, usageErr("%s: %s is workload %s, %s is %s: pool runs of one workload", path, matches[0], pool.Run.Workload, matches[i+1], d.Run.Workload)
+		}
+		for _, s := range d.Stores {
+			j := slices.IndexFunc(pool.Stores, func(p result.Store) bool { return p.Label == s.Label })
+			if j < 0 {
+				pool.Stores = append(pool.Stores, s)
+				continue
+			}
+			next := 0
+			for _, p := range pool.Stores[j].Phases {
+				next = max(next, p.Repeat+1)
+			}
+			for _, p := range s.Phases {
+				p.Repeat += next
+				pool.Stores[j].Phases = append(pool.Stores[j].Phases, p)
+			}
+			if pool.Stores[j].Error == "" {
+				pool.Stores[j].Error = s.Error
+			}
+		}
+		pool.Interrupted = pool.Interrupted || d.Interrupted
+	}
+	return pool, nil
 }

@@ -194,6 +194,9 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if jsonErr != nil {
 		return jsonErr
 	}
+	if h := ph.HTTP; h.Resent > 0 {
+		fmt.Fprintln(stderr, "kurabe: "+report.HTTPResentLine(*lang, h.Resent))
+	}
 	switch h := ph.HTTP; {
 	case doc.Interrupted:
 		return &ExitError{Code: ExitInterrupted, Err: errors.New(report.HTTPInterruptedLine(*lang))}
@@ -629,9 +632,10 @@ func flagErr(err error) string {
 	return msg
 }
 
-// siegeHints say what siege's long flags, and its -r N, are called here:
-// siege command lines are pasted as often as ab's.
-var siegeHints = map[string]string{
+// toolHints say what ab's and siege's flags that kurabe http does not
+// take are called here, or what to do instead: their command lines are
+// pasted as often as they are typed.
+var toolHints = map[string]string{
 	"reps":         "siege's --reps N is -n N×clients here",
 	"concurrent":   "siege's --concurrent is -c",
 	"time":         "siege's --time is -t (30, 30s, 5M)",
@@ -641,12 +645,17 @@ var siegeHints = map[string]string{
 	"header":       "siege's --header is -H",
 	"benchmark":    "siege's --benchmark is always on",
 	"content-type": "siege's --content-type is -T",
+	"i":            "ab's -i (HEAD requests) is -m HEAD; siege's -i (internet mode) is --random",
+	"g":            "ab's -g (gnuplot data) has no counterpart; --json FILE writes every figure, and kurabe report draws charts",
+	"e":            "ab's -e (CSV of percentiles) has no counterpart; --json FILE writes the percentiles, and kurabe report --format csv FILE turns them into CSV",
+	"v":            "ab's -v (verbosity) has no counterpart; the report quotes each failure class's first message",
+	"X":            "ab's -X (proxy) is not supported; kurabe connects to the server directly",
 }
 
 // siegeHint is the hint for an undefined flag, with "; " before it, or "".
 func siegeHint(flagName string) string {
 	name := strings.TrimLeft(flagName, "-")
-	if h, ok := siegeHints[name]; ok {
+	if h, ok := toolHints[name]; ok {
 		return "; " + h
 	}
 	if r, ok := strings.CutPrefix(name, "r"); ok && r != "" && strings.Trim(r, "0123456789") == "" {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -363,6 +364,12 @@ func TestHTTPBadFlags(t *testing.T) {
 		{[]string{"-c10", "-r5", "http://h/"}, "-r5; siege's -r N is -n N×clients"},
 		{[]string{"--reps=5", "http://h/"}, "-reps; siege's --reps N is -n N×clients"},
 		{[]string{"--concurrent=10", "http://h/"}, "siege's --concurrent is -c"},
+		// ab's and siege's flags kurabe http does not take: what to give.
+		{[]string{"-i", "http://h/"}, "unknown flag -i; ab's -i (HEAD requests) is -m HEAD; siege's -i (internet mode) is --random"},
+		{[]string{"-n", "5", "-g", "out.tsv", "http://h/"}, "unknown flag -g; ab's -g (gnuplot data) has no counterpart; --json FILE"},
+		{[]string{"-e", "p.csv", "http://h/"}, "unknown flag -e; ab's -e (CSV of percentiles)"},
+		{[]string{"-v", "2", "http://h/"}, "unknown flag -v; ab's -v (verbosity) has no counterpart"},
+		{[]string{"-X", "proxy:3128", "http://h/"}, "unknown flag -X; ab's -X (proxy) is not supported"},
 		{[]string{"--set", "n=5", "http://h/"}, "use it with --flow"},
 		{[]string{"--flow", "f.yaml", "--set", "n", "http://h/"}, "want NAME=VALUE"},
 		{[]string{"--flow", "f.yaml", "--set", "1n=5", "http://h/"}, "not a variable name"},
@@ -788,5 +795,225 @@ func TestHTTPOpenLoopBehindForWantOfClients(t *testing.T) {
 	}
 	if need < 10 || strings.Contains(out, "the server could not keep up") {
 		t.Errorf("need %d clients at a mean service time of %.0f µs:\n%s", need, o.Service.Mean, out)
+	}
+}
+
+// A kurabe http run whose every request failed (always 500), and a flow
+// whose every pass failed at its first step, keep their rows in the HTML
+// report's side-by-side table, "0 (failed)"; they were left out, as if
+// never run.
+func TestHTTPAllFailedRunsSideBySide(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	s := newHTTPCounting(t)
+	dir := t.TempDir()
+	fl := filepath.Join(dir, "flow.yaml")
+	os.WriteFile(fl, []byte("steps:\n  - {name: login, method: POST, url: /fail, body: user=a}\n"), 0o644)
+	var docs []string
+	for i, args := range [][]string{{s.URL + "/ok"}, {s.URL + "/fail"}, {"--flow", fl, s.URL}} {
+		js := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if _, errs, code := httpCLI(t, append([]string{"-n", "6", "-q", "--json", js}, args...)...); code != ExitOK && i == 0 || code != ExitFailed && i > 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, errs)
+		}
+		docs = append(docs, js)
+	}
+	page := filepath.Join(dir, "r.html")
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	if err := app.Run(context.Background(), append([]string{"report", "--html", page}, docs...), &out, &errb); err != nil {
+		t.Fatalf("report: %v\n%s", err, errb.String())
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	i, j := strings.Index(html, "Runs side by side"), strings.Index(html, "</table>")
+	if i < 0 || j < i {
+		t.Fatalf("no side-by-side table:\n%s", html)
+	}
+	table := html[i:j]
+	if n := strings.Count(table, "0 (failed)"); n != 2 || strings.Count(table, "<tr") != 4 {
+		t.Errorf("side-by-side table: %d cells 0 (failed), want 2, and a row for each run:\n%s", n, table)
+	}
+}
+
+// -H "Connection: close" is --close: a connection per request, and the
+// report and the result say so (it was recorded as keep-alive).
+func TestHTTPConnectionCloseHeaderIsClose(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	for _, how := range [][]string{{"--close"}, {"-H", "Connection: close"}, {"-H", "connection: Close"}} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		c0 := conns.Load()
+		out, errs, code := httpCLI(t, append(how, "-n", "5", "--format", "text", "--json", js, ts.URL+"/")...)
+		if code != ExitOK {
+			t.Fatalf("%q: exit %d: %s", how, code, errs)
+		}
+		if n := conns.Load() - c0; n != 1+5 {
+			t.Errorf("%q: the server saw %d connections for the preflight and 5 requests", how, n)
+		}
+		if !strings.Contains(out, "a connection per request") || strings.Contains(out, "keep-alive") {
+			t.Errorf("%q: the report does not say a connection per request:\n%s", how, out)
+		}
+		doc, err := result.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := doc.Stores[0]
+		if st.Phases[0].HTTP.KeepAlive || doc.Run.Params["keep_alive"] != "false" || st.Info.Options["keep_alive"] != "false" {
+			t.Errorf("%q: recorded as keep-alive: http %v, params %v, options %v", how, st.Phases[0].HTTP.KeepAlive, doc.Run.Params, st.Info.Options)
+		}
+	}
+}
+
+// --format siege breaks failures down by class, as ab's format does: the
+// line kurabe http ends with says the report does.
+func TestHTTPSiegeFormatHasTheClasses(t *testing.T) {
+	s := newHTTPCounting(t)
+	out, errs, code := httpCLI(t, "-n", "10", "--format", "siege", s.URL+"/fail")
+	if code != ExitFailed || !strings.Contains(errs, "10 of 10 requests failed; the report breaks them down by class") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`(?m)^Failed transactions:\s+10 \(http 503: 10\)$`).MatchString(out) {
+		t.Errorf("siege's format lacks the classes:\n%s", out)
+	}
+	out, _, _ = httpCLI(t, "-n", "3", "--format", "siege", s.URL+"/ok")
+	if !regexp.MustCompile(`(?m)^Failed transactions:\s+0$`).MatchString(out) {
+		t.Errorf("no failures:\n%s", out)
+	}
+}
+
+// With --expect-length the varying lengths are failures, and the body
+// lengths line says so instead of "not a failure".
+func TestHTTPExpectLengthLengthsLine(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat("x", 50+int(n.Add(1)%3)))
+	}))
+	t.Cleanup(ts.Close)
+	out, _, code := httpCLI(t, "-n", "9", "--format", "text", "--expect-length", "50", ts.URL+"/")
+	if code != ExitFailed || !strings.Contains(out, "Failed, expect-length: 6;") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "Body lengths: varying, 50 to 52 bytes") || !strings.Contains(out, "(a body of other than 50 bytes is a failure, class expect-length: --expect-length)") || strings.Contains(out, "not a failure") {
+		t.Errorf("the lengths line:\n%s", out)
+	}
+	out, _, _ = httpCLI(t, "-n", "3", "--format", "text", ts.URL+"/")
+	if !strings.Contains(out, "(not a failure; --expect-length N makes it one)") {
+		t.Errorf("without --expect-length:\n%s", out)
+	}
+}
+
+// One URL's row in the result has the run's body lengths, distinct
+// lengths included (it had distinct 0 beside the run's 3).
+func TestHTTPOneTargetDistinctLengths(t *testing.T) {
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat("x", 50+int(n.Add(1)%3)))
+	}))
+	t.Cleanup(ts.Close)
+	js := filepath.Join(t.TempDir(), "r.json")
+	if _, errs, code := httpCLI(t, "-n", "9", "-c", "2", "-q", "--json", js, ts.URL+"/"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := doc.Stores[0].Phases[0].HTTP
+	if h.Length.Distinct != 3 || len(h.Targets) != 1 || h.Targets[0].Length != h.Length {
+		t.Errorf("run's lengths %+v, the URL's %+v", h.Length, h.Targets[0].Length)
+	}
+}
+
+// kurabe http writes one run per result, so compare of two results can
+// test nothing; a quoted pattern per side pools runs as repeats, and the
+// advice says so (it said to run with --repeat, which kurabe http has
+// not).
+func TestHTTPCompareHowToTest(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	s := newHTTPCounting(t)
+	dir := t.TempDir()
+	for _, side := range []string{"old", "new"} {
+		for i := range 4 {
+			js := filepath.Join(dir, fmt.Sprintf("%s-%d.json", side, i))
+			if _, errs, code := httpCLI(t, "-n", "20", "-q", "--json", js, s.URL+"/ok"); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+		}
+	}
+	compare := func(args ...string) string {
+		t.Helper()
+		app := &App{Terminal: func(io.Writer) bool { return false }}
+		var out, errb bytes.Buffer
+		if err := app.Run(context.Background(), append([]string{"compare"}, args...), &out, &errb); err != nil {
+			t.Fatalf("compare %q: %v\n%s", args, err, errb.String())
+		}
+		return out.String()
+	}
+	one := compare(filepath.Join(dir, "old-0.json"), filepath.Join(dir, "new-0.json"))
+	if !strings.Contains(one, "% (untested)") || strings.Contains(one, "--repeat 4 or more to test it.") ||
+		!strings.Contains(one, "or give each side as 4 or more results, a quoted pattern such as 'old-*.json' (kurabe http writes one run per result)") {
+		t.Errorf("one run a side:\n%s", one)
+	}
+	pooled := compare(filepath.Join(dir, "old-*.json"), filepath.Join(dir, "new-*.json"))
+	if !strings.Contains(pooled, "n=4+4") || strings.Contains(pooled, "% (untested)") || strings.Contains(pooled, "too few samples") ||
+		!regexp.MustCompile(`(?m)^old: .* · repeats 4$`).MatchString(pooled) {
+		t.Errorf("four runs a side, pooled:\n%s", pooled)
+	}
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	err := app.Run(context.Background(), []string{"compare", filepath.Join(dir, "none-*.json"), filepath.Join(dir, "new-0.json")}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "none-*.json matches no file") {
+		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}
+
+// ab's -i pasted against a live server: one line saying what to give
+// instead, and nothing sent.
+func TestHTTPAbFlagHintSendsNothing(t *testing.T) {
+	s := newHTTPCounting(t)
+	for _, f := range []string{"-i", "-g", "-v", "-X"} {
+		args := []string{"-n", "3", f}
+		if f != "-i" {
+			args = append(args, "x")
+		}
+		_, errs, code := httpCLI(t, append(args, s.URL+"/")...)
+		if code != ExitUsage || !strings.Contains(errs, "unknown flag "+f+"; ab's "+f+" (") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", f, code, errs)
+		}
+	}
+	if n := s.n.Load(); n != 0 {
+		t.Errorf("the server got %d requests", n)
+	}
+}
+
+// In Markdown the open loop's indented lines are bullets under the Open
+// loop note, not notes of their own.
+func TestHTTPMarkdownOpenLoopNested(t *testing.T) {
+	s := newHTTPCounting(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	if _, errs, code := httpCLI(t, "-R", "100", "-n", "20", "-c", "2", "-q", "--json", js, s.URL+"/ok"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	if err := app.Run(context.Background(), []string{"report", "--format", "markdown", "--lang", "en", js}, &out, &errb); err != nil {
+		t.Fatalf("report: %v\n%s", err, errb.String())
+	}
+	md := out.String()
+	want := regexp.MustCompile(`(?m)^- Open loop: .*\n  - latency from the scheduled start \(corrected\): .*\n  - service time from the actual start \(uncorrected\): `)
+	if !want.MatchString(md) || regexp.MustCompile(`(?m)^- (latency from the scheduled|service time from)`).MatchString(md) {
+		t.Errorf("the open loop's lines are not nested under its note:\n%s", md)
 	}
 }

@@ -73,6 +73,8 @@ func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
 		{[]string{"probe"}, "ja_JP.UTF-8", en},                          // no --lang: its lines are English
 		{nil, "", en},
 		{[]string{"dataset", "import", "KEN_ALL.CSV", "--store", "sqlite:/tmp/p.db"}, "", "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"}, // no results to write
+		// serve writes no results; its lines are English.
+		{[]string{"serve", "--store", "sqlite:"}, "ja_JP.UTF-8", "\nkurabe: stopping; press Ctrl-C again to stop at once\n"},
 	} {
 		env := map[string]string{"LANG": c.lang}
 		if got := StoppingLine(c.args, func(k string) string { return env[k] }); got != c.want {

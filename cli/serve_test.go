@@ -646,3 +646,50 @@ func TestServeCGIPostal(t *testing.T) {
 		t.Fatalf("the password appears on stderr: %s", stderr.String())
 	}
 }
+
+// A Ctrl-C (SIGINT) stops kurabe serve with the line docs/serve.md
+// shows: serve writes no results, so the line promises none (it used to
+// be kurabe run's, "... then writing the results ..."), in a Japanese
+// locale too, as serve's lines are English.
+func TestServeStopsOnSIGINTSayingSo(t *testing.T) {
+	bin := kurabeBinary(t)
+	cmd := exec.Command(bin, "serve", "--store", "sqlite:"+filepath.Join(t.TempDir(), "s.db")+"?synchronous=off", "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "LANG=ja_JP.UTF-8")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no line: %v; stderr %s", err, stderr.String())
+	}
+	m := served.FindStringSubmatch(strings.TrimSuffix(line, "\n"))
+	if m == nil {
+		t.Fatalf("line %q", line)
+	}
+	post(t, m[1], "cli", "before the Ctrl-C")
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("exit after SIGINT: %v; stderr %s", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("kurabe serve did not stop within 15s of SIGINT")
+	}
+	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping; press Ctrl-C again to stop at once\n") || strings.Contains(e, "result") {
+		t.Fatalf("stderr after SIGINT:\n%s", e)
+	}
+}

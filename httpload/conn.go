@@ -2,7 +2,10 @@ package httpload
 
 import (
 	"crypto/tls"
+	"fmt"
+	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -20,12 +23,22 @@ type timing struct {
 	// handshake that succeeded, whatever became of the request it was
 	// made for (a request that then timed out made its connection too).
 	dialTime, tlsTime moments
-	reconnects        int64         // requests sent again after a kept-alive connection was found closed
-	writeStart        time.Duration // first Write of the request; -1 before it
-	writeEnd          time.Duration // end of the last Write
-	firstByte         time.Duration // first Read after the last Write; -1 before it
-	awaiting          bool          // a Write happened and no Read returned since
-	in, out           int64         // bytes read and written on all connections
+	reconnects        int64 // requests sent on a new connection because the kept-alive one was found closed before they went out
+	resent            int64 // idempotent requests sent a second time after their kept-alive connection closed unanswered (see leanConn.roundTrip)
+	sent              int64 // bytes of the current request written
+	// probe asks the connection wrapper to check, before the request's
+	// first write, whether the server closed the kept-alive connection
+	// while it sat idle; dial clears it (a new connection is not probed).
+	probe bool
+	// idleClosed: the probe found the connection closed, and nothing of
+	// the request was written (a TLS close_notify written as the
+	// connection is then closed is not the request's).
+	idleClosed bool
+	writeStart time.Duration // first Write of the request; -1 before it
+	writeEnd   time.Duration // end of the last Write
+	firstByte  time.Duration // first Read after the last Write; -1 before it
+	awaiting   bool          // a Write happened and no Read returned since
+	in, out    int64         // bytes read and written on all connections
 }
 
 func (t *timing) since() time.Duration { return time.Since(t.epoch) }
@@ -34,6 +47,7 @@ func (t *timing) since() time.Duration { return time.Since(t.epoch) }
 func (t *timing) begin() {
 	t.connect, t.tls = 0, 0
 	t.writeStart, t.firstByte, t.awaiting = -1, -1, false
+	t.sent, t.idleClosed = 0, false
 }
 
 // timedConn stamps the request's writes and, without TLS, the response's
@@ -48,16 +62,29 @@ type timedConn struct {
 }
 
 func (c *timedConn) Write(b []byte) (int, error) {
+	if c.t.probe && c.t.writeStart < 0 {
+		// The request's first write on a kept-alive connection that sat
+		// idle: if the server has closed it meanwhile, write nothing and
+		// let the client send the request on a new connection.
+		c.t.probe = false
+		if idleClosed(c.Conn) {
+			c.t.idleClosed = true
+			return 0, errIdleClosed
+		}
+	}
 	t0 := c.t.since()
 	n, err := c.Conn.Write(b)
 	c.t.out += int64(n)
-	if c.t.firstByte >= 0 {
+	if c.t.firstByte >= 0 || c.t.idleClosed {
 		// A write once the response has begun is not the request's: TLS's
 		// close_notify when the connection closes after the response
 		// (--close). Taken as the request's, it made the write phase span
-		// the server's time and left no wait phase at all.
+		// the server's time and left no wait phase at all. Nor is
+		// close_notify written on a connection found closed before the
+		// request went out.
 		return n, err
 	}
+	c.t.sent += int64(n)
 	if c.t.writeStart < 0 {
 		c.t.writeStart = t0
 	}
@@ -104,6 +131,28 @@ func (c *timedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// errIdleClosed is the write of a request on a kept-alive connection
+// that the server closed while it sat idle (found before writing).
+var errIdleClosed = fmt.Errorf("the server had closed the kept-alive connection: %w", io.EOF)
+
+// idleClosed reports whether the server has closed the idle connection c
+// (the end of the stream or a reset is waiting to be read) or sent
+// something no request asked for (a 408 before closing, TLS's
+// close_notify): either way no request should go out on it.
+func idleClosed(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	closed := false
+	rc.Control(func(fd uintptr) { closed = rawPeek(fd) })
+	return closed
+}
+
 // dialError marks a failure to connect, for the error class "connect".
 type dialError struct{ err error }
 
@@ -119,6 +168,7 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 	c, err := s.w.dialer.DialTimeout(addr, s.w.cfg.Timeout)
 	t1 := t.since()
 	t.connect += t1 - t0
+	t.probe = false
 	if err != nil {
 		return nil, &dialError{err}
 	}

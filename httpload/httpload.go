@@ -31,9 +31,11 @@
 //     classes break failures down by status code. A retry would hide a
 //     failure and send one request more than asked, so there are none,
 //     except for a request that finds its kept-alive connection closed by
-//     the server before any answer (an idle timeout): it was neither
-//     answered nor processed, and is sent again once on a new connection
-//     and counted as a reconnect (leanConn.roundTrip).
+//     the server before it went out (an idle timeout): it reached no
+//     server, and goes out on a new connection, counted as a reconnect;
+//     and, as Go's net/http does, an idempotent request written on a
+//     connection idle long enough for the server's timeout to have crossed
+//     it, counted as resent (leanConn.roundTrip).
 package httpload
 
 import (
@@ -202,6 +204,11 @@ func New(cfg Config) (*Workload, error) {
 	for _, h := range cfg.Headers {
 		if SecretName(h.Name) {
 			w.secrets = headerSecrets(w.secrets, h.Value)
+		}
+		if strings.EqualFold(h.Name, "Connection") && hasToken([]byte(h.Value), "close") {
+			// -H "Connection: close" is --close: a connection per request,
+			// and the result says so (keep_alive false).
+			w.cfg.Close = true
 		}
 	}
 	if f := cfg.Flow; f != nil {
@@ -503,6 +510,9 @@ type session struct {
 	// lean: a connection per server on the lean path (nil on fasthttp's).
 	lean       []*leanConn
 	wantServer bool // the lean parser should keep the Server header
+	// last is when the last request to each server ended (fasthttp's
+	// path), for its connection's idle time.
+	last []time.Duration
 }
 
 func (w *Workload) newSession() *session {
@@ -515,6 +525,7 @@ func (w *Workload) newSession() *session {
 		}
 		return s
 	}
+	s.last = make([]time.Duration, len(w.origins))
 	for i := range w.origins {
 		o := &w.origins[i]
 		s.hosts = append(s.hosts, &fasthttp.HostClient{

@@ -81,6 +81,9 @@ type leanRequest struct {
 	body  int    // bytes of body
 	head  bool   // a HEAD request: the response has no body
 	close bool   // the request says Connection: close
+	// idempotent: the request may be sent again after its connection
+	// closed unanswered (leanConn.roundTrip).
+	idempotent bool
 }
 
 // buildLean writes t's request as fasthttp would: request line, User-Agent,
@@ -150,7 +153,10 @@ func buildLean(cfg *Config, t *Target) (leanRequest, error) {
 	}
 	b = append(b, "\r\n"...)
 	b = append(b, t.Body...)
-	return leanRequest{b: b, body: len(t.Body), head: t.Method == "HEAD", close: closing}, nil
+	_, key := custom("Idempotency-Key")
+	_, xkey := custom("X-Idempotency-Key")
+	return leanRequest{b: b, body: len(t.Body), head: t.Method == "HEAD", close: closing,
+		idempotent: idempotent(t.Method, key || xkey)}, nil
 }
 
 // requestURI is the path and query of u as written (fasthttp's
@@ -187,6 +193,9 @@ type leanConn struct {
 	rc     syscall.RawConn
 	readFn func(uintptr) bool // rc callbacks, bound once
 	sendFn func(uintptr) bool
+	peekFn func(uintptr)
+	peeked bool          // the idle check found the connection closed
+	last   time.Duration // when the last request ended, for its idle time
 
 	out      []byte // request bytes still to write
 	wrote    bool   // the request is written
@@ -205,6 +214,7 @@ func newLeanConn(s *session, o *origin) *leanConn {
 	lc := &leanConn{s: s, addr: o.addr, buf: make([]byte, leanReadBuffer)}
 	lc.readFn = lc.onRead
 	lc.sendFn = lc.onWrite
+	lc.peekFn = lc.onPeek
 	return lc
 }
 
@@ -255,21 +265,43 @@ func (lc *leanConn) close() {
 // connect, write and first-byte stamps are set; t0 is the request's start.
 //
 // A kept-alive connection the server has closed meanwhile (an idle
-// timeout: Node's and Apache's 5 s) fails the next request before any
-// byte of a response arrives. Such a request was not answered and, the
-// connection being closed, not processed either, so it is sent again, once,
-// on a new connection (as curl does), and counted as a reconnect rather
-// than a failure. Its latency runs from the request's start, the failed
-// attempt and the new connection included: that is how long the request
-// took. A request on a new connection is never sent again.
+// timeout: Node's and Apache's 5 s) must not lose the next request, nor
+// may a request the server might have processed be sent twice unseen
+// (a POST handled twice). Go's net/http draws the line this way too:
 //
-// Some servers and proxies (HAProxy, Google's front end) say so first: a
-// "408 Request Timeout" with Connection: close, sent on the idle
-// connection before any request came. Read after a request on a reused
-// connection, it answers no request of ours and is treated the same way.
+//   - Before its first write on a connection that sat idle for idleProbe
+//     or more, the request peeks at the socket: the end of the stream, a
+//     reset or unasked bytes (a 408) mean the server closed it, and the
+//     request goes out on a new connection instead. So does a request of
+//     which nothing could be written (EPIPE, ECONNRESET), and one answered
+//     by an unsolicited "408 Request Timeout" with Connection: close
+//     (HAProxy, Google's front end, sent on the idle connection before the
+//     request came). The server got none of these requests, whatever the
+//     method: each is counted as a reconnect and is not a failure.
+//   - A request written (in full or in part) that then finds the end of
+//     the stream or a reset before any byte of its response may have
+//     reached the application. It is sent again only when its method is
+//     idempotent (GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key header)
+//     and the connection had sat idle for resendIdle or more, the one case
+//     where the server's idle timeout can have crossed the request on the
+//     wire; it is counted as resent. Otherwise (a POST, or a server that
+//     drops a request it read) it is a "closed" failure, sent once.
+//
+// Only on a reused connection: a request that fails on a new one is a
+// failure. The latency runs from the request's start, the failed attempt
+// and the new connection included: that is how long the request took.
 func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) error {
 	t := &lc.s.tm
 	reused := lc.conn != nil
+	idle := t0 - lc.last
+	if reused && idle >= idleProbe {
+		lc.rc.Control(lc.peekFn)
+		if lc.peeked {
+			lc.close()
+			t.reconnects++
+			reused = false
+		}
+	}
 	for {
 		if lc.conn == nil {
 			if err := lc.dial(); err != nil {
@@ -281,12 +313,20 @@ func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) e
 		if err != nil || lc.p.close || req.close {
 			lc.close()
 		}
-		stale := err == nil && lc.p.code == 408 && lc.p.close
-		if !stale && (err == nil || !lc.unanswered(err)) || !reused || lc.s.busy.Load() == killed {
+		if !reused || lc.s.busy.Load() == killed {
+			return err
+		}
+		unanswered := err != nil && lc.unanswered(err)
+		switch {
+		case err == nil && lc.p.code == 408 && lc.p.close,
+			unanswered && len(lc.out) == len(req.b):
+			t.reconnects++
+		case unanswered && req.idempotent && idle >= resendIdle:
+			t.resent++
+		default:
 			return err
 		}
 		reused = false
-		t.reconnects++
 	}
 }
 
@@ -300,6 +340,9 @@ func (lc *leanConn) unanswered(err error) bool {
 	}
 	return err == errLeanClosed || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
+
+// onPeek is the rc.Control callback of the idle check.
+func (lc *leanConn) onPeek(fd uintptr) { lc.peeked = rawPeek(fd) }
 
 // send writes req on the open connection and reads its response.
 func (lc *leanConn) send(req *leanRequest, retain bool, t0 time.Duration) error {

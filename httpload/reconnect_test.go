@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,13 +51,14 @@ func runW(t testing.TB, w *Workload, ec engine.Config) result.Phase {
 	return ph
 }
 
-// rawServer is an HTTP/1.1 server on 127.0.0.1 that reads each request's
-// head and hands it to answer with the connection's request count (from
-// 1); answer writes the response and says whether to keep the connection.
-// It counts connections and requests.
+// rawServer is an HTTP/1.1 server on 127.0.0.1 that reads each request
+// (its head, and its body by Content-Length) and hands the head to answer
+// with the connection's request count (from 1); answer writes the
+// response and says whether to keep the connection. It counts
+// connections, requests and body bytes received.
 type rawServer struct {
-	url             string
-	conns, requests atomic.Int64
+	url                        string
+	conns, requests, bodyBytes atomic.Int64
 }
 
 func newRawServer(t *testing.T, answer func(c net.Conn, head string, n int) bool) *rawServer {
@@ -87,6 +89,14 @@ func newRawServer(t *testing.T, answer func(c net.Conn, head string, n int) bool
 						if line == "\r\n" {
 							break
 						}
+					}
+					if i := strings.Index(strings.ToLower(head.String()), "content-length: "); i >= 0 {
+						rest := head.String()[i+len("content-length: "):]
+						n, _ := strconv.Atoi(rest[:strings.Index(rest, "\r")])
+						if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
+							return
+						}
+						s.bodyBytes.Add(int64(n))
 					}
 					s.requests.Add(1)
 					if !answer(c, head.String(), n) {
@@ -204,8 +214,8 @@ func TestIdleCloseReconnects(t *testing.T) {
 		}
 		s.Close()
 		h := w.Stats()
-		if h.Requests != 4 || h.Failed != 0 || h.Reconnects != 3 || h.Connections != 4 || served.Load()-s0 != 4 {
-			t.Fatalf("requests %d failed %d reconnects %d connections %d; the server served %d", h.Requests, h.Failed, h.Reconnects, h.Connections, served.Load()-s0)
+		if h.Requests != 4 || h.Failed != 0 || h.Reconnects != 3 || h.Resent != 0 || h.Connections != 4 || served.Load()-s0 != 4 {
+			t.Fatalf("requests %d failed %d reconnects %d resent %d connections %d; the server served %d", h.Requests, h.Failed, h.Reconnects, h.Resent, h.Connections, served.Load()-s0)
 		}
 		// Every request connected: the reconnects' connect time is theirs.
 		if h.Connect.Count != 4 || h.Connect.Min <= 0 || h.Waiting.Count != 4 {
@@ -213,6 +223,11 @@ func TestIdleCloseReconnects(t *testing.T) {
 		}
 	}
 	paths(t, urls(ts.URL+"/"), check)
+	// A POST too: found closed before it was written, it reached no
+	// server, so it goes out on a new connection whatever its method.
+	post := urls(ts.URL + "/")
+	post.Targets[0].Method, post.Targets[0].Body = "POST", []byte("a=1")
+	t.Run("post", func(t *testing.T) { paths(t, post, check) })
 
 	// The same in a flow, which goes through fasthttp.
 	f, err := flow.Parse("idle.yaml", []byte("steps:\n  - url: /a\n"), flow.Options{Base: ts.URL})
@@ -329,4 +344,128 @@ func TestRefusedConnectsBackOff(t *testing.T) {
 	if err := w.Preflight(context.Background()); err != nil {
 		t.Fatalf("preflight against a live server: %v", err)
 	}
+}
+
+// dropping is a named fault fake: a server that reads every third request
+// it receives (in full, body included) and then closes the connection
+// without answering, as a crashing handler or a proxy dropping requests
+// does. It counts the requests it dropped.
+func dropping(t *testing.T) (*rawServer, *atomic.Int64) {
+	var seen, dropped atomic.Int64
+	srv := newRawServer(t, func(c net.Conn, _ string, _ int) bool {
+		if seen.Add(1)%3 == 0 {
+			dropped.Add(1)
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	return srv, &dropped
+}
+
+// postFlow is a flow of one POST step against base.
+func postFlow(t *testing.T, base string) Config {
+	f, err := flow.Parse("post.yaml", []byte("steps:\n  - url: /posts\n    method: POST\n    body: category=test&text=hogehoge\n"), flow.Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Flow = f
+	return cfg
+}
+
+// A POST the server read and then dropped without answering is a
+// "closed" failure and is never sent again: the server must see each POST
+// once, every drop must be a failure, and the bytes sent must be those
+// of the POSTs the server got. kurabe used to resend it on a new
+// connection, so the drops vanished from the report and the server
+// handled a third of the POSTs twice.
+func TestDroppedPostIsAFailureNotResent(t *testing.T) {
+	srv, dropped := dropping(t)
+	const body = "category=test&text=hogehoge"
+	cfg := urls(srv.url + "/posts")
+	cfg.Targets[0].Method, cfg.Targets[0].Body = "POST", []byte(body)
+	check := func(t *testing.T, w *Workload) {
+		r0, b0, d0 := srv.requests.Load(), srv.bodyBytes.Load(), dropped.Load()
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 30})
+		h := ph.HTTP
+		got, drops := srv.requests.Load()-r0, dropped.Load()-d0
+		if got != 30 || h.Requests != 30 || h.Resent != 0 {
+			t.Fatalf("the server got %d POSTs for %d requests (resent %d), want 30", got, h.Requests, h.Resent)
+		}
+		closed := class(ph, "closed") + class(ph, "step 1: closed")
+		if drops == 0 || closed != drops || h.Failed != drops || ph.Errors != drops {
+			t.Fatalf("the server dropped %d, kurabe counts %d closed and %d failed (%+v)", drops, closed, h.Failed, ph.ErrorClasses)
+		}
+		if b := srv.bodyBytes.Load() - b0; h.RequestBodyBytes != b || b != 30*int64(len(body)) {
+			t.Fatalf("body bytes sent %d, the server got %d, want %d", h.RequestBodyBytes, b, 30*len(body))
+		}
+	}
+	paths(t, cfg, check)
+	w, err := New(postFlow(t, srv.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("flow", func(t *testing.T) { check(t, w) })
+}
+
+// GETs the server read and dropped on a busy connection are failures
+// too; should one be resent (a connection that happened to sit idle
+// 100 ms), it is counted: every drop is a failure or a resend, and the
+// server got the requests plus the resent ones.
+func TestDroppedGetsAreCounted(t *testing.T) {
+	srv, dropped := dropping(t)
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		r0, d0 := srv.requests.Load(), dropped.Load()
+		ph := runW(t, w, engine.Config{Clients: 3, Count: 60})
+		h := ph.HTTP
+		got, drops := srv.requests.Load()-r0, dropped.Load()-d0
+		if h.Requests != 60 || got != h.Requests+h.Resent {
+			t.Fatalf("the server got %d requests; kurabe sent %d and resent %d", got, h.Requests, h.Resent)
+		}
+		if drops == 0 || class(ph, "closed")+h.Resent != drops || h.Failed != class(ph, "closed") {
+			t.Fatalf("the server dropped %d; kurabe counts %d closed, %d resent (%+v)", drops, class(ph, "closed"), h.Resent, ph.ErrorClasses)
+		}
+	})
+}
+
+// A request written on a connection that sat idle (here 150 ms) and then
+// closed without any answer may have crossed the server's idle timeout:
+// a GET is sent again on a new connection and counted as resent, a POST
+// is a "closed" failure, sent once.
+func TestIdleConnectionClosedAfterTheWrite(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, _ string, n int) bool {
+		if n == 2 {
+			return false // read the second request, close unanswered
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	do := func(t *testing.T, w *Workload) (*result.HTTPStats, error) {
+		s, _ := w.Store().Open(context.Background())
+		c := w.NewClient(s, newRand())
+		if _, err := c.Do(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		_, err := c.Do(context.Background(), 0)
+		s.Close()
+		return w.Stats(), err
+	}
+	paths(t, urls(srv.url+"/"), func(t *testing.T, w *Workload) {
+		r0 := srv.requests.Load()
+		h, err := do(t, w)
+		if err != nil || h.Failed != 0 || h.Resent != 1 || h.Reconnects != 0 || srv.requests.Load()-r0 != 3 {
+			t.Fatalf("GET: %v; failed %d resent %d reconnects %d; the server got %d", err, h.Failed, h.Resent, h.Reconnects, srv.requests.Load()-r0)
+		}
+	})
+	post := urls(srv.url + "/")
+	post.Targets[0].Method, post.Targets[0].Body = "POST", []byte("a=1")
+	paths(t, post, func(t *testing.T, w *Workload) {
+		r0 := srv.requests.Load()
+		h, err := do(t, w)
+		if err == nil || h.Failed != 1 || h.Resent != 0 || srv.requests.Load()-r0 != 2 || h.RequestBodyBytes != 6 {
+			t.Fatalf("POST: %v; failed %d resent %d; the server got %d; body bytes %d", err, h.Failed, h.Resent, srv.requests.Load()-r0, h.RequestBodyBytes)
+		}
+	})
 }

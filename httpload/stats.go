@@ -238,6 +238,7 @@ func (w *Workload) Stats() *result.HTTPStats {
 		out.BytesSent += c.sess.tm.out
 		out.Connections += c.sess.tm.dials
 		out.Reconnects += c.sess.tm.reconnects
+		out.Resent += c.sess.tm.resent
 		for i, n := range s.status {
 			status[i] += n
 		}
@@ -291,6 +292,12 @@ func (w *Workload) Stats() *result.HTTPStats {
 			}
 		}
 		t.Length = mergeLengths(ls)
+		if w.numTargets() == 1 {
+			// One URL or step is every response: its lengths are the
+			// run's, whose distinct lengths are tracked (a target's are
+			// only with a histogram of its own).
+			t.Length = out.Length
+		}
 		if len(recs) > 0 {
 			t.Latency = summarize(recs, false)
 		} else if w.numTargets() == 1 && !w.cfg.OpenLoop {

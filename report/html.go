@@ -386,7 +386,9 @@ func storeTable(d *result.Document, l tr) *htmlTable {
 
 // sideBySide puts the runs' ops/s in columns: one row per store,
 // operation and client level found in any run, the median over repeats in
-// each cell.
+// each cell. A run of which every operation failed (a URL that always
+// answered 500, a flow whose every login got 401) has its row, "0
+// (failed)": left out, it read as a run that was never made.
 func sideBySide(docs []*result.Document, l tr) *htmlTable {
 	header := row{l.t("store"), l.t("op")}
 	numeric := []bool{false, false}
@@ -402,7 +404,7 @@ func sideBySide(docs []*result.Document, l tr) *htmlTable {
 		for _, s := range d.Stores {
 			for _, pk := range all {
 				k := key{s.Label, pk}
-				if opsPerSecAt(d, s, pk).n > 0 && !slices.Contains(keys, k) {
+				if (opsPerSecAt(d, s, pk).n > 0 || allFailedAt(d, s, pk)) && !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
 			}
@@ -418,6 +420,8 @@ func sideBySide(docs []*result.Document, l tr) *htmlTable {
 				if s.Label == k.store {
 					if v := opsPerSecAt(d, s, k.phase); v.n > 0 {
 						cell = num(v.med)
+					} else if allFailedAt(d, s, k.phase) {
+						cell = l.t("0 (failed)")
 					}
 				}
 			}

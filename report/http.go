@@ -299,7 +299,13 @@ func (r *httpRun) siege(b *strings.Builder) {
 	l.add("Throughput", "%s MB/sec", httpF2(r.perSec(float64(h.BodyBytes)/mb)))
 	l.add("Concurrency", "%s", httpF2(r.perSec(float64(h.Total.SumNs)/1e9)))
 	l.add("Successful transactions", "%d", r.ok)
-	l.add("Failed transactions", "%d", h.Failed)
+	if h.Failed > 0 {
+		// The classes, as ab's Failed requests has them: the line
+		// kurabe http ends with points to them, in every format.
+		l.add("Failed transactions", "%d (%s)", h.Failed, r.classes())
+	} else {
+		l.add("Failed transactions", "0")
+	}
 	l.add("Longest transaction", "%s", httpSecs(h.Total.Max))
 	l.add("Shortest transaction", "%s", httpSecs(h.Total.Min))
 }
@@ -323,11 +329,14 @@ func (r *httpRun) notes(b *strings.Builder) {
 	b.WriteString(l.f("http.status", strings.Join(st, ", ")))
 	b.WriteString(l.f("http.lengths", lengthText(l, h.Length)))
 	if h.Length.Min != h.Length.Max {
-		b.WriteString(l.t("http.lengths.not-failure"))
+		b.WriteString(r.lengthsNote())
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
 		b.WriteString(l.f("http.failed", c.Class, c.Count, r.firstError(c.First)) + "\n")
+	}
+	if h.Resent > 0 {
+		b.WriteString(l.f("http.resent", h.Resent, h.Requests+h.Resent) + "\n")
 	}
 	b.WriteString(l.f("http.per-request", r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)) + "\n")
 	b.WriteString(r.connections() + "\n")
@@ -363,6 +372,22 @@ func (r *httpRun) notes(b *strings.Builder) {
 		}
 	}
 	b.WriteString(l.f("http.cpu", httpF2(p.ProcessCPU)) + "\n")
+}
+
+// lengthsNote says whether varying body lengths are failures: not
+// unless asked, with --expect-length N those of another length are, and
+// so are those a flow step's expect length refused.
+func (r *httpRun) lengthsNote() string {
+	l := r.l
+	if n, ok := r.d.Run.Params["expect_length"]; ok {
+		return l.f("http.lengths.failure", n)
+	}
+	for _, c := range r.p.ErrorClasses {
+		if c.Class == "expect-length" || strings.HasSuffix(c.Class, ": expect-length") {
+			return l.t("http.lengths.step-failure")
+		}
+	}
+	return l.t("http.lengths.not-failure")
 }
 
 // firstError is a class's first message with a flow step's label in the
@@ -422,6 +447,12 @@ func (r *httpRun) phase(count uint64, mean float64) string {
 // in lang (English for an unknown one).
 func HTTPFailedLine(lang string, failed, requests int64) string {
 	return tr(lang).f("http.exit.failed", failed, requests)
+}
+
+// HTTPResentLine is the line kurabe http ends with when requests were
+// sent twice (result.HTTPStats.Resent).
+func HTTPResentLine(lang string, resent int64) string {
+	return tr(lang).f("http.exit.resent", resent)
 }
 
 // HTTPInterruptedLine is the line kurabe http ends with when interrupted.
@@ -565,7 +596,13 @@ func HTTPMarkdown(w io.Writer, lang string, d *result.Document) error {
 		var notes strings.Builder
 		r.notes(&notes)
 		for _, n := range strings.Split(strings.TrimSuffix(notes.String(), "\n"), "\n") {
-			b.WriteString("- " + strings.TrimSpace(n) + "\n")
+			// An indented line continues the note above it (the open
+			// loop's latencies, its BEHIND): a bullet under that note's.
+			indent := ""
+			if strings.HasPrefix(n, "  ") {
+				indent = "  "
+			}
+			b.WriteString(indent + "- " + strings.TrimSpace(n) + "\n")
 		}
 	})
 }

@@ -45,7 +45,7 @@ func httpURLs() *result.Document {
 		Mode: "urls", Order: "round-robin", Requests: 10000, Responses: 9990, Failed: 160, Non2xx: 150, KeepAlive: true,
 		Status:        []result.StatusCount{{Code: 200, Count: 9840}, {Code: 503, Count: 150}},
 		Length:        result.BodyLength{Count: 9990, Min: 58, Max: 1200, Mean: 410.25, Distinct: 37},
-		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Reconnects: 3, Server: "nginx/1.22.1",
+		BytesReceived: 5_600_000, BytesSent: 1_100_000, BodyBytes: 4_098_397, Connections: 100, Reconnects: 3, Resent: 2, Server: "nginx/1.22.1",
 		Connect: httpLat(rng, 100, 50, false), Processing: httpLat(rng, 9990, 900, false), Waiting: httpLat(rng, 9990, 850, false),
 		Total: httpLat(rng, 9990, 900, true), Write: result.Moments{Count: 9990, Mean: 12.5}, Read: result.Moments{Count: 9990, Mean: 3.25},
 		TCPConnect: result.Moments{Count: 100, Mean: 44.4},

@@ -121,6 +121,23 @@ func opsPerSecAt(d *result.Document, s result.Store, k phaseKey) spread {
 	return spreadOf(vs)
 }
 
+// allFailedAt reports whether phase k of s ran and every operation of it
+// failed (none succeeded, some erred, not all of them skips), in every
+// repeat.
+func allFailedAt(d *result.Document, s result.Store, k phaseKey) bool {
+	failed := false
+	for _, p := range s.Phases {
+		if keyOf(d, p) != k {
+			continue
+		}
+		if p.Ops > 0 || p.Errors == 0 || skippedPhase(p) {
+			return false
+		}
+		failed = true
+	}
+	return failed
+}
+
 // skippedOps is how many of a phase's errors are skips (class skipped):
 // operations the workload does not run on the store (ycsb A's updates on
 // the file store), not failures.

@@ -33,11 +33,19 @@ type HTTPStats struct {
 	Connections int64  `json:"connections"`
 	KeepAlive   bool   `json:"keep_alive"`
 	Server      string `json:"server,omitempty"` // the first response's Server header
-	// Reconnects counts requests sent again, once, on a new connection
-	// because the kept-alive one they went out on turned out to be closed
-	// by the server (an idle timeout) before any byte of a response came.
-	// They are not failures; their latency includes the reconnect.
+	// Reconnects counts requests that found the kept-alive connection
+	// they were to go out on closed by the server (an idle timeout) before
+	// they were written, or answered by an unsolicited 408, and went out
+	// on a new connection instead: the server got each once. They are not
+	// failures; their latency includes the reconnect.
 	Reconnects int64 `json:"reconnects,omitempty"`
+	// Resent counts idempotent requests (GET, HEAD, OPTIONS, TRACE) sent a
+	// second time, on a new connection, because the kept-alive connection
+	// they had been written on, after sitting idle 100 ms or more, closed
+	// before any byte of a response: the server may have processed both.
+	// The server received Requests + Resent requests; BytesSent and
+	// RequestBodyBytes count every attempt.
+	Resent int64 `json:"resent,omitempty"`
 	// Per request, as ab reports them: Connect is the time spent opening a
 	// connection, the TLS handshake included (0 on a kept-alive one),
 	// Processing the rest of the request, Waiting from the request written
