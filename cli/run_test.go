@@ -961,6 +961,31 @@ func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
 	}
 }
 
+// kurabe's counting connection idles through the phase, and a server may
+// close an idle connection (PostgreSQL's idle_session_timeout here; MariaDB's
+// wait_timeout, a proxy): the count after the phase then opens a new one.
+// Before, the run failed with "could not verify posts: … terminating
+// connection due to idle-session timeout".
+func TestCountAfterTheServerClosedTheIdleCounter(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres:managed?idle_session_timeout=300", "--ops", "write",
+		"-d", "1.5s", "-c", "2", "--think", "5ms", "-q", "--json", js)
+	if code != 0 && strings.Contains(errs, "apt-get install") && os.Getenv("KURABE_REQUIRE_SERVERS") == "" {
+		t.Skip(strings.TrimSpace(errs))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := doc.Stores[0].Phases[0]
+	if len(ph.Verify) != 1 || ph.Verify[0].Error != "" || ph.Verify[0].Lost != 0 || ph.Verify[0].After-ph.Verify[0].Before != ph.Ops || ph.Ops == 0 {
+		t.Fatalf("ops %d, verify %+v; want every write verified", ph.Ops, ph.Verify)
+	}
+}
+
 // More clients than a managed server's default max_connections takes
 // (as its program says) are refused before the server starts, with the
 // setting to give; given it, the check passes. Before, -c 160 started

@@ -435,6 +435,32 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			n, err = counters[i].Count(ctx, written[i])
 			return err
 		})
+		if err == nil || ctx.Err() != nil {
+			return n, err
+		}
+		// The connection idled through the phase, and a server may close
+		// an idle one (PostgreSQL's idle_session_timeout, MariaDB's
+		// wait_timeout, a proxy): count once more on a new one, which the
+		// clients' closed sessions have left room for.
+		old := counters[i]
+		var fresh store.Counter
+		if oerr := patiently(ctx, func() (err error) {
+			fresh, err = store.OpenCounter(ctx, writtenIn[i])
+			return err
+		}); oerr != nil {
+			return n, err
+		}
+		old.Close()
+		for k := range counters {
+			if counters[k] == old {
+				counters[k] = fresh
+			}
+		}
+		own[slices.Index(own, old)] = fresh
+		err = patiently(ctx, func() (err error) {
+			n, err = fresh.Count(ctx, written[i])
+			return err
+		})
 		return n, err
 	}
 
