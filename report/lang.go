@@ -280,6 +280,13 @@ var words = map[string][2]string{
 	"clients.ran":     {"%d ran", "実行 %d"},
 	"clients.ran.min": {"as few as %d ran", "実行は最少 %d"},
 
+	// After the clients, when each had tables of its own (--isolate):
+	// a file of its own where every store keeps tables in files.
+	"isolate.table":     {", each on its own table", "、それぞれ専用のテーブル"},
+	"isolate.table.one": {", on its own table", "、専用のテーブル"},
+	"isolate.file":      {", each on its own file", "、それぞれ専用のファイル"},
+	"isolate.file.one":  {", on its own file", "、専用のファイル"},
+
 	// The HTML report of a kurabe http result: its table per URL or step.
 	"Per URL":  {"", "URL ごと"},
 	"Per step": {"", "ステップごと"},
