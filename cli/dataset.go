@@ -182,6 +182,10 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if bad > len(errs) {
 		fmt.Fprintf(stdout, "  … and %s reported (--max-errors to list them)\n", numfmt.Count(int64(bad-len(errs)), "more row", "more rows"))
 	}
+	if n == 0 && r.Rows() == 0 {
+		// Refused before any row: UTF-16, or not a text file.
+		return usageErr("%s holds no rows kurabe can read; give Japan Post's KEN_ALL.CSV (CP932 or UTF-8, plain or .gz)", file)
+	}
 	if n == 0 {
 		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
 	}

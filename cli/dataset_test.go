@@ -151,6 +151,40 @@ func TestDatasetImportMalformedRows(t *testing.T) {
 	}
 }
 
+// A file that is not text (a database given by mistake) is said to be
+// so, at once, and not called CP932. Before, an SQLite database read as
+// "CP932 · 3 rows" of "5 columns" and "1 columns, want 15". A text file
+// of the wrong shape says "1 column" in the singular.
+func TestDatasetImportOfANonTextFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "postal.db")
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db); code != ExitOK {
+		t.Fatalf("making the database: exit %d, %s", code, errs)
+	}
+	// Bytes that are neither UTF-8 nor CP932, with no NUL among them.
+	noise := filepath.Join(dir, "noise.bin")
+	if err := os.WriteFile(noise, bytes.Repeat([]byte{0xfd, 0x80, 0xa0, 0xff, 'x'}, 400), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{db, "it has NUL bytes in its first KiB"},
+		{noise, "its first KiB is neither UTF-8 nor CP932"},
+	} {
+		out, errs, code := runCLI(t, testApp(), "dataset", "import", c.file)
+		if code != ExitUsage || !strings.Contains(out, filepath.Base(c.file)+":1: not a text file: "+c.want) || strings.Count(out, "\n") != 2 ||
+			!strings.Contains(out, ": not text · ") || strings.Contains(out, "CP932 ·") || strings.Contains(out, "columns") || !strings.Contains(errs, "holds no rows kurabe can read") {
+			t.Errorf("%s: exit %d\n%s%s", c.file, code, out, errs)
+		}
+	}
+	one := filepath.Join(dir, "one.csv")
+	if err := os.WriteFile(one, []byte("abc\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, testApp(), "dataset", "import", one); code != ExitUsage || !strings.Contains(out, "one.csv:1: 1 column, want 15") {
+		t.Errorf("one column: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 func TestDatasetBadInput(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.csv")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
