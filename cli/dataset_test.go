@@ -185,6 +185,51 @@ func TestDatasetImportOfANonTextFile(t *testing.T) {
 	}
 }
 
+// What a second Ctrl-C would say is true at each stage of an import: while
+// the new records go into the staging table the table holds what it held
+// before, and after the import all of them. Before, it said "writing no
+// results (no table, JSON or HTML)", which an import never writes.
+func TestSecondInterruptSaysWhatTheImportLeft(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "postal.db")
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db); code != ExitOK {
+		t.Fatalf("the first import: exit %d, %s", code, errs)
+	}
+	full := filepath.Join(dir, "ken_all.csv.gz")
+	if err := os.WriteFile(full, datasets.KenAllGz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := openSQLite(t, db)
+	name := store.TableName(st, postal.Table())
+	done := make(chan error, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- testApp().Run(context.Background(), []string{"dataset", "import", full, "--store", "sqlite:" + db}, &stdout, &stderr)
+	}()
+	loading := 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		case <-time.After(5 * time.Millisecond):
+		}
+		line := StoppedLine()
+		if !strings.Contains(line, "the import was not finished: the "+name+" table holds what it held before") {
+			continue
+		}
+		loading++
+		if n, err := st.Count(context.Background(), postal.Table()); err != nil || n != 1996 {
+			t.Fatalf("%q while the table holds %d records (%v), not the 1,996 it held before", line, n, err)
+		}
+	}
+	if line := StoppedLine(); loading == 0 || line != "kurabe: stopped at once, after the import: the "+name+" table holds the 120,720 records loaded\n" {
+		t.Errorf("said while loading %d times; after: %q", loading, line)
+	}
+}
+
 func TestDatasetBadInput(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.csv")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {

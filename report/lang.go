@@ -143,6 +143,10 @@ var words = map[string][2]string{
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
 	"stopping":          {"stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
+	// The line at the first Ctrl-C of kurabe report and compare, which
+	// run no operations: they write what is left, then stop.
+	"stopping.report": {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
 	"compare.failed.old":    {"%s FAILED in the old run, so its figures there are missing: %s", "%s は旧の実行で失敗したため、その数値がない: %s"},
