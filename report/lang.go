@@ -291,6 +291,11 @@ var words = map[string][2]string{
 	"isolate.file":      {", each on its own file", "、それぞれ専用のファイル"},
 	"isolate.file.one":  {", on its own file", "、専用のファイル"},
 
+	// What a start of kurabe replay waits for, in the lines of
+	// progress.waiting: a large log read, a managed server started.
+	"progress.log":   {"reading the log %s", "ログ %s を読み込んでいます"},
+	"progress.start": {"%s: starting the store", "%s: ストアを起動しています"},
+
 	// The HTML report of a kurabe http result: its table per URL or step.
 	"Per URL":  {"", "URL ごと"},
 	"Per step": {"", "ステップごと"},
