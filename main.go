@@ -33,8 +33,10 @@ const sameSignal = 500 * time.Millisecond
 // interruptible returns a context that the first Ctrl-C (or SIGTERM)
 // cancels, so that the run stops cleanly and writes its result; a second
 // one (the same signal at least sameSignal later, or the other signal)
-// exits at once, after killing the servers kurabe started and removing
-// its temporary directories (cli.Abandon), writing no result. The second is handled here rather than left to the
+// exits at once, after saying what the command leaves (cli.StoppedLine:
+// a run writes no result, an import leaves the table as it was), killing
+// the servers kurabe started and removing its temporary directories
+// (cli.Abandon). The second is handled here rather than left to the
 // signal's default action, which a shell ignores for a job it started in
 // the background.
 func interruptible() context.Context {
@@ -59,7 +61,7 @@ func interruptible() context.Context {
 			code = 143
 		}
 		exiting.Lock()
-		os.Stderr.WriteString("kurabe: stopped at once, writing no results (no table, JSON or HTML)\n")
+		os.Stderr.WriteString(cli.StoppedLine())
 		cli.Abandon(os.Stderr)
 		os.Exit(code)
 	}()

@@ -211,42 +211,57 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var errHelpShown = errors.New("help shown")
 
 // StoppingLine is what kurabe says on stderr at the first Ctrl-C, before
-// the command has finished its output: in that output's language, the
-// command's --lang (or, without one, the locale: LC_ALL, LC_MESSAGES,
+// the command has finished its output: what the command does now, and
+// that a second Ctrl-C stops it at once. It is in that output's language,
+// the command's --lang (or, without one, the locale: LC_ALL, LC_MESSAGES,
 // LANG) for the commands that take --lang, English for the others, whose
 // lines are English. args are kurabe's arguments, the command first.
 // kurabe serve writes no results: it says only that it stops.
 func StoppingLine(args []string, getenv func(string) string) string {
-	if len(args) > 0 && args[0] == "dataset" {
-		// An import writes no results: it drops what it loaded.
-		return "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"
-	}
-	lang := report.English
-	if len(args) > 0 && args[0] == "serve" {
-		return "\nkurabe: " + report.Sprintf(lang, "stopping.serve") + "\n"
-	}
+	command := ""
 	if len(args) > 0 {
-		switch args[0] {
-		case "run", "report", "compare", "http", "replay":
-			lang = report.DefaultLang(getenv)
-			for i, a := range args[1:] {
-				if a == "--" {
-					break
-				}
-				v, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-lang=")
-				if !ok {
-					v, ok = strings.CutPrefix(a, "-lang=")
-				}
-				if !ok && (a == "--lang" || a == "-lang") && i+2 < len(args) {
-					v, ok = args[i+2], true
-				}
-				if ok && report.CheckLang(v) == nil {
-					lang = v
-				}
-			}
+		command = args[0]
+	}
+	lang, key := report.English, "stopping"
+	switch command {
+	case "dataset":
+		// An import writes no results: it drops what it loaded.
+		if _, ok := flagValue(args[1:], "store"); ok {
+			return "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"
+		}
+		return "\nkurabe: stopping the check of the file; press Ctrl-C again to stop at once\n"
+	case "serve":
+		return "\nkurabe: stopping: no new connections; the requests in flight finish (for up to 10 s), then the store is closed; press Ctrl-C again to stop at once\n"
+	case "capture":
+		return "\nkurabe: stopping: the command gets the interrupt, then the server stops and the log of what ran is saved; press Ctrl-C again to stop at once without saving it\n"
+	case "probe":
+		return "\nkurabe: stopping the probe; it measures nothing and removes its files; press Ctrl-C again to stop at once\n"
+	case "report", "compare":
+		key = "stopping.report"
+		fallthrough
+	case "run", "http", "replay":
+		lang = report.DefaultLang(getenv)
+		if v, ok := flagValue(args[1:], "lang"); ok && report.CheckLang(v) == nil {
+			lang = v
 		}
 	}
-	return "\nkurabe: " + report.Sprintf(lang, "stopping") + "\n"
+	return "\nkurabe: " + report.Sprintf(lang, key) + "\n"
+}
+
+// flagValue is the last value args give the flag name (--name V,
+// --name=V, -name V, -name=V), up to a "--"; ok is false when none does.
+func flagValue(args []string, name string) (v string, ok bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if val, found := strings.CutPrefix(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), name+"="); found && strings.HasPrefix(a, "-") {
+			v, ok = val, true
+		} else if (a == "--"+name || a == "-"+name) && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+	}
+	return v, ok
 }
 
 // Run runs one kurabe command.
@@ -255,6 +270,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stderr)
 		return &ExitError{Code: ExitUsage, Err: errHelpShown}
 	}
+	setStopped(stoppedAtOnce(args[0]))
 	switch args[0] {
 	case "run":
 		return a.run(ctx, args[1:], stdout, stderr)

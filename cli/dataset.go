@@ -143,6 +143,12 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	t := postal.Table()
+	var name string
+	if st != nil {
+		name = store.TableName(st, t)
+		setStopped("stopped at once, before loading: the " + name + " table holds what it held before")
+	}
 	t0 := time.Now()
 	var (
 		n, bad int
@@ -150,7 +156,16 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	)
 	for {
 		if r.Next() {
-			n++
+			if n++; n%4096 == 0 && ctx.Err() != nil {
+				// A Ctrl-C while the file is checked: nothing was
+				// loaded yet.
+				closer.Close()
+				what := "nothing was loaded"
+				if st != nil {
+					what = kept(st, t, name)
+				}
+				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while checking %s, after %s; %s", file, numfmt.Count(int64(n), "record", "records"), what)}
+			}
 			continue
 		}
 		e := r.Err()
@@ -182,6 +197,10 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if bad > len(errs) {
 		fmt.Fprintf(stdout, "  … and %s reported (--max-errors to list them)\n", numfmt.Count(int64(bad-len(errs)), "more row", "more rows"))
 	}
+	if n == 0 && r.Rows() == 0 {
+		// Refused before any row: UTF-16, or not a text file.
+		return usageErr("%s holds no rows kurabe can read; give Japan Post's KEN_ALL.CSV (CP932 or UTF-8, plain or .gz)", file)
+	}
 	if n == 0 {
 		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
 	}
@@ -202,14 +221,17 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		return err
 	}
 	defer closer.Close()
-	t := postal.Table()
-	name := store.TableName(st, t)
 	t0 = time.Now()
 	want := int64(n)
 	if rows > 0 && int64(rows) < want {
 		want = int64(rows)
 	}
 	var how string
+	if _, ok := st.(store.Swapper); ok {
+		setStopped(fmt.Sprintf("stopped at once; the import was not finished: the %s table holds what it held before, and the staging table %s may be left beside it (the next import replaces it)", name, store.TableName(st, store.Staged(t))))
+	} else {
+		setStopped("stopped at once; the import was not finished: the " + name + " table is incomplete")
+	}
 	loaded, atomic, err := store.Replace(ctx, st, t, func(into *store.Table) (int64, error) {
 		var loaded int64
 		var err error
@@ -217,8 +239,16 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if err == nil && loaded != want {
 			err = fmt.Errorf("the file gave %d records on the second reading, %d on the first (changed while importing?): %v", loaded, want, r.Err())
 		}
+		if err == nil && into != t {
+			// Loaded into the staging table, which is now swapped in
+			// whole or not at all.
+			setStopped(fmt.Sprintf("stopped at once while the import swapped its table in: the %s table holds what it held before or all %s loaded, not a part", name, numfmt.Count(loaded, "record", "records")))
+		}
 		return loaded, err
 	})
+	if err == nil {
+		setStopped(fmt.Sprintf("stopped at once, after the import: the %s table holds the %s loaded", name, numfmt.Count(loaded, "record", "records")))
+	}
 	if err != nil {
 		state := "the " + name + " table is incomplete"
 		if atomic {

@@ -151,6 +151,88 @@ func TestDatasetImportMalformedRows(t *testing.T) {
 	}
 }
 
+// A file that is not text (a database given by mistake) is said to be
+// so, at once, and not called CP932. Before, an SQLite database read as
+// "CP932 · 3 rows" of "5 columns" and "1 columns, want 15". A text file
+// of the wrong shape says "1 column" in the singular.
+func TestDatasetImportOfANonTextFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "postal.db")
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db); code != ExitOK {
+		t.Fatalf("making the database: exit %d, %s", code, errs)
+	}
+	// Bytes that are neither UTF-8 nor CP932, with no NUL among them.
+	noise := filepath.Join(dir, "noise.bin")
+	if err := os.WriteFile(noise, bytes.Repeat([]byte{0xfd, 0x80, 0xa0, 0xff, 'x'}, 400), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{db, "it has NUL bytes in its first KiB"},
+		{noise, "its first KiB is neither UTF-8 nor CP932"},
+	} {
+		out, errs, code := runCLI(t, testApp(), "dataset", "import", c.file)
+		if code != ExitUsage || !strings.Contains(out, filepath.Base(c.file)+":1: not a text file: "+c.want) || strings.Count(out, "\n") != 2 ||
+			!strings.Contains(out, ": not text · ") || strings.Contains(out, "CP932 ·") || strings.Contains(out, "columns") || !strings.Contains(errs, "holds no rows kurabe can read") {
+			t.Errorf("%s: exit %d\n%s%s", c.file, code, out, errs)
+		}
+	}
+	one := filepath.Join(dir, "one.csv")
+	if err := os.WriteFile(one, []byte("abc\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, testApp(), "dataset", "import", one); code != ExitUsage || !strings.Contains(out, "one.csv:1: 1 column, want 15") {
+		t.Errorf("one column: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// What a second Ctrl-C would say is true at each stage of an import: while
+// the new records go into the staging table the table holds what it held
+// before, and after the import all of them. Before, it said "writing no
+// results (no table, JSON or HTML)", which an import never writes.
+func TestSecondInterruptSaysWhatTheImportLeft(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "postal.db")
+	// In WAL mode, so that the counts here are not locked out by the
+	// import's transaction.
+	spec := "sqlite:" + db + "?journal_mode=wal"
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", spec); code != ExitOK {
+		t.Fatalf("the first import: exit %d, %s", code, errs)
+	}
+	full := filepath.Join(dir, "ken_all.csv.gz")
+	if err := os.WriteFile(full, datasets.KenAllGz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := openSQLite(t, db+"?journal_mode=wal")
+	name := store.TableName(st, postal.Table())
+	done := make(chan error, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- testApp().Run(context.Background(), []string{"dataset", "import", full, "--store", spec}, &stdout, &stderr)
+	}()
+	loading := 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		case <-time.After(5 * time.Millisecond):
+		}
+		line := StoppedLine()
+		if !strings.Contains(line, "the import was not finished: the "+name+" table holds what it held before") {
+			continue
+		}
+		loading++
+		if n, err := st.Count(context.Background(), postal.Table()); err != nil || n != 1996 {
+			t.Fatalf("%q while the table holds %d records (%v), not the 1,996 it held before", line, n, err)
+		}
+	}
+	if line := StoppedLine(); loading == 0 || line != "kurabe: stopped at once, after the import: the "+name+" table holds the 120,720 records loaded\n" {
+		t.Errorf("said while loading %d times; after: %q", loading, line)
+	}
+}
+
 func TestDatasetBadInput(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.csv")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {

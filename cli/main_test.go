@@ -70,11 +70,18 @@ func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
 		{[]string{"run", "-n", "10"}, "ja_JP.UTF-8", ja},                // the locale, as --lang defaults
 		{[]string{"http", "--lang", "ja", "http://127.0.0.1/"}, "", ja}, // every command with --lang
 		{[]string{"replay", "--lang", "xx"}, "", en},                    // a bad value is refused later; English meanwhile
-		{[]string{"probe"}, "ja_JP.UTF-8", en},                          // no --lang: its lines are English
+		{[]string{"version"}, "ja_JP.UTF-8", en},                        // no --lang: its lines are English
 		{nil, "", en},
 		{[]string{"dataset", "import", "KEN_ALL.CSV", "--store", "sqlite:/tmp/p.db"}, "", "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"}, // no results to write
-		// serve writes no results; its lines are English.
-		{[]string{"serve", "--store", "sqlite:"}, "ja_JP.UTF-8", "\nkurabe: stopping; press Ctrl-C again to stop at once\n"},
+		{[]string{"dataset", "import", "KEN_ALL.CSV", "--store=sqlite:/tmp/p.db"}, "", "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"},
+		// The commands that write no results say what they do instead.
+		// Before, each said it was writing the results.
+		{[]string{"dataset", "import", "KEN_ALL.CSV"}, "", "\nkurabe: stopping the check of the file; press Ctrl-C again to stop at once\n"}, // no table
+		{[]string{"serve", "--store", "sqlite:/tmp/b.db"}, "", "\nkurabe: stopping: no new connections; the requests in flight finish (for up to 10 s), then the store is closed; press Ctrl-C again to stop at once\n"},
+		{[]string{"probe"}, "", "\nkurabe: stopping the probe; it measures nothing and removes its files; press Ctrl-C again to stop at once\n"},
+		{[]string{"capture", "--store", "postgres:managed", "--", "psql"}, "", "\nkurabe: stopping: the command gets the interrupt, then the server stops and the log of what ran is saved; press Ctrl-C again to stop at once without saving it\n"},
+		{[]string{"report", "r.json", "--html", "r.html"}, "", "\nkurabe: finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest\n"},
+		{[]string{"compare", "--lang", "ja", "a.json", "b.json"}, "", "\nkurabe: レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください\n"},
 	} {
 		env := map[string]string{"LANG": c.lang}
 		if got := StoppingLine(c.args, func(k string) string { return env[k] }); got != c.want {

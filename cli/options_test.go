@@ -101,8 +101,8 @@ func TestEveryWorkloadTakesItsOwnFlags(t *testing.T) {
 		"hit": "0.5", "by": "offset", "records": "1,2", "rows": "50", "scale": "2",
 		"distribution": "uniform", "field-size": "10", "fields": "3", "insert-order": "ordered", "recordcount": "100", "scan-max": "5", "ycsb": "B",
 	}
-	// Set before both builds: small data sets, and records where a flag
-	// only shows with them.
+	// Set before both builds: small data sets, and records (or ycsb's E,
+	// which scans) where a flag only shows with them.
 	context := map[string]string{"dataset-rows": "100", "rows": "100", "records": "1"}
 	withRecords := map[string]bool{"record-size": true, "records-seed": true}
 	build := func(name string, set map[string]string) map[string]string {
@@ -137,6 +137,9 @@ func TestEveryWorkloadTakesItsOwnFlags(t *testing.T) {
 			base := maps.Clone(context)
 			if withRecords[fl] {
 				base["dataset"] = "records"
+			}
+			if fl == "scan-max" {
+				base["ycsb"] = "E" // the letter that scans
 			}
 			set := maps.Clone(base)
 			set[fl] = v
@@ -582,6 +585,42 @@ func TestWorkloadSettingsSpeakNoLanguage(t *testing.T) {
 	out, errs, code := runCLI(t, testApp(), "run", "-w", "crud", "--store", "sqlite:", "-n", "20", "-c", "1", "--record-size", "16", "--lang", "ja")
 	if code != 0 || !strings.Contains(out, "deletes=n/2") || strings.Contains(out, "half") {
 		t.Errorf("exit %d, %s:\n%s", code, errs, out)
+	}
+}
+
+// The header shows only the settings of the operations that ran, as bbs
+// did already. Before, crud's insert,read showed batch_delete=25000
+// batch_read=300 deletes=n/2, ycsb's A scan_max=100 and load's
+// autocommit batch=1000, settings no phase of theirs used.
+func TestHeaderShowsSettingsOfTheOpsRunOnly(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		want, no []string
+	}{
+		{[]string{"-w", "crud", "--ops", "insert,read", "-n", "20"}, []string{"record_size=808"}, []string{"batch_delete=", "batch_read=", "deletes="}},
+		{[]string{"-w", "crud", "--ops", "insert,batch-read", "-n", "20"}, []string{"batch_read=300"}, []string{"batch_delete=", "deletes="}},
+		{[]string{"-w", "crud", "-n", "20"}, []string{"batch_delete=25000", "batch_read=300", "deletes=n/2", "record_size=808"}, nil},
+		{[]string{"-w", "ycsb", "--ycsb", "A", "--recordcount", "50", "-n", "20"}, []string{"distribution=zipfian"}, []string{"scan_max="}},
+		{[]string{"-w", "ycsb", "--ycsb", "E", "--recordcount", "50", "-n", "20"}, []string{"scan_max=100"}, nil},
+		{[]string{"-w", "load", "--ops", "autocommit", "--dataset", "records", "--dataset-rows", "20"}, []string{"chunk_rows=20"}, []string{"batch="}},
+		{[]string{"-w", "load", "--ops", "bulk", "--dataset", "records", "--dataset-rows", "20"}, []string{"batch=1000"}, nil},
+	} {
+		out, errs, code := runCLI(t, testApp(), append([]string{"run", "--store", "sqlite:", "-c", "1"}, c.args...)...)
+		head, _, _ := strings.Cut(out, "\n")
+		if code != 0 {
+			t.Errorf("%v: exit %d, %s", c.args, code, errs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(head, " "+w) {
+				t.Errorf("%v: header %q lacks %s", c.args, head, w)
+			}
+		}
+		for _, n := range c.no {
+			if strings.Contains(head, " "+n) {
+				t.Errorf("%v: header %q shows %s, a setting of an operation that did not run", c.args, head, n)
+			}
+		}
 	}
 }
 

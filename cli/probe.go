@@ -52,7 +52,14 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := checkOutputFile(jsonOut); err != nil {
 		return usageErr("--json %s: %v", jsonOut, err)
 	}
+	// A second Ctrl-C ends kurabe before Run removes its files: Abandon
+	// removes them then.
+	var forget []func()
+	cfg.Created = func(path string) { forget = append(forget, removeLater(path)) }
 	res, err := probe.Run(ctx, cfg)
+	for _, f := range forget {
+		f()
+	}
 	if ctx.Err() != nil {
 		return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; nothing was measured, and the probe's files were removed")}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,44 @@ func TestProbeInterrupted(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// A second Ctrl-C ends kurabe before the probe removes its files:
+// Abandon, which main calls then, removes them and says so, and the line
+// before it says that nothing was measured. Before, the probe's files
+// (up to --max-mib) were left in the directory, and the line said no
+// table, JSON or HTML was written.
+func TestProbeSecondInterruptRemovesItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- testApp().Run(ctx, []string{"probe", "--dir", dir, "--duration", "5s", "--max-mib", "64"}, &stdout, &stderr)
+	}()
+	// Once the probe has made a file and told kurabe of it.
+	told := func() bool {
+		scratch.mu.Lock()
+		defer scratch.mu.Unlock()
+		return slices.ContainsFunc(scratch.dirs, func(p string) bool { return strings.HasPrefix(p, filepath.Join(dir, ".kurabe-probe-")) })
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if told() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the probe told kurabe of no file of its own within 10s")
+		}
+	}
+	var said bytes.Buffer
+	said.WriteString(StoppedLine())
+	Abandon(&said)
+	left, _ := os.ReadDir(dir)
+	cancel()
+	<-done
+	if len(left) > 0 || !strings.Contains(said.String(), "kurabe: stopped at once, measuring nothing\n") || !strings.Contains(said.String(), "kurabe: removed "+filepath.Join(dir, ".kurabe-probe-")) {
+		t.Errorf("left %v; said:\n%s", left, said.String())
 	}
 }

@@ -161,7 +161,16 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
+	// Outside a terminal, a start that takes long (a large log read, a
+	// managed server started) says what it waits for, as kurabe run's do.
+	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr), lang: *f.lang}
+	if !f.quiet {
+		prog.after = a.StartNotice
+	}
+	read := prog.start(report.Sprintf(prog.lang, "progress.log", logPath))
 	lg, prefix, err := readLog(logPath, format, dialect, f.prefix)
+	read()
+	prog.clear()
 	if err != nil {
 		return err
 	}
@@ -209,7 +218,6 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		Env: result.CollectEnv(dir),
 	}
 	labels := labelStores(specs)
-	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr)}
 	for i, sp := range specs {
 		if ctx.Err() != nil {
 			break
@@ -223,9 +231,18 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
-		rc := cfg
-		rc.Tick = prog.tick(labels[i])
-		phases, err := replay.Run(ctx, rc, st, lg)
+		// The first session starts a managed server: opened here, under
+		// the start's notice, before the replay's clock starts.
+		started := prog.start(report.Sprintf(prog.lang, "progress.start", labels[i]))
+		var phases []result.Phase
+		s, err := st.Open(ctx)
+		started()
+		if err == nil {
+			s.Close()
+			rc := cfg
+			rc.Tick = prog.tick(labels[i])
+			phases, err = replay.Run(ctx, rc, st, lg)
+		}
 		prog.clear()
 		if err != nil {
 			sr.Error = err.Error()

@@ -685,3 +685,40 @@ func TestCaptureInterrupted(t *testing.T) {
 		t.Fatalf("got %v (%s), want an interrupt", err, errb.String())
 	}
 }
+
+// TestReplayStartNotice: outside a terminal, a replay's start that takes
+// long (the log read, a managed server started) says what it waits for,
+// as kurabe run's does, in the replay's language, and nothing with -q.
+// Before, a replay on a managed server printed nothing until its table.
+// The app says so at once here (StartNotice below 0), so that the test
+// does not depend on how long a start takes on a loaded machine.
+func TestReplayStartNotice(t *testing.T) {
+	dir := t.TempDir()
+	pg := filepath.Join(dir, "pg.log")
+	if err := os.WriteFile(pg, []byte(tinyPGLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app := testApp()
+	app.StartNotice = -1
+	args := []string{"replay", "--pg-log", pg, "--store", "postgres:managed", "--speed", "max"}
+	for _, tc := range []struct {
+		lang string
+		want []string
+	}{
+		{"en", []string{"kurabe: reading the log " + pg + ", 0s so far\n", "kurabe: postgres: starting the store, 0s so far\n"}},
+		{"ja", []string{"kurabe: ログ " + pg + " を読み込んでいます、0s 経過\n", "kurabe: postgres: ストアを起動しています、0s 経過\n"}},
+	} {
+		_, errs, code := runCLI(t, app, append(args, "--lang", tc.lang)...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.lang, code, errs)
+		}
+		for _, w := range tc.want {
+			if strings.Count(errs, w) != 1 {
+				t.Errorf("%s: stderr has %q %d times, want once:\n%s", tc.lang, w, strings.Count(errs, w), errs)
+			}
+		}
+	}
+	if _, errs, code := runCLI(t, app, append(args, "-q")...); code != ExitOK || strings.Contains(errs, "so far") {
+		t.Errorf("-q: exit %d, stderr %q; want 0 and no line of the start", code, errs)
+	}
+}

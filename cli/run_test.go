@@ -704,6 +704,55 @@ func TestViaHTTPPersistentAndCGI(t *testing.T) {
 	}
 }
 
+// The header says that each client had tables of its own, for every
+// store, in the run's output, kurabe report of its JSON (in Japanese too)
+// and the HTML: a pasted table must tell separate tables from a shared
+// one. Before, a run on server stores said only "2 clients".
+func TestIsolateIsSaidInTheHeader(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		stores       []string
+		clients      string
+		want, wantJA string
+	}{
+		{[]string{"postgres:managed", "mariadb:managed"}, "2", "2 clients, each on its own table", "2 クライアント、それぞれ専用のテーブル"},
+		// The file store's table is a file, and SQLite gives each client
+		// a database file of its own.
+		{[]string{"file:", "sqlite:"}, "1", "1 client, on its own file", "1 クライアント、専用のファイル"},
+	} {
+		js, html := filepath.Join(dir, c.clients+".json"), filepath.Join(dir, c.clients+".html")
+		args := []string{"run", "-w", "crud", "--ops", "insert,read", "-n", "20", "-c", c.clients, "--isolate", "--json", js, "--html", html}
+		for _, s := range c.stores {
+			args = append(args, "--store", s)
+		}
+		out, errs, code := runCLI(t, testApp(), args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s%s", c.stores, code, out, errs)
+		}
+		if head, _, _ := strings.Cut(out, "\n"); !strings.Contains(head, " · "+c.want+" · ") {
+			t.Errorf("%v: header %q; want %q", c.stores, head, c.want)
+		}
+		for lang, want := range map[string]string{"en": c.want, "ja": c.wantJA} {
+			rep, errs, code := runCLI(t, testApp(), "report", "--lang", lang, js)
+			if head, _, _ := strings.Cut(rep, "\n"); code != ExitOK || !strings.Contains(head, " · "+want+" · ") {
+				t.Errorf("%v: kurabe report --lang %s: exit %d, %s, header %q; want %q", c.stores, lang, code, errs, head, want)
+			}
+		}
+		page, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimPrefix(strings.TrimPrefix(c.want, "2 clients"), "1 client"); !strings.Contains(string(page), c.clients+want+"<") {
+			t.Errorf("%v: the HTML's clients lack %q", c.stores, c.clients+want)
+		}
+	}
+	// Without --isolate the clients share the table, and nothing is said.
+	out, errs, code := runCLI(t, testApp(), "run", "-w", "crud", "--ops", "insert", "-n", "10", "-c", "2", "--store", "sqlite:")
+	if head, _, _ := strings.Cut(out, "\n"); code != ExitOK || !strings.Contains(head, " · 2 clients · ") {
+		t.Errorf("shared table: exit %d, %s, header %q", code, errs, head)
+	}
+}
+
 // On SQLite, --isolate gives each client a database file of its own (tables
 // in one file would share its write lock), and each file holds exactly its
 // client's writes.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kurabe/store/server"
@@ -30,6 +31,46 @@ func removeLater(dir string) func() {
 		scratch.dirs = slices.DeleteFunc(scratch.dirs, func(d string) bool { return d == dir })
 		scratch.mu.Unlock()
 	}
+}
+
+// stopped is what a second interrupt says the command leaves, set by the
+// command as it goes (setStopped); App.Run sets each command's own first.
+var stopped atomic.Pointer[string]
+
+func setStopped(s string) { stopped.Store(&s) }
+
+// resultsUnwritten is what a second interrupt leaves of a command that
+// writes its results at the end (run, http, replay).
+const resultsUnwritten = "stopped at once, writing no results (no table, JSON or HTML)"
+
+// stoppedAtOnce is what the second interrupt says of each command: what it
+// left undone. dataset import says more as it goes (setStopped).
+func stoppedAtOnce(command string) string {
+	switch command {
+	case "report", "compare":
+		return "stopped at once; what was not yet written was not written"
+	case "serve":
+		return "stopped at once, cutting off the requests in flight"
+	case "capture":
+		return "stopped at once, saving no log"
+	case "probe":
+		return "stopped at once, measuring nothing"
+	case "dataset":
+		return "stopped at once; nothing was loaded"
+	}
+	return resultsUnwritten
+}
+
+// StoppedLine is what kurabe says on stderr when a second interrupt
+// stops it at once, before Abandon's lines: what the command leaves (an
+// import, that the table holds what it held before; a run, that no
+// results were written).
+func StoppedLine() string {
+	s := resultsUnwritten
+	if p := stopped.Load(); p != nil {
+		s = *p
+	}
+	return "kurabe: " + s + "\n"
 }
 
 // Abandon ends what the command started, for a process that must exit at

@@ -57,6 +57,10 @@ type Config struct {
 	// O_DIRECT works (synced after writing, the cache dropped before
 	// reading), to compare the two.
 	Cached bool
+	// Created, if set, is told of each file the probe creates, before it
+	// writes to it, so that a process ending at once (kurabe's second
+	// Ctrl-C) can remove what Run would have.
+	Created func(path string)
 }
 
 // DefaultConfig probes the system's temporary directory, where kurabe run
@@ -151,6 +155,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|flags, 0o600)
 		if err == nil || !errors.Is(err, os.ErrExist) {
 			files = append(files, name)
+			if cfg.Created != nil {
+				cfg.Created(name)
+			}
 		}
 		return f, err
 	}

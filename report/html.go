@@ -258,7 +258,7 @@ func whatRan(d *result.Document, l tr) [][2]string {
 	kv := [][2]string{
 		{l.t("workload"), r.Workload + " " + params(r.Params)},
 		{l.t("op"), strings.Join(r.Ops, ", ")},
-		{l.t("clients"), clientLevels(r) + clientsRan(d, l)},
+		{l.t("clients"), clientLevels(r) + clientsRan(d, l) + isolated(d, l)},
 	}
 	switch {
 	case r.Workload == "replay" && r.Count > 0:

@@ -142,8 +142,11 @@ var words = map[string][2]string{
 	// A store an interrupt kept from starting, where its target goes
 	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
-	"stopping.serve":    {"stopping; press Ctrl-C again to stop at once", "停止します。すぐに止めるにはもう一度 Ctrl-C を押してください"},
 	"stopping":          {"stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+
+	// The line at the first Ctrl-C of kurabe report and compare, which
+	// run no operations: they write what is left, then stop.
+	"stopping.report": {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
@@ -285,6 +288,18 @@ var words = map[string][2]string{
 	// store refused some of them a session.
 	"clients.ran":     {"%d ran", "実行 %d"},
 	"clients.ran.min": {"as few as %d ran", "実行は最少 %d"},
+
+	// After the clients, when each had tables of its own (--isolate):
+	// a file of its own where every store keeps tables in files.
+	"isolate.table":     {", each on its own table", "、それぞれ専用のテーブル"},
+	"isolate.table.one": {", on its own table", "、専用のテーブル"},
+	"isolate.file":      {", each on its own file", "、それぞれ専用のファイル"},
+	"isolate.file.one":  {", on its own file", "、専用のファイル"},
+
+	// What a start of kurabe replay waits for, in the lines of
+	// progress.waiting: a large log read, a managed server started.
+	"progress.log":   {"reading the log %s", "ログ %s を読み込んでいます"},
+	"progress.start": {"%s: starting the store", "%s: ストアを起動しています"},
 
 	// The HTML report of a kurabe http result: its table per URL or step.
 	"Per URL":  {"", "URL ごと"},

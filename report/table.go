@@ -59,11 +59,11 @@ func summary(d *result.Document, l tr) []string {
 		for _, l := range r.Levels {
 			ls = append(ls, strconv.Itoa(l))
 		}
-		what = append(what, l.t("clients")+" "+strings.Join(ls, ",")+clientsRan(d, l))
+		what = append(what, l.t("clients")+" "+strings.Join(ls, ",")+clientsRan(d, l)+isolated(d, l))
 	case l == Japanese:
-		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client")+clientsRan(d, l))
+		what = append(what, strconv.Itoa(r.Clients)+" "+l.t("client")+clientsRan(d, l)+isolated(d, l))
 	default:
-		what = append(what, plural(r.Clients, "client")+clientsRan(d, l))
+		what = append(what, plural(r.Clients, "client")+clientsRan(d, l)+isolated(d, l))
 	}
 	switch {
 	case r.Workload == "replay" && r.Count > 0:
@@ -154,6 +154,31 @@ func sweptValues(d *result.Document) (string, []string) {
 		values = append(values, v)
 	}
 	return name, values
+}
+
+// isolated says, after the clients, that each had tables of its own
+// (--isolate), so that a pasted table tells separate tables from a shared
+// one: ", each on its own table", or file where every store keeps a
+// client's tables in a file of its own (the file store's table is a file;
+// SQLite gives each client a database file, which its store line names).
+// It is empty without --isolate.
+func isolated(d *result.Document, l tr) string {
+	if !d.Run.Isolate {
+		return ""
+	}
+	key := "isolate.file"
+	if len(d.Stores) == 0 {
+		key = "isolate.table"
+	}
+	for _, s := range d.Stores {
+		if s.Info.Driver != "file" && s.Info.Driver != "sqlite" {
+			key = "isolate.table"
+		}
+	}
+	if len(d.Run.Levels) <= 1 && d.Run.Clients == 1 {
+		key += ".one"
+	}
+	return l.t(key)
 }
 
 // clientsRan says, after the clients asked for, how many ran where the

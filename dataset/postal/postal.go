@@ -33,6 +33,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"kurabe/datasets"
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -119,6 +120,11 @@ func NewReader(r io.Reader, file string) *Reader {
 	case bytes.HasPrefix(head, bomUTF16LE), bytes.HasPrefix(head, bomUTF16BE):
 		rd.queue = []error{&SyntaxError{File: file, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8 or CP932 (Shift JIS)"}}
 		rd.done, rd.enc = true, "UTF-16"
+	case notText(head) != "":
+		// A database, an archive or an image read as CSV gave "1 columns,
+		// want 15" and was called CP932.
+		rd.queue = []error{&SyntaxError{File: file, Line: 1, Msg: "not a text file: " + notText(head) + "; give Japan Post's KEN_ALL.CSV, CP932 or UTF-8, plain or .gz"}}
+		rd.done, rd.enc = true, "not text"
 	case !utf8.Valid(trimPartialRune(head)):
 		src = transform.NewReader(br, japanese.ShiftJIS.NewDecoder())
 		rd.enc = "CP932"
@@ -130,9 +136,37 @@ func NewReader(r io.Reader, file string) *Reader {
 	return rd
 }
 
+// textCheck is how much of the input notText looks at.
+const textCheck = 1 << 10
+
+// notText says why the start of the input is not text, or "" when it may
+// be: NUL bytes in its first KiB (a database, an archive, an image; no
+// text file has them), or bytes that are neither UTF-8 nor CP932.
+func notText(head []byte) string {
+	h := head[:min(len(head), textCheck)]
+	if bytes.IndexByte(h, 0) >= 0 {
+		return "it has NUL bytes in its first KiB (a database, an archive or an image?)"
+	}
+	if utf8.Valid(trimPartialRune(h)) {
+		return ""
+	}
+	dec, err := japanese.ShiftJIS.NewDecoder().Bytes(h)
+	if err == nil && len(h) < len(head) {
+		// The KiB may end in the first byte of a character.
+		if r, n := utf8.DecodeLastRune(dec); r == utf8.RuneError && n > 0 {
+			dec = dec[:len(dec)-n]
+		}
+	}
+	if err != nil || bytes.ContainsRune(dec, utf8.RuneError) {
+		return "its first KiB is neither UTF-8 nor CP932 (Shift JIS)"
+	}
+	return ""
+}
+
 // Encoding names the encoding detected from the input's first 64 KiB:
-// "CP932" or "UTF-8" ("UTF-16" for a file the reader then refuses). Every
-// row is checked against it.
+// "CP932" or "UTF-8" ("UTF-16", or "not text" for a database or another
+// binary file, for a file the reader then refuses). Every row is checked
+// against it.
 func (r *Reader) Encoding() string { return r.enc }
 
 // File names the input, as errors do.
@@ -323,7 +357,7 @@ func (r *Reader) row() (row, error) {
 // check says what is wrong with a row, or nil.
 func (r *Reader) check(f []string, line int) error {
 	if len(f) != 15 {
-		return r.syntax(line, "%d columns, want 15 (is this KEN_ALL.CSV?)", len(f))
+		return r.syntax(line, "%s, want 15 (is this KEN_ALL.CSV?)", numfmt.Count(int64(len(f)), "column", "columns"))
 	}
 	if len(f[2]) != 7 || !digits(f[2]) {
 		return r.syntax(line, "postal code %q is not 7 digits", f[2])

@@ -165,17 +165,35 @@ func (w *crud) Kinds() []workload.Kind {
 	return ks
 }
 
+// Params are the settings, in no language, of the operations that run:
+// the records' size and seed when rows are written (insert, update),
+// batch_read with batch-read, deletes with delete (n/2, its default, is a
+// formula that reads the same in every language), batch_delete with
+// batch-delete. A setting no phase uses is left out, so the header does
+// not show batch_delete=25000 for a run of insert and read.
 func (w *crud) Params() map[string]string {
-	p := map[string]string{
-		"batch_read": strconv.Itoa(w.cfg.BatchRead), "batch_delete": strconv.Itoa(w.cfg.BatchDelete),
-		"record_size": strconv.Itoa(w.cfg.Data.Size), "records_seed": strconv.FormatUint(w.cfg.Data.Seed, 10),
-		"deletes": "n/2", // the default; a formula reads the same in every language
+	p := map[string]string{}
+	if w.runs(kInsert) || w.runs(kUpdate) {
+		p["record_size"] = strconv.Itoa(w.cfg.Data.Size)
+		p["records_seed"] = strconv.FormatUint(w.cfg.Data.Seed, 10)
 	}
-	if w.cfg.Deletes > 0 {
-		p["deletes"] = strconv.FormatInt(w.cfg.Deletes, 10)
+	if w.runs(kBatchRead) {
+		p["batch_read"] = strconv.Itoa(w.cfg.BatchRead)
+	}
+	if w.runs(kDelete) {
+		p["deletes"] = "n/2"
+		if w.cfg.Deletes > 0 {
+			p["deletes"] = strconv.FormatInt(w.cfg.Deletes, 10)
+		}
+	}
+	if w.runs(kBatchDelete) {
+		p["batch_delete"] = strconv.Itoa(w.cfg.BatchDelete)
 	}
 	return p
 }
+
+// runs says whether a phase of the kind runs.
+func (w *crud) runs(kind int) bool { return slices.Contains(w.order, kind) }
 
 // Stateful: every phase but the reads changes the table the phases after
 // it work on (workload.Stateful), so with several client levels each

@@ -177,9 +177,14 @@ func (w *loader) Kinds() []workload.Kind {
 	return ks
 }
 
+// Params are the data set's settings and the chunk's, and batch when a
+// phase may insert in batches: batch, and bulk (on a store without a bulk
+// path, bulk takes batches of --batch rows).
 func (w *loader) Params() map[string]string {
 	p := w.cfg.Data.Params(w.src.Rows())
-	p["batch"] = strconv.Itoa(w.cfg.Batch)
+	if slices.ContainsFunc(w.phases, func(ph workload.Phase) bool { return ph.Weights[kBatch] > 0 || ph.Weights[kBulk] > 0 }) {
+		p["batch"] = strconv.Itoa(w.cfg.Batch)
+	}
 	p["chunk_rows"] = strconv.FormatInt(w.chunk, 10)
 	return p
 }

@@ -273,9 +273,11 @@ func (w *ycsb) Kinds() []workload.Kind {
 	return ks
 }
 
-// Params are the settings, in no language: distribution is --distribution,
-// or each letter's own (latest for D, zipfian for the others), one name
-// when the letters agree, A:zipfian,D:latest when they do not.
+// Params are the settings, in no language, of the letters that run:
+// distribution is --distribution, or each letter's own (latest for D,
+// zipfian for the others), one name when the letters agree,
+// A:zipfian,D:latest when they do not; scan_max only when a letter scans
+// (E).
 func (w *ycsb) Params() map[string]string {
 	var names, own []string
 	same := true
@@ -292,11 +294,15 @@ func (w *ycsb) Params() map[string]string {
 	default:
 		dist = strings.Join(own, ",")
 	}
-	return map[string]string{
+	p := map[string]string{
 		"ycsb": strings.Join(names, ","), "recordcount": strconv.FormatInt(w.cfg.Records, 10),
 		"fields": strconv.Itoa(w.cfg.Fields), "field_size": strconv.Itoa(w.cfg.FieldSize),
-		"distribution": dist, "scan_max": strconv.Itoa(w.cfg.ScanMax), "insert_order": w.cfg.InsertOrder,
+		"distribution": dist, "insert_order": w.cfg.InsertOrder,
 	}
+	if slices.ContainsFunc(w.letters, func(l letter) bool { return l.weights[opScan] > 0 }) {
+		p["scan_max"] = strconv.Itoa(w.cfg.ScanMax)
+	}
+	return p
 }
 
 // Stateful: inserts (D, E) add records that the phases after them read,
