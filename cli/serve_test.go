@@ -689,7 +689,7 @@ func TestServeStopsOnSIGINTSayingSo(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("kurabe serve did not stop within 15s of SIGINT")
 	}
-	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping; press Ctrl-C again to stop at once\n") || strings.Contains(e, "result") {
+	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping: no new connections; the requests in flight finish (for up to 10 s), then the store is closed; press Ctrl-C again to stop at once\n") || strings.Contains(e, "result") {
 		t.Fatalf("stderr after SIGINT:\n%s", e)
 	}
 }
