@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"flag"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -17,11 +15,9 @@ import (
 func parseSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if bare(s) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.Abs(v) > 1e9 {
-			return 0, errors.New("parse error")
-		}
-		return time.Duration(v * float64(time.Second)), nil
+		// As a duration in seconds, which time parses exactly (1.001 is
+		// 1.001s, where a float times a second would give 1.000999999s).
+		return time.ParseDuration(s + "s")
 	}
 	return time.ParseDuration(s)
 }
