@@ -232,6 +232,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	} else {
 		setStopped("stopped at once; the import was not finished: the " + name + " table is incomplete")
 	}
+	swapping := false // the load is whole and being swapped in
 	loaded, atomic, err := store.Replace(ctx, st, t, func(into *store.Table) (int64, error) {
 		var loaded int64
 		var err error
@@ -242,6 +243,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if err == nil && into != t {
 			// Loaded into the staging table, which is now swapped in
 			// whole or not at all.
+			swapping = true
 			setStopped(fmt.Sprintf("stopped at once while the import swapped its table in: the %s table holds what it held before or all %s loaded, not a part", name, numfmt.Count(loaded, "record", "records")))
 		}
 		return loaded, err
@@ -251,7 +253,12 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	if err != nil {
 		state := "the " + name + " table is incomplete"
-		if atomic {
+		switch {
+		case atomic && swapping:
+			// The swap failed: before its one step or after it (a store
+			// whose swap takes several, dropping the old table last).
+			state = holds(st, t, name)
+		case atomic:
 			state = kept(st, t, name)
 		}
 		if ctx.Err() != nil {
@@ -284,6 +291,18 @@ func kept(st store.Store, t *store.Table, name string) string {
 		return "nothing was changed: the " + name + " table, if there was one, is as it was"
 	}
 	return fmt.Sprintf("nothing was changed: the %s table holds the %s it held before", name, numfmt.Count(n, "record", "records"))
+}
+
+// holds says what the table holds after a swap that failed, which may
+// have failed before the new rows went in or after.
+func holds(st store.Store, t *store.Table, name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := st.Count(ctx, t)
+	if err != nil {
+		return "the " + name + " table holds what it held before or every record loaded, not a part"
+	}
+	return fmt.Sprintf("the %s table holds %s, what it held before or every record loaded, not a part", name, numfmt.Count(n, "record", "records"))
 }
 
 // took writes how long something took to a precision that fits it: 95µs,

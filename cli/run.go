@@ -1135,8 +1135,8 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		// Opening thousands of sessions takes a while before the first
 		// tick: say so, rather than leave the line still.
 		sessions := numfmt.Count(int64(c), "session", "sessions")
-		if prog.lang == report.Japanese {
-			sessions = numfmt.Group(int64(c)) + " セッション"
+		if prog.lang != report.English {
+			sessions = report.Sprintf(prog.lang, "progress.sessions", numfmt.Group(int64(c)))
 		}
 		opened := prog.start(report.Sprintf(prog.lang, "progress.opening", label, w.Phases()[i].Name, sessions))
 		cc.Opened = opened

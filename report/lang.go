@@ -357,6 +357,7 @@ var words = map[string][2]string{
 	"progress.waiting":     {"%s, %s so far", "%s、%s 経過"},
 	"progress.setup":       {"%s: starting the store and creating its tables", "%s: ストアを起動し、テーブルを作成しています"},
 	"progress.opening":     {"%s %s: opening %s", "%s %s: %sを開いています"},
+	"progress.sessions":    {"%s sessions", "%s セッション"},
 	"progress.again":       {" again for -c %d", " (-c %d 用にもう一度)"},
 	"loading the data set": {"", "データセットを読み込んでいます"},
 	// bbs's PrepareLabel, with the posts (100k).

@@ -1157,7 +1157,12 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 			step{"DROP TABLE " + s.qualified(old), nil},
 			step{unrec, []any{old}})
 	} else {
-		steps = append(steps, step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
+		// Listed as kurabe's before it is there, so that a stop between
+		// the two steps cannot leave a table kurabe then refuses as not
+		// its own (a listed table that is not there is nothing).
+		steps = append(steps,
+			step{rec, []any{t.Name}},
+			step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
 	}
 	steps = append(steps, step{rec, []any{t.Name}}, step{unrec, []any{staged.Name}})
 	for _, st := range steps {
