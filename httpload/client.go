@@ -241,8 +241,7 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 		unanswered := err != nil && tm.firstByte < 0 && unanswered(err)
 		again := true
 		switch {
-		case err == nil && c.resp.StatusCode() == 408 && c.resp.ConnectionClose(),
-			unanswered && (tm.idleClosed || tm.sent == 0):
+		case unanswered && (tm.idleClosed || tm.sent == 0):
 			tm.reconnects++
 		case unanswered && idle >= resendIdle && c.idempotent():
 			tm.resent++
