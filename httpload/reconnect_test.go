@@ -510,3 +510,47 @@ func TestWritten408IsAFailureNotResent(t *testing.T) {
 	}
 	t.Run("flow", func(t *testing.T) { check(t, w) })
 }
+
+// The idle peek on the fasthttp path (a request's first write on a
+// kept-alive connection that sat idle) allocates nothing: it used to
+// allocate three times a request (the connection's SyscallConn and an
+// escaping closure).
+func TestIdlePeekDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tm := &timing{epoch: time.Now()}
+	tc := newTimedConn(c, tm, nil, false)
+	b := []byte("x")
+	write := func() {
+		tm.begin()
+		tm.probe = true
+		if _, err := tc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	if a := testing.AllocsPerRun(200, write); a != 0 {
+		t.Fatalf("%v allocations per probed write, want 0", a)
+	}
+	if tm.probe || tm.idleClosed || tm.sent != 1 {
+		t.Fatalf("probe %v idleClosed %v sent %d: the peek did not run or found the open connection closed", tm.probe, tm.idleClosed, tm.sent)
+	}
+}
