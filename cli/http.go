@@ -363,7 +363,7 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 				secrets = append(secrets, httpload.SecretWords(value)...)
 			}
 		}
-		hide := func(err error) string { return redact.Words(httpload.RedactText(err.Error()), secrets) }
+		hide := func(err error) string { return redact.Secrets(httpload.RedactText(err.Error()), secrets) }
 		for _, kv := range f.sets {
 			st, err := flow.ParseSetting(kv)
 			if err != nil {

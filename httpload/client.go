@@ -241,8 +241,7 @@ func (c *client) send(ti, origin int, exp *flow.Expect) (int64, error) {
 		unanswered := err != nil && tm.firstByte < 0 && unanswered(err)
 		again := true
 		switch {
-		case err == nil && c.resp.StatusCode() == 408 && c.resp.ConnectionClose(),
-			unanswered && (tm.idleClosed || tm.sent == 0):
+		case unanswered && (tm.idleClosed || tm.sent == 0):
 			tm.reconnects++
 		case unanswered && idle >= resendIdle && c.idempotent():
 			tm.resent++
@@ -484,7 +483,7 @@ func (c *client) keep(ti, key int, class, msg string) error {
 // like secrets and of the step's secret headers as rendered. It runs once
 // per error class and client, when the message is made.
 func (c *client) scrub(ti int, msg string) string {
-	msg = redact.Words(RedactText(msg), c.w.secrets)
+	msg = redact.Secrets(RedactText(msg), c.w.secrets)
 	if c.st == nil {
 		return msg
 	}
@@ -502,7 +501,7 @@ func (c *client) scrub(ti int, msg string) string {
 			}
 		}
 	}
-	return redact.Words(msg, vals)
+	return redact.Secrets(msg, vals)
 }
 
 // bodyQuote is how many characters of a body a message quotes.

@@ -59,6 +59,24 @@ type timedConn struct {
 	t   *timing
 	s   *session
 	tls bool // tlsConn stamps the first byte
+	// rc and peekFn, made once at dial, let the idle peek run without
+	// allocating (SyscallConn and a closure per request allocated three
+	// times); rc is nil where the connection has no file descriptor.
+	rc     syscall.RawConn
+	peekFn func(uintptr)
+	peeked bool
+}
+
+// newTimedConn wraps c for the timing t of the session s.
+func newTimedConn(c net.Conn, t *timing, s *session, tls bool) *timedConn {
+	tc := &timedConn{Conn: c, t: t, s: s, tls: tls}
+	if sc, ok := c.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			tc.rc = rc
+			tc.peekFn = tc.onPeek
+		}
+	}
+	return tc
 }
 
 func (c *timedConn) Write(b []byte) (int, error) {
@@ -67,7 +85,7 @@ func (c *timedConn) Write(b []byte) (int, error) {
 		// idle: if the server has closed it meanwhile, write nothing and
 		// let the client send the request on a new connection.
 		c.t.probe = false
-		if idleClosed(c.Conn) {
+		if c.idleClosed() {
 			c.t.idleClosed = true
 			return 0, errIdleClosed
 		}
@@ -135,23 +153,23 @@ func (c *timedConn) Close() error {
 // that the server closed while it sat idle (found before writing).
 var errIdleClosed = fmt.Errorf("the server had closed the kept-alive connection: %w", io.EOF)
 
-// idleClosed reports whether the server has closed the idle connection c
+// idleClosed reports whether the server has closed the idle connection
 // (the end of the stream or a reset is waiting to be read) or sent
 // something no request asked for (a 408 before closing, TLS's
 // close_notify): either way no request should go out on it.
-func idleClosed(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
+func (c *timedConn) idleClosed() bool {
+	if c.rc == nil {
 		return false
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
+	c.peeked = false
+	if c.rc.Control(c.peekFn) != nil {
 		return false
 	}
-	closed := false
-	rc.Control(func(fd uintptr) { closed = rawPeek(fd) })
-	return closed
+	return c.peeked
 }
+
+// onPeek is the rc.Control callback of the idle check.
+func (c *timedConn) onPeek(fd uintptr) { c.peeked = rawPeek(fd) }
 
 // dialError marks a failure to connect, for the error class "connect".
 type dialError struct{ err error }
@@ -174,7 +192,7 @@ func (s *session) dial(o *origin, addr string) (net.Conn, error) {
 	}
 	t.dials++
 	t.dialTime.add(t1 - t0)
-	tc := &timedConn{Conn: c, t: t, s: s, tls: o.https}
+	tc := newTimedConn(c, t, s, o.https)
 	if !s.track(tc) {
 		tc.Close()
 		return nil, s.w.timedOut

@@ -267,17 +267,22 @@ func (lc *leanConn) close() {
 // A kept-alive connection the server has closed meanwhile (an idle
 // timeout: Node's and Apache's 5 s) must not lose the next request, nor
 // may a request the server might have processed be sent twice unseen
-// (a POST handled twice). Go's net/http draws the line this way too:
+// (a POST handled twice). The methods that may be resent are Go's
+// net/http's; the idle conditions (idleProbe, resendIdle) are kurabe's
+// own (net/http resends an idempotent request whatever the idle time):
 //
 //   - Before its first write on a connection that sat idle for idleProbe
 //     or more, the request peeks at the socket: the end of the stream, a
 //     reset or unasked bytes (a 408) mean the server closed it, and the
-//     request goes out on a new connection instead. So does a request of
-//     which nothing could be written (EPIPE, ECONNRESET), and one answered
-//     by an unsolicited "408 Request Timeout" with Connection: close
-//     (HAProxy, Google's front end, sent on the idle connection before the
-//     request came). The server got none of these requests, whatever the
-//     method: each is counted as a reconnect and is not a failure.
+//     request goes out on a new connection instead (an unsolicited "408
+//     Request Timeout" with Connection: close, which HAProxy and Google's
+//     front end send on the idle connection before closing it, is found
+//     this way). So does a request of which nothing could be written
+//     (EPIPE, ECONNRESET). The server got none of these requests, whatever
+//     the method: each is counted as a reconnect and is not a failure.
+//     A 408 read after the request was written is the server's answer to
+//     it: an "http 408" failure like any other status, never resent (the
+//     server may have read a POST before timing it out).
 //   - A request written (in full or in part) that then finds the end of
 //     the stream or a reset before any byte of its response may have
 //     reached the application. It is sent again only when its method is
@@ -318,8 +323,7 @@ func (lc *leanConn) roundTrip(req *leanRequest, retain bool, t0 time.Duration) e
 		}
 		unanswered := err != nil && lc.unanswered(err)
 		switch {
-		case err == nil && lc.p.code == 408 && lc.p.close,
-			unanswered && len(lc.out) == len(req.b):
+		case unanswered && len(lc.out) == len(req.b):
 			t.reconnects++
 		case unanswered && req.idempotent && idle >= resendIdle:
 			t.resent++

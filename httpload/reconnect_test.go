@@ -141,9 +141,11 @@ func TestCloseWithoutEcho(t *testing.T) {
 
 // A server or proxy that times idle connections out with an unsolicited
 // "408 Request Timeout" and Connection: close (HAProxy, Google's front
-// end): the 408 answers none of kurabe's requests, so the request that
-// reads it is sent again on a new connection, counted as a reconnect and
-// not as a failure, and the server sees each request once.
+// end): the 408 answers none of kurabe's requests; the next request finds
+// it waiting before it is written (the idle peek) and goes out on a new
+// connection, counted as a reconnect and not as a failure, and the server
+// sees each request once. (A 408 read after the write is a failure:
+// TestWritten408IsAFailureNotResent.)
 func TestUnsolicited408Reconnects(t *testing.T) {
 	srv := newRawServer(t, func(c net.Conn, _ string, _ int) bool {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -468,4 +470,87 @@ func TestIdleConnectionClosedAfterTheWrite(t *testing.T) {
 			t.Fatalf("POST: %v; failed %d resent %d; the server got %d; body bytes %d", err, h.Failed, h.Resent, srv.requests.Load()-r0, h.RequestBodyBytes)
 		}
 	})
+}
+
+// A 408 with Connection: close read after the request was written is the
+// server's answer to that request: an "http 408" failure, sent once,
+// whatever the method. kurabe used to take it for an unsolicited 408 sent
+// before the request came, resent the request (a POST the server had read)
+// and counted it as a reconnect, so the server got every POST twice and
+// the report showed no failure.
+func TestWritten408IsAFailureNotResent(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn, _ string, n int) bool {
+		if n == 2 {
+			io.WriteString(c, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+			return false
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return true
+	})
+	post := urls(srv.url + "/posts")
+	post.Targets[0].Method, post.Targets[0].Body = "POST", []byte("a=1")
+	check := func(t *testing.T, w *Workload) {
+		r0 := srv.requests.Load()
+		ph := runW(t, w, engine.Config{Clients: 1, Count: 20})
+		h := ph.HTTP
+		// Each connection answers its first POST and 408s its second:
+		// 10 successes, 10 failures, 20 POSTs received.
+		if got := srv.requests.Load() - r0; got != 20 || h.Reconnects != 0 || h.Resent != 0 {
+			t.Fatalf("the server got %d POSTs for 20 requests; reconnects %d, resent %d", got, h.Reconnects, h.Resent)
+		}
+		n408 := class(ph, "http 408") + class(ph, "step 1: http 408")
+		if h.Failed != 10 || ph.Errors != 10 || n408 != 10 {
+			t.Fatalf("failed %d, errors %d (%+v); want 10 failures of class http 408", h.Failed, ph.Errors, ph.ErrorClasses)
+		}
+	}
+	paths(t, post, check)
+	w, err := New(postFlow(t, srv.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("flow", func(t *testing.T) { check(t, w) })
+}
+
+// The idle peek on the fasthttp path (a request's first write on a
+// kept-alive connection that sat idle) allocates nothing: it used to
+// allocate three times a request (the connection's SyscallConn and an
+// escaping closure).
+func TestIdlePeekDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tm := &timing{epoch: time.Now()}
+	tc := newTimedConn(c, tm, nil, false)
+	b := []byte("x")
+	write := func() {
+		tm.begin()
+		tm.probe = true
+		if _, err := tc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	if a := testing.AllocsPerRun(200, write); a != 0 {
+		t.Fatalf("%v allocations per probed write, want 0", a)
+	}
+	if tm.probe || tm.idleClosed || tm.sent != 1 {
+		t.Fatalf("probe %v idleClosed %v sent %d: the peek did not run or found the open connection closed", tm.probe, tm.idleClosed, tm.sent)
+	}
 }

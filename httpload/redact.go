@@ -19,8 +19,9 @@ import (
 // and the failures' messages. A URL's password and the values of query
 // parameters named like secrets become xxxxx (as url.URL.Redacted writes
 // a password); header values and flow variables named like secrets are
-// replaced where they stand as words in a message (redact.Words, as the
-// stores hide their passwords). Messages are scrubbed when
+// replaced in a message wherever they occur when they have 4 characters
+// or more, and where they stand as words when shorter (redact.Secrets).
+// Messages are scrubbed when
 // they are made, which is once per error class and client, never per
 // request.
 

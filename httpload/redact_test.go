@@ -86,6 +86,8 @@ func TestSecretsStayOutOfMessages(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		u, p, _ := r.BasicAuth()
+		// Values glued to other text: Japanese, an underscore.
+		fmt.Fprintf(w, "キー%sが無効 sig_%s ", r.Header.Get("X-Api-Key"), r.Header.Get("X-Signature"))
 		fmt.Fprintf(w, "got %s %s %s %s:%s %s", r.URL, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), u, p, r.Header.Get("X-Signature"))
 	})
 	ts := httptest.NewServer(mux)

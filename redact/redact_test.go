@@ -19,6 +19,15 @@ func TestWords(t *testing.T) {
 		{"password: pw1.", []string{"pw1"}, nil, "password: xxxxx."},
 		{"user 1 and 10", []string{"1"}, nil, "user xxxxx and 10"},
 		{"鍵=秘 秘密", []string{"秘"}, nil, "鍵=xxxxx 秘密"},
+		// Beside a secret's ASCII edge only ASCII letters, digits and
+		// underscores join: Japanese text, which puts no space between
+		// words, bounds it (kana and kanji are letters to unicode).
+		{"トークンabc123xyzが無効です", []string{"abc123xyz"}, nil, "トークンxxxxxが無効です"},
+		{"パスワードonが違います", []string{"on"}, nil, "パスワードxxxxxが違います"},
+		{"「pw1」éabc123xyz", []string{"pw1", "abc123xyz"}, nil, "「xxxxx」éxxxxx"},
+		// An underscore joins: Words keeps the whole-word rule there
+		// (Secrets, for HTTP credentials, does not: TestSecrets).
+		{"Bearer_abc123xyz", []string{"abc123xyz"}, nil, "Bearer_abc123xyz"},
 		{"a%2Fb a/b", []string{"a/b"}, nil, "xxxxx xxxxx"},
 		{"nothing here", []string{"", "xxxxx"}, nil, "nothing here"},
 		// A short password inside the words of a message: no garbling.
@@ -37,6 +46,34 @@ func TestWords(t *testing.T) {
 	} {
 		if got := Words(c.in, c.secrets, c.visible...); got != c.want {
 			t.Errorf("Words(%q, %q, %q) = %q, want %q", c.in, c.secrets, c.visible, got, c.want)
+		}
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		secrets []string
+		want    string
+	}{
+		// A secret of 4 characters or more is hidden wherever it occurs,
+		// inside other words too.
+		{"Bearer_abc123xyz トークンabc123xyzが無効です xabc123xyzy", []string{"abc123xyz"}, "Bearer_xxxxx トークンxxxxxが無効です xxxxxxy"},
+		{"key=tok1n tok1nA", []string{"tok1n"}, "key=xxxxx xxxxxA"},
+		{"a=s3cr%2Ft b=s3cr/tX", []string{"s3cr/t"}, "a=xxxxx b=xxxxxX"},
+		{"パスワードはひみつ1です", []string{"ひみつ1"}, "パスワードはxxxxxです"},
+		// Shorter ones only where they stand as words: no garbling.
+		{"cannot connect: denied on", []string{"on"}, "cannot connect: denied xxxxx"},
+		{"cab abc ab パスabが", []string{"abc"}, "cab xxxxx ab パスabが"},
+		// kurabe's own words stay, and a secret inside one of them is
+		// hidden only as a word of its own.
+		{"kurabe_meta of kurabe", []string{"kurabe"}, "kurabe_meta of kurabe"},
+		{"kurabe_meta kura POSTGRES post", []string{"kura", "post"}, "kurabe_meta xxxxx POSTGRES xxxxx"},
+		{"xxxxx xxxx", []string{"xxxx"}, "xxxxx xxxxx"},
+		{"nothing here", []string{""}, "nothing here"},
+	} {
+		if got := Secrets(c.in, c.secrets); got != c.want {
+			t.Errorf("Secrets(%q, %q) = %q, want %q", c.in, c.secrets, got, c.want)
 		}
 	}
 }

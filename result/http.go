@@ -34,10 +34,11 @@ type HTTPStats struct {
 	KeepAlive   bool   `json:"keep_alive"`
 	Server      string `json:"server,omitempty"` // the first response's Server header
 	// Reconnects counts requests that found the kept-alive connection
-	// they were to go out on closed by the server (an idle timeout) before
-	// they were written, or answered by an unsolicited 408, and went out
-	// on a new connection instead: the server got each once. They are not
-	// failures; their latency includes the reconnect.
+	// they were to go out on closed by the server (an idle timeout, or an
+	// unsolicited 408 waiting on it) before they were written, and went
+	// out on a new connection instead: the server got each once. They are
+	// not failures; their latency includes the reconnect. A 408 read after
+	// the request was written is its answer, a failure, not a reconnect.
 	Reconnects int64 `json:"reconnects,omitempty"`
 	// Resent counts idempotent requests (GET, HEAD, OPTIONS, TRACE) sent a
 	// second time, on a new connection, because the kept-alive connection

@@ -276,8 +276,8 @@ func (s *Store) badResponse(method, u string, body []byte, err error, parse func
 }
 
 // scrub replaces the credentials in a message by xxxxx, as httpload does
-// for kurabe http's messages: where they stand as words (redact.Words).
-func (s *Store) scrub(msg string) string { return redact.Words(msg, s.secrets) }
+// for kurabe http's messages (redact.Secrets).
+func (s *Store) scrub(msg string) string { return redact.Secrets(msg, s.secrets) }
 
 // classifyNet classes a failed request: "connect" when no connection could
 // be made, "timeout" when the request took longer than the timeout option.
