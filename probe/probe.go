@@ -85,9 +85,13 @@ const AppendSize = 4096
 
 // Result is what the probe measured.
 type Result struct {
-	Dir        string    `json:"dir"`
-	Filesystem string    `json:"filesystem"`
-	Started    time.Time `json:"started"`
+	Dir        string `json:"dir"`
+	Filesystem string `json:"filesystem"`
+	// Device is the device number of the filesystem holding Dir (0 where
+	// unknown), so that kurabe run --disk-probe can tell a probe of
+	// another filesystem of the same type.
+	Device  uint64    `json:"device,omitempty"`
+	Started time.Time `json:"started"`
 	// Direct is true when the sequential write and read bypassed the page
 	// cache with O_DIRECT; Note says how they ran otherwise, and anything
 	// else that qualifies the figures.
@@ -128,6 +132,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return res, fmt.Errorf("probe %s: %v; give an existing directory", cfg.Dir, err)
 	}
 	res.Filesystem = fsType
+	res.Device = deviceOf(cfg.Dir)
 	limit := min(cfg.MaxBytes, free/4/int64(cfg.Block)*int64(cfg.Block))
 	if limit < int64(cfg.Block) {
 		return res, fmt.Errorf("probe %s: only %d bytes free; the probe writes up to a quarter of the free space and needs at least %d", cfg.Dir, free, 4*cfg.Block)

@@ -34,3 +34,13 @@ func fsInfo(dir string) (fsType string, free int64, err error) {
 	}
 	return name, int64(st.Bavail) * int64(st.Bsize), nil
 }
+
+// deviceOf returns the device number of the filesystem holding dir, 0
+// when it cannot be read.
+func deviceOf(dir string) uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return 0
+	}
+	return st.Dev
+}

@@ -274,7 +274,8 @@ var words = map[string][2]string{
 	"%s load, rows/s: %s": {"", "%s の読み込み (行/秒): %s"},
 	"%s %s (incomplete)":  {"", "%s %s (未完了)"},
 
-	"autocommit against the disk: to see how many fsyncs each row costs, run kurabe probe --dir D --json disk.json with D on the stores' disk, then this run with --disk-probe disk.json": {"", "autocommit とディスク: 行ごとに fsync が何回分かかるかは、ストアのディスク上の D で kurabe probe --dir D --json disk.json を実行し、この実行に --disk-probe disk.json を付けると分かります"},
+	"autocommit against the disk: the disk probe (--disk-probe) measured %s (%s), another filesystem than the stores' %s (%s), so its %s fsync'd appends/s cannot judge these stores; run kurabe probe --dir %s --json disk.json and give that to --disk-probe": {"", "autocommit とディスク: ディスクプローブ (--disk-probe) が測ったのは %s (%s) で、ストアの %s (%s) とは別のファイルシステムのため、その fsync 付き追記 %s 回/s ではこのストアを判断できません。kurabe probe --dir %s --json disk.json を実行し、それを --disk-probe に渡してください"},
+	"autocommit against the disk: to see how many fsyncs each row costs, run kurabe probe --dir D --json disk.json with D on the stores' disk, then this run with --disk-probe disk.json":                                                                       {"", "autocommit とディスク: 行ごとに fsync が何回分かかるかは、ストアのディスク上の D で kurabe probe --dir D --json disk.json を実行し、この実行に --disk-probe disk.json を付けると分かります"},
 
 	"%s autocommit: %s rows/s against the disk's %s fsync'd appends/s (kurabe probe): %.1f fsyncs' time per row": {"", "%s autocommit: %s 行/秒、ディスクの fsync 付き追記は %s 回/秒 (kurabe probe): 行ごとに fsync %.1f 回分の時間"},
 	"; faster than one fsync per row: concurrent commits shared fsyncs (group commit)":                           {"", "。行ごとに fsync 一回分より速い: 同時のコミットが fsync を共有しました (グループコミット)"},
