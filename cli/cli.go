@@ -221,6 +221,10 @@ func StoppingLine(args []string, getenv func(string) string) string {
 		// An import writes no results: it drops what it loaded.
 		return "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"
 	}
+	if len(args) > 0 && args[0] == "probe" {
+		// A probe cut short has no figures to write: it removes its files.
+		return "\nkurabe: stopping the probe; its files are removed and nothing is written; press Ctrl-C again to stop at once\n"
+	}
 	lang := report.English
 	if len(args) > 0 && args[0] == "serve" {
 		return "\nkurabe: " + report.Sprintf(lang, "stopping.serve") + "\n"

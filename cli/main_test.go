@@ -70,7 +70,9 @@ func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
 		{[]string{"run", "-n", "10"}, "ja_JP.UTF-8", ja},                // the locale, as --lang defaults
 		{[]string{"http", "--lang", "ja", "http://127.0.0.1/"}, "", ja}, // every command with --lang
 		{[]string{"replay", "--lang", "xx"}, "", en},                    // a bad value is refused later; English meanwhile
-		{[]string{"probe"}, "ja_JP.UTF-8", en},                          // no --lang: its lines are English
+		{[]string{"run", "--store", "sqlite:"}, "ja_JP.UTF-8", ja},      // no --lang: the locale
+		// probe writes nothing when stopped: it removes its files (before, it said it would write the results).
+		{[]string{"probe"}, "ja_JP.UTF-8", "\nkurabe: stopping the probe; its files are removed and nothing is written; press Ctrl-C again to stop at once\n"},
 		{nil, "", en},
 		{[]string{"dataset", "import", "KEN_ALL.CSV", "--store", "sqlite:/tmp/p.db"}, "", "\nkurabe: stopping the import; what the table holds then is said next; press Ctrl-C again to stop at once\n"}, // no results to write
 		// serve writes no results; its lines are English.

@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,4 +44,20 @@ func deviceOf(dir string) uint64 {
 		return 0
 	}
 	return st.Dev
+}
+
+// availableMemory is MemAvailable of /proc/meminfo in bytes (memory the
+// page cache can use without swapping), 0 when unknown.
+func availableMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }

@@ -21,3 +21,5 @@ func fsInfo(dir string) (string, int64, error) {
 }
 
 func deviceOf(dir string) uint64 { return 0 }
+
+func availableMemory() int64 { return 0 }
