@@ -27,7 +27,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "text", "table format: text or markdown")
 	lang := langFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\nOLD and NEW may each be a quoted pattern ('old-*.json'): the results it\nmatches are pooled, each run a repeat (kurabe http runs once per result).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\nTwo replays (kurabe replay) are compared by each fingerprint's latency\n(mean, p50, p99) and the replay's time, whatever their client counts.\nOLD and NEW may each be a quoted pattern ('old-*.json'): the results it\nmatches are pooled, each run a repeat (kurabe http runs once per result).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)
@@ -69,8 +69,12 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 		if c.Failed() {
 			return failed()
 		}
-		return usageErr("%s and %s have no store, operation and client level in common (old: %s; new: %s)", paths[0], paths[1],
-			strings.Join(c.OnlyOld, ", "), strings.Join(c.OnlyNew, ", "))
+		what := "store, operation and client level"
+		if c.Replay {
+			what = "store and statement fingerprint"
+		}
+		return usageErr("%s and %s have no %s in common (old: %s; new: %s)", paths[0], paths[1], what,
+			listSome(c.OnlyOld), listSome(c.OnlyNew))
 	}
 	if err := report.WriteCompare(stdout, c, *format, *lang); err != nil {
 		return err
@@ -133,4 +137,18 @@ func readPooled(path string) (*result.Document, error) {
 		pool.Interrupted = pool.Interrupted || d.Interrupted
 	}
 	return pool, nil
+}
+
+// listSome lists the first few of names (a replay can have a thousand
+// fingerprints), and says so when there are none: a run in which every
+// operation failed measured nothing to compare.
+func listSome(names []string) string {
+	const few = 5
+	switch {
+	case len(names) == 0:
+		return "nothing measured: no operation succeeded"
+	case len(names) > few:
+		return strings.Join(names[:few], ", ") + fmt.Sprintf(" and %d more", len(names)-few)
+	}
+	return strings.Join(names, ", ")
 }

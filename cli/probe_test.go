@@ -126,3 +126,46 @@ func TestProbeSecondInterruptRemovesItsFiles(t *testing.T) {
 		t.Errorf("left %v; said:\n%s", left, said.String())
 	}
 }
+
+// TestDiskProbeOfAnotherFilesystem: a probe of tmpfs (/dev/shm) given to a
+// load run whose SQLite store is on the disk draws no conclusion from
+// tmpfs's fsync rate (before: "235.2 fsyncs' time per row"); it says the
+// probe was of another filesystem and which probe to make. A probe of the
+// stores' own directory still draws it.
+func TestDiskProbeOfAnotherFilesystem(t *testing.T) {
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "kurabe-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(shm)
+	runDir, tmp := t.TempDir(), t.TempDir()
+	probeOf := func(dir, name string) string {
+		out := filepath.Join(tmp, name)
+		var stdout, stderr bytes.Buffer
+		if err := Default().probe(context.Background(), []string{"--dir", dir, "--duration", "150ms", "--max-mib", "8", "--json", out}, &stdout, &stderr); err != nil {
+			t.Fatalf("probe %s: %v\n%s", dir, err, stderr.String())
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, probe string
+		want, not   string
+	}{
+		{"tmpfs", probeOf(shm, "shm.json"), "another filesystem than the stores' " + runDir, "fsyncs' time per row"},
+		{"same disk", probeOf(t.TempDir(), "disk.json"), "fsyncs' time per row", "another filesystem"},
+	} {
+		out, errs, code := runCLI(t, testApp(), "run", "-w", "load", "--store", "sqlite:", "--dataset-rows", "200", "--dir", runDir, "-q", "--disk-probe", tc.probe)
+		if code != ExitOK {
+			t.Fatalf("%s: status %d\n%s%s", tc.name, code, out, errs)
+		}
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) {
+			t.Errorf("%s probe: want %q and not %q in:\n%s", tc.name, tc.want, tc.not, out)
+		}
+		if tc.name == "tmpfs" && !strings.Contains(out, "kurabe probe --dir "+runDir) {
+			t.Errorf("tmpfs probe: does not say which probe to make:\n%s", out)
+		}
+	}
+}

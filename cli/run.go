@@ -838,6 +838,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		Env: result.CollectEnv(dirs...),
 	}
 	doc.Env.Probe = p.probe
+	doc.Env.CheckProbe(dirs)
 
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr), lang: *f.lang}
 	if !f.quiet {

@@ -12,10 +12,14 @@
 //
 //   - Sequential I/O bypasses the page cache with O_DIRECT in 1 MiB
 //     aligned blocks when the filesystem allows it. When it refuses (tmpfs,
-//     some network and FUSE filesystems), the write goes through the cache
-//     and is synced at the end (the sync is timed), and before reading the
-//     file's clean pages are dropped with posix_fadvise; Result.Direct and
-//     Result.Note say which happened.
+//     some network and FUSE filesystems, or --cached), the write goes
+//     through the cache and is synced each time the file is full, before
+//     it is written over, and at the end, all inside the timed part (else
+//     a small file rewritten in the cache would give the cache's speed);
+//     before reading, the file's clean pages are dropped with
+//     posix_fadvise, which the kernel may not take in full: when the file
+//     fits in the memory available, the note says the read figure may be
+//     the cache's. Result.Direct and Result.Note say which happened.
 //   - The written data is random, so a device or filesystem that compresses
 //     or deduplicates cannot flatter the write.
 //   - The sequential file is at most MaxBytes (1 GiB) and at most a quarter
@@ -89,9 +93,13 @@ const AppendSize = 4096
 
 // Result is what the probe measured.
 type Result struct {
-	Dir        string    `json:"dir"`
-	Filesystem string    `json:"filesystem"`
-	Started    time.Time `json:"started"`
+	Dir        string `json:"dir"`
+	Filesystem string `json:"filesystem"`
+	// Device is the device number of the filesystem holding Dir (0 where
+	// unknown), so that kurabe run --disk-probe can tell a probe of
+	// another filesystem of the same type.
+	Device  uint64    `json:"device,omitempty"`
+	Started time.Time `json:"started"`
 	// Direct is true when the sequential write and read bypassed the page
 	// cache with O_DIRECT; Note says how they ran otherwise, and anything
 	// else that qualifies the figures.
@@ -102,9 +110,14 @@ type Result struct {
 	WriteBytes   int64   `json:"write_bytes"`
 	WriteSeconds float64 `json:"write_s"`
 	WriteMBps    float64 `json:"write_mb_s"` // 10^6 bytes per second
-	ReadBytes    int64   `json:"read_bytes"`
-	ReadSeconds  float64 `json:"read_s"`
-	ReadMBps     float64 `json:"read_mb_s"`
+	// WriteSyncs counts the syncs inside the timed write: through the
+	// page cache, one each time the file was full (before it was written
+	// again from the start) and one at the end, so that every byte
+	// written reached the disk within WriteSeconds; with O_DIRECT, one.
+	WriteSyncs  int     `json:"write_syncs,omitempty"`
+	ReadBytes   int64   `json:"read_bytes"`
+	ReadSeconds float64 `json:"read_s"`
+	ReadMBps    float64 `json:"read_mb_s"`
 
 	Fsyncs        int64   `json:"fsyncs"`
 	FsyncSeconds  float64 `json:"fsync_s"`
@@ -132,6 +145,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return res, fmt.Errorf("probe %s: %v; give an existing directory", cfg.Dir, err)
 	}
 	res.Filesystem = fsType
+	res.Device = deviceOf(cfg.Dir)
 	limit := min(cfg.MaxBytes, free/4/int64(cfg.Block)*int64(cfg.Block))
 	if limit < int64(cfg.Block) {
 		return res, fmt.Errorf("probe %s: only %d bytes free; the probe writes up to a quarter of the free space and needs at least %d", cfg.Dir, free, 4*cfg.Block)
@@ -169,7 +183,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return res, err
 	}
 	if cfg.Cached {
-		res.Note = join(res.Note, "sequential I/O went through the page cache as asked: the write synced at the end, the cache dropped before reading")
+		res.Note = join(res.Note, "sequential I/O went through the page cache as asked: the write synced each time the file was full and at the end, inside the timed part, the cache dropped before reading")
 	}
 	if fsType == "tmpfs" {
 		res.Note = join(res.Note, "tmpfs keeps files in memory: these are memory's figures, not a disk's")
@@ -210,7 +224,7 @@ func sequential(ctx context.Context, cfg Config, limit int64, res *Result, open 
 	}
 	f, err := open("seq", flags)
 	if err != nil && direct {
-		res.Note = join(res.Note, "the filesystem refused O_DIRECT ("+errText(err)+"): sequential I/O went through the page cache, the write synced at the end, the cache dropped before reading")
+		res.Note = join(res.Note, "the filesystem refused O_DIRECT ("+errText(err)+"): sequential I/O went through the page cache, the write synced each time the file was full and at the end, inside the timed part, the cache dropped before reading")
 		direct = false
 		f, err = open("seq", os.O_RDWR)
 	}
@@ -229,17 +243,27 @@ func sequential(ctx context.Context, cfg Config, limit int64, res *Result, open 
 		written += int64(n)
 		if woff += int64(n); woff >= limit {
 			woff = 0 // the file is as large as allowed: write it again from the start
+			if !direct && err == nil {
+				// Through the page cache, rewriting the file would only
+				// dirty the same pages again, and the figure would be
+				// the cache's: sync what was written, inside the timed
+				// part, before writing over it.
+				if err := f.Sync(); err != nil {
+					return fmt.Errorf("probe: syncing %s: %v", f.Name(), err)
+				}
+				res.WriteSyncs++
+			}
 		}
 		if err != nil && direct && written == 0 {
 			// Some filesystems accept the flag and refuse the write.
-			res.Note = join(res.Note, "the filesystem refused an O_DIRECT write ("+errText(err)+"): sequential I/O went through the page cache, the write synced at the end, the cache dropped before reading")
+			res.Note = join(res.Note, "the filesystem refused an O_DIRECT write ("+errText(err)+"): sequential I/O went through the page cache, the write synced each time the file was full and at the end, inside the timed part, the cache dropped before reading")
 			f.Close()
 			direct = false
 			if f, err = open("seq-cached", os.O_RDWR); err != nil {
 				return fmt.Errorf("probe: cannot create a file in %s: %v", cfg.Dir, err)
 			}
 			defer f.Close()
-			t0 = time.Now()
+			t0, written, woff, res.WriteSyncs = time.Now(), 0, 0, 0
 			continue
 		}
 		if err != nil {
@@ -249,6 +273,7 @@ func sequential(ctx context.Context, cfg Config, limit int64, res *Result, open 
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("probe: syncing %s: %v", f.Name(), err)
 	}
+	res.WriteSyncs++
 	elapsed := time.Since(t0)
 	if written == 0 {
 		return fmt.Errorf("probe: wrote nothing to %s in %v", f.Name(), cfg.Duration)
@@ -284,6 +309,11 @@ func sequential(ctx context.Context, cfg Config, limit int64, res *Result, open 
 		}
 	}
 	elapsed = time.Since(t0)
+	if size, avail := min(written, limit), availableMemory(); !direct && avail > 0 && size < avail {
+		// Dropping the file's pages is advice the kernel may not take
+		// in full, and a file that fits in memory may be read from it.
+		res.Note = join(res.Note, fmt.Sprintf("the read figure may be the page cache's, not the disk's: the file (%s MiB) fits in the memory available (%s MiB), and the read was not direct; give --max-mib above %s, or probe without --cached where O_DIRECT works, for the disk's", group(float64(size>>20)), group(float64(avail>>20)), strconv.FormatInt(avail>>20, 10)))
+	}
 	res.ReadBytes, res.ReadSeconds = read, elapsed.Seconds()
 	res.ReadMBps = round(float64(read) / 1e6 / elapsed.Seconds())
 	return nil
@@ -348,9 +378,16 @@ func (r Result) Lines() []string {
 	if !r.Direct {
 		how = "through the page cache"
 	}
+	synced := "synced"
+	switch {
+	case r.WriteSyncs == 1:
+		synced = "synced at the end (timed)"
+	case r.WriteSyncs > 1:
+		synced = fmt.Sprintf("synced each time the file was full (%d syncs, timed)", r.WriteSyncs)
+	}
 	lines := []string{
 		fmt.Sprintf("disk probe of %s (%s)", r.Dir, r.Filesystem),
-		fmt.Sprintf("sequential write  %s MB/s   %s MB in %.2f s, %d KiB blocks, %s, synced", group(r.WriteMBps), group(float64(r.WriteBytes)/1e6), r.WriteSeconds, r.BlockBytes>>10, how),
+		fmt.Sprintf("sequential write  %s MB/s   %s MB in %.2f s, %d KiB blocks, %s, %s", group(r.WriteMBps), group(float64(r.WriteBytes)/1e6), r.WriteSeconds, r.BlockBytes>>10, how, synced),
 		fmt.Sprintf("sequential read   %s MB/s   %s MB in %.2f s, %s", group(r.ReadMBps), group(float64(r.ReadBytes)/1e6), r.ReadSeconds, how),
 		fmt.Sprintf("fsync'd 4 KB appends  %s/s   p50 %s  p99 %s  max %s   %s in %.2f s", group(r.FsyncsPerSec), us(r.FsyncP50Us), us(r.FsyncP99Us), us(r.FsyncMaxUs), group(float64(r.Fsyncs)), r.FsyncSeconds),
 	}

@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,4 +34,30 @@ func fsInfo(dir string) (fsType string, free int64, err error) {
 		name = "0x" + strconv.FormatInt(int64(st.Type), 16)
 	}
 	return name, int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// deviceOf returns the device number of the filesystem holding dir, 0
+// when it cannot be read.
+func deviceOf(dir string) uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return 0
+	}
+	return st.Dev
+}
+
+// availableMemory is MemAvailable of /proc/meminfo in bytes (memory the
+// page cache can use without swapping), 0 when unknown.
+func availableMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }

@@ -36,6 +36,14 @@ type Comparison struct {
 	// FailedOld and FailedNew are the stores that failed in each run: their
 	// figures are missing there, so their rows are not compared.
 	FailedOld, FailedNew []Failure
+	// Replay says both runs are kurabe replays. Their rows are paired by
+	// store and fingerprint whatever the client count (one client per
+	// session or --clients N: the same statements either way), and what
+	// they compare is latency, not ops/s: a fingerprint's ops/s is its
+	// count in the log over the whole replay's time, so its change is the
+	// replay's time over again, on every row. The replay's time is
+	// compared once, in the row of the phase "replay".
+	Replay bool
 }
 
 // Failure is a store that failed in a run, and why.
@@ -60,6 +68,9 @@ type CompareRow struct {
 	Clients   int
 	OpsPerSec Change
 	P99       Change // microseconds
+	// Replays only: the mean and median latency (microseconds) and, in
+	// the row of the phase "replay", the replay's time (seconds).
+	Mean, P50, Time Change
 	// SkippedOld and SkippedNew say the phase was skipped in that run:
 	// the workload does not run it on that store (crud's update on the
 	// file store). It measured nothing there, so it is no change to or
@@ -109,9 +120,10 @@ type Center struct {
 // that ran in one run only are listed as such.
 func Compare(old, new *result.Document) *Comparison {
 	c := &Comparison{Old: old, New: new, FailedOld: failures(old), FailedNew: failures(new)}
-	oldS, oldKeys := samples(old)
-	newS, newKeys := samples(new)
-	levels := levelsVary(old, new)
+	c.Replay = IsReplay(old) && IsReplay(new)
+	oldS, oldKeys := samples(old, c.Replay)
+	newS, newKeys := samples(new, c.Replay)
+	levels := levelsVary(old, new) && !c.Replay
 	name := func(k sampleKey) string { return k.store + " " + k.phase.name(levels) }
 	// A store that failed in one run is said as such, not as phases the
 	// other run has alone.
@@ -143,6 +155,12 @@ func Compare(old, new *result.Document) *Comparison {
 			r.P99 = Change{Old: centerOf(o.p99), New: centerOf(n.p99)}
 		} else {
 			r.OpsPerSec, r.P99 = change(o.opsPerSec, n.opsPerSec), change(o.p99, n.p99)
+			if c.Replay {
+				r.Mean, r.P50 = change(o.mean, n.mean), change(o.p50, n.p50)
+				if k.phase.op == "replay" {
+					r.Time = change(o.time, n.time)
+				}
+			}
 			for _, x := range []struct {
 				s   *sampleSet
 				new bool
@@ -168,9 +186,10 @@ type sampleKey struct {
 }
 
 type sampleSet struct {
-	opsPerSec, p99 []float64
-	skippedPhases  int   // repeats in which the phase was skipped whole
-	skips          int64 // skipped operations of the phases that measured
+	opsPerSec, p99  []float64
+	mean, p50, time []float64 // kept for replays
+	skippedPhases   int       // repeats in which the phase was skipped whole
+	skips           int64     // skipped operations of the phases that measured
 }
 
 // skippedOnly reports whether the phase was skipped in every repeat that
@@ -182,7 +201,11 @@ func (s *sampleSet) skippedOnly() bool { return len(s.opsPerSec) == 0 && s.skipp
 // out, unless the workload skipped them on the store (class skipped):
 // those are kept, without figures, so that compare says they were skipped
 // rather than missing.
-func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
+//
+// A replay's phases are keyed by fingerprint alone, without the client
+// level: two replays of one log in different modes run the same
+// statements.
+func samples(d *result.Document, replay bool) (map[sampleKey]*sampleSet, []sampleKey) {
 	m := map[sampleKey]*sampleSet{}
 	var keys []sampleKey
 	for _, s := range d.Stores {
@@ -192,6 +215,9 @@ func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 				continue
 			}
 			k := sampleKey{s.Label, keyOf(d, p)}
+			if replay {
+				k.phase.clients = 0
+			}
 			if m[k] == nil {
 				m[k] = &sampleSet{}
 				keys = append(keys, k)
@@ -202,6 +228,9 @@ func samples(d *result.Document) (map[sampleKey]*sampleSet, []sampleKey) {
 			}
 			m[k].opsPerSec = append(m[k].opsPerSec, p.OpsPerSec)
 			m[k].p99 = append(m[k].p99, p.Latency.P99)
+			m[k].mean = append(m[k].mean, p.Latency.Mean)
+			m[k].p50 = append(m[k].p50, p.Latency.P50)
+			m[k].time = append(m[k].time, p.Elapsed)
 			m[k].skips += skippedOps(p)
 		}
 	}
@@ -279,21 +308,44 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 		lines = append(lines, l.f("compare.run-settings", strings.Join(r, l.t("compare.settings.sep"))))
 	}
 	lines = append(lines, settingChanges([]*result.Document{c.Old, c.New}, l)...)
+	if c.Replay {
+		// The replay's time, once per store: the one figure of the whole
+		// replay that its fingerprints' rates would only repeat.
+		for _, r := range c.Rows {
+			if r.Op == "replay" {
+				secs := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) + " s" }
+				lines = append(lines, l.f("compare.replay-time", r.Store, centerCell(r.Time.Old, secs), centerCell(r.Time.New, secs), deltaCell(r.Time, l)))
+			}
+		}
+	}
 	for _, x := range lines {
 		if format == "markdown" {
 			x += "  "
 		}
 		b.WriteString(x + "\n")
 	}
-	for _, fig := range []struct {
+	type figure struct {
 		name string
 		get  func(CompareRow) Change
 		fmt  func(float64) string
-	}{
+	}
+	figs := []figure{
 		{l.t("ops/s"), func(r CompareRow) Change { return r.OpsPerSec }, num},
 		{"p99", func(r CompareRow) Change { return r.P99 }, dur},
-	} {
-		header := row{l.t("store"), l.t("op"), l.t("old") + " " + fig.name, l.t("new") + " " + fig.name, l.t("delta"), l.t("significance")}
+	}
+	opHeader := l.t("op")
+	if c.Replay {
+		// Per fingerprint, what the statements took; the row "replay" is
+		// every statement of the log.
+		figs = []figure{
+			{l.t("mean"), func(r CompareRow) Change { return r.Mean }, dur},
+			{"p50", func(r CompareRow) Change { return r.P50 }, dur},
+			{"p99", func(r CompareRow) Change { return r.P99 }, dur},
+		}
+		opHeader = l.t("fingerprint")
+	}
+	for _, fig := range figs {
+		header := row{l.t("store"), opHeader, l.t("old") + " " + fig.name, l.t("new") + " " + fig.name, l.t("delta"), l.t("significance")}
 		numeric := []bool{false, false, true, true, true, false}
 		var rows []row
 		for _, r := range c.Rows {
@@ -350,7 +402,11 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	if len(c.OnlyNew) > 0 {
 		notes = append(notes, l.t("only in new")+": "+alone(c.OnlyNew))
 	}
-	notes = append(notes, l.t("compare.footnote"))
+	if c.Replay {
+		notes = append(notes, l.t("compare.footnote.replay"))
+	} else {
+		notes = append(notes, l.t("compare.footnote"))
+	}
 	for _, n := range notes {
 		if format == "markdown" {
 			n = "- " + n
@@ -407,6 +463,9 @@ func interrupted(d *result.Document) bool {
 // both values: "-n 500 → 400", "-c 2 → 1,2,4", "records 10 → 100" for a
 // workload option; "-" where a run has none.
 func runChanges(old, new *result.Document) []string {
+	if IsReplay(old) && IsReplay(new) {
+		return replayChanges(old, new)
+	}
 	get := func(r result.RunConfig) []string {
 		levels := r.Levels
 		if len(levels) == 0 {
@@ -438,6 +497,59 @@ func runChanges(old, new *result.Document) []string {
 	for i, name := range names {
 		if o[i] != n[i] {
 			out = append(out, name+" "+o[i]+" → "+n[i])
+		}
+	}
+	params := map[string]bool{}
+	for k := range old.Run.Params {
+		params[k] = true
+	}
+	for k := range new.Run.Params {
+		params[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		ov, ok := old.Run.Params[k]
+		if !ok {
+			ov = "-"
+		}
+		nv, ok := new.Run.Params[k]
+		if !ok {
+			nv = "-"
+		}
+		if ov != nv {
+			out = append(out, k+" "+ov+" → "+nv)
+		}
+	}
+	return out
+}
+
+// IsReplay reports whether d is the result of kurabe replay.
+func IsReplay(d *result.Document) bool { return d.Run.Workload == "replay" }
+
+// replayChanges lists the settings of kurabe replay that differ between
+// two replays, under the names of its flags where it has one; a replay
+// has no -n, -c, -d, --think or -R, and a count of statements or clients
+// it did not ask for is read from the log, so those are named for what
+// they are: "clients one per session (12) → 4".
+func replayChanges(old, new *result.Document) []string {
+	clients := func(d *result.Document) string {
+		n := strconv.Itoa(d.Run.Clients)
+		for _, s := range d.Stores {
+			for _, p := range s.Phases {
+				if p.Op == "replay" && p.Replay != nil && p.Replay.Mode == "sessions" {
+					return "one per session (" + n + ")"
+				}
+			}
+		}
+		return n
+	}
+	var out []string
+	for _, x := range []struct{ name, o, n string }{
+		{"statements", strconv.FormatInt(old.Run.Count, 10), strconv.FormatInt(new.Run.Count, 10)},
+		{"clients", clients(old), clients(new)},
+		{"--warmup", time.Duration(old.Run.Warmup).String(), time.Duration(new.Run.Warmup).String()},
+	} {
+		if x.o != x.n {
+			out = append(out, x.name+" "+x.o+" → "+x.n)
 		}
 	}
 	params := map[string]bool{}

@@ -21,14 +21,70 @@ type Environment struct {
 	Hostname    string            `json:"hostname,omitempty"`
 	Filesystems map[string]string `json:"filesystems,omitempty"` // data directory -> filesystem type
 	Probe       *probe.Result     `json:"disk_probe,omitempty"`  // kurabe probe's figures, when given
+	// ProbeElsewhere is set when a directory of the stores is not on the
+	// filesystem the probe measured (another type, or another device):
+	// the probe's ceiling cannot judge those stores.
+	ProbeElsewhere *OtherDisk `json:"disk_probe_elsewhere,omitempty"`
 }
 
-// FsyncsPerSec is the disk's rate of fsync'd appends, 0 when not probed.
+// OtherDisk is a directory of the stores that is not on the probed
+// filesystem, and its filesystem's type.
+type OtherDisk struct {
+	Dir        string `json:"dir"`
+	Filesystem string `json:"filesystem"`
+}
+
+// FsyncsPerSec is the disk's rate of fsync'd appends, 0 when not probed
+// or when the probe was of another filesystem than the stores'.
 func (e Environment) FsyncsPerSec() float64 {
-	if e.Probe == nil {
+	if e.Probe == nil || e.ProbeElsewhere != nil {
 		return 0
 	}
 	return e.Probe.FsyncsPerSec
+}
+
+// CheckProbe sets ProbeElsewhere to the first of dirs (the stores'
+// directories) that is not on the filesystem the probe measured: of
+// another type (a probe of tmpfs, a store on ext4), or on another device
+// (two ext4 disks). A probe without a device number (made before kurabe
+// recorded one) is compared by its directory's device, when that still
+// exists.
+func (e *Environment) CheckProbe(dirs []string) {
+	if e.Probe == nil {
+		return
+	}
+	probeDev := e.Probe.Device
+	if probeDev == 0 {
+		if _, err := os.Stat(e.Probe.Dir); err == nil {
+			probeDev = deviceOf(e.Probe.Dir)
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		fs, dev := fsType(d), deviceOf(d)
+		if fs != e.Probe.Filesystem || probeDev != 0 && dev != 0 && dev != probeDev {
+			e.ProbeElsewhere = &OtherDisk{Dir: d, Filesystem: fs}
+			return
+		}
+	}
+}
+
+// deviceOf is the device number of the filesystem holding dir or, when
+// dir does not exist yet, its nearest existing parent; 0 when unknown.
+func deviceOf(dir string) uint64 {
+	for d := dir; ; {
+		var st syscall.Stat_t
+		if err := syscall.Stat(d, &st); err == nil {
+			return uint64(st.Dev)
+		}
+		parent := d[:max(strings.LastIndexByte(d, '/'), 0)]
+		if parent == d || parent == "" {
+			return 0
+		}
+		d = parent
+	}
 }
 
 // CollectEnv reads the environment, and the filesystem type of each dir.

@@ -120,6 +120,14 @@ var storeOptions = []string{"connect", "protocol", "synchronous_commit", "pool_s
 // store is a server setting.
 func OwnOptions() []string { return slices.Clone(storeOptions) }
 
+// libpqParams are the connection parameters of libpq's URIs that an
+// address of an existing server may carry beside kurabe's options, passed
+// to pgconn as they are: how to secure the connection, the name the
+// server shows for it, and how long to wait for it. A password is not
+// among them: it goes in the address's user part or PGPASSWORD, where
+// messages hide it.
+var libpqParams = []string{"sslmode", "sslrootcert", "sslcert", "sslkey", "application_name", "connect_timeout"}
+
 // reserved are server settings kurabe chooses for a managed server, since
 // it must know them to connect.
 var reserved = []string{"listen_addresses", "port", "unix_socket_directories", "data_directory", "hba_file", "config_file"}
@@ -136,10 +144,11 @@ type Store struct {
 	wire       bool   // driver=wire: sessions run over package wire
 	syncCommit string // "" leaves the server's default
 	poolSize   int
-	target     string   // for Info and messages, without credentials
-	dsn        string   // external: the connection string, possibly with a password
-	password   string   // scrubbed from every error message
-	visible    []string // the address's user, host and database, which messages keep even when the password is one of them
+	target     string     // for Info and messages, without credentials
+	dsn        string     // external: the connection string, possibly with a password
+	conn       url.Values // external: the libpq parameters the address gave (sslmode=disable)
+	password   string     // scrubbed from every error message
+	visible    []string   // the address's user, host and database, which messages keep even when the password is one of them
 	managed    *managed
 
 	mu       sync.Mutex
@@ -208,10 +217,16 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		s.target = "managed (not started)"
 		return s, nil
 	case strings.HasPrefix(spec.Target, "//"):
+		conn := url.Values{}
+		for _, k := range libpqParams {
+			if v := o.Get(k, ""); v != "" {
+				conn.Set(k, v)
+			}
+		}
 		if err := o.Check(); err != nil {
 			return nil, err
 		}
-		if err := s.external(spec.Target); err != nil {
+		if err := s.external(spec.Target, conn); err != nil {
 			return nil, err
 		}
 		return s, nil
@@ -225,8 +240,8 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 const addressForm = "postgres://USER@HOST:PORT/DB, a password as USER:PASSWORD@ (special characters %-encoded) or in PGPASSWORD"
 
 // external parses the address of an existing server, keeping its password
-// out of any message.
-func (s *Store) external(target string) error {
+// out of any message; conn holds the libpq parameters the address gave.
+func (s *Store) external(target string, conn url.Values) error {
 	s.target = "postgres:" + store.RedactTarget(target)
 	u, err := url.Parse("postgres:" + target)
 	if err != nil {
@@ -241,7 +256,10 @@ func (s *Store) external(target string) error {
 		s.password = pw
 	}
 	s.visible = []string{u.User.Username(), u.Hostname(), strings.TrimPrefix(u.Path, "/")}
-	s.dsn = "postgres:" + target
+	s.dsn, s.conn = "postgres:"+target, conn
+	if len(conn) > 0 {
+		s.dsn += "?" + conn.Encode()
+	}
 	cfg, err := pgx.ParseConfig(s.dsn)
 	if err != nil {
 		return s.fail(fmt.Errorf("postgres: bad address %s: %w", s.target, err))
@@ -263,13 +281,15 @@ func (s *Store) tune(cfg *pgx.ConnConfig) {
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
-	cfg.RuntimeParams["application_name"] = "kurabe"
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "kurabe" // unless the address (or PGAPPNAME) names it
+	}
 	// SQL a workload sends (store.SQLSession) names kurabe's tables as
 	// they are in its schema; kurabe's own SQL qualifies every name.
 	cfg.RuntimeParams["search_path"] = schema + ", public"
-	// The spec's query string holds store options, so connect_timeout
-	// cannot be given there (PGCONNECT_TIMEOUT can); without a limit an
-	// unreachable host would hang for the kernel's two minutes of retries.
+	// Without a limit (connect_timeout in the address, or
+	// PGCONNECT_TIMEOUT) an unreachable host would hang for the kernel's
+	// two minutes of retries.
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
@@ -559,6 +579,9 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	if s.syncCommit != "" {
 		info.Options["synchronous_commit"] = s.syncCommit
 	}
+	for k, v := range s.conn {
+		info.Options[k] = v[0] // the address's libpq parameters, as given
+	}
 	names := slices.Clone(reported)
 	if m := s.managed; m != nil {
 		info.Facts["data_dir"] = m.dataDir
@@ -696,13 +719,23 @@ func (s *Store) fail(err error) error {
 	}
 	// pgx lists each address and TLS mode it tried on a line of its own,
 	// often the same line twice (sslmode=prefer tries TLS, then not):
-	// messages are one line.
+	// messages are one line. When the server answered one of the tries
+	// with an error (FATAL: too many clients), that is the cause, and
+	// the other tries' lines ("tls error: server refused TLS
+	// connection") only hide it: the message keeps the server's.
 	if strings.Contains(out, "\n") {
+		var pe *pgconn.PgError
+		server := errors.As(err, &pe)
 		var lines []string
-		for l := range strings.Lines(out) {
-			if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
-				lines = append(lines, l)
+		for i, l := range slices.Collect(strings.Lines(out)) {
+			l = strings.TrimSpace(l)
+			if l == "" || slices.Contains(lines, l) {
+				continue
 			}
+			if server && i > 0 && !strings.Contains(l, "SQLSTATE "+pe.Code) {
+				continue
+			}
+			lines = append(lines, l)
 		}
 		out = strings.Join(lines, " ")
 	}

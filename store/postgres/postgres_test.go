@@ -293,6 +293,8 @@ func TestManagedSettingNamesAskedOfTheServer(t *testing.T) {
 			t.Errorf("%s: %v", c.spec, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: err = %v, want one saying %q", c.spec, err, c.want)
+		case err != nil && strings.Contains(err.Error(), "hunter22"):
+			t.Errorf("%s: the message shows the password: %v", c.spec, err)
 		}
 		if st != nil {
 			st.Close()
@@ -601,6 +603,13 @@ func TestOptionsValidated(t *testing.T) {
 		{"postgres://u@h/db?driver=libpq", store.Env{}, "wire or pgx"},
 		{"postgres://u@h/db?driver=wire&connect=pool", store.Env{}, "only with connect=session and protocol=extended"},
 		{"postgres://u@h/db?driver=wire&protocol=simple", store.Env{}, "only with connect=session and protocol=extended"},
+		// libpq's connection parameters, beside kurabe's own options.
+		{"postgres://u@h/db?sslmode=disable&connect=pool&application_name=app&connect_timeout=3", store.Env{}, ""},
+		// The files reach pgconn, which reads them at once.
+		{"postgres://u@h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", store.Env{}, "unable to read CA file"},
+		{"postgres://u@h/db?sslmode=sometimes", store.Env{}, "sslmode"},
+		// A password goes in the user part or PGPASSWORD, where messages hide it.
+		{"postgres://u@h/db?password=hunter22", store.Env{}, `unknown option "password"`},
 		// Server settings are only for managed servers.
 		{"postgres://u@h/db?shared_buffers=1GB", store.Env{}, `unknown option "shared_buffers"`},
 		{"postgres:managed?port=5433", store.Env{Dir: "/tmp"}, "set by kurabe"},
@@ -618,6 +627,8 @@ func TestOptionsValidated(t *testing.T) {
 			t.Errorf("%s: %v", c.spec, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: err = %v, want one saying %q", c.spec, err, c.want)
+		case err != nil && strings.Contains(err.Error(), "hunter22"):
+			t.Errorf("%s: the message shows the password: %v", c.spec, err)
 		}
 		if st != nil {
 			st.Close()
@@ -891,5 +902,67 @@ func TestPasswordThatIsAWord(t *testing.T) {
 				t.Errorf("echoed password kept: %v", echoed)
 			}
 		})
+	}
+}
+
+// TestExternalTooManyConnectionsQuotesServer: on a server at its
+// connection limit, a session that cannot connect is classed
+// too-many-connections and its message quotes the server's FATAL, not
+// the TLS attempt sslmode=prefer made first (before: "tls error: server
+// refused TLS connection", the real cause left to be found with
+// PGSSLMODE=disable). libpq's connection parameters are taken in the
+// address (sslmode=disable), kept apart from kurabe's own options.
+func TestExternalTooManyConnectionsQuotesServer(t *testing.T) {
+	t.Parallel()
+	dir, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	m := open(t, "postgres:managed?max_connections=2&superuser_reserved_connections=0", store.Env{Dir: dir})
+	if err := m.Setup(ctx, nil); err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("postgres://kurabe@127.0.0.1:%d/postgres", m.(*Store).managed.port)
+	for _, tc := range []struct{ name, query string }{
+		{"sslmode=prefer", ""}, // pgconn's default: TLS first, then without
+		{"sslmode=disable", "?sslmode=disable&application_name=kurabe-test&connect_timeout=5"},
+	} {
+		st := open(t, addr+tc.query, store.Env{})
+		var sessions []store.Session
+		var openErr error
+		for range 4 {
+			s, err := st.Open(ctx)
+			if err != nil {
+				openErr = err
+				break
+			}
+			sessions = append(sessions, s)
+		}
+		if len(sessions) > 0 && tc.query != "" {
+			var n int64
+			if _, _, err := sessions[0].(store.SQLSession).Query(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'kurabe-test'", nil, func(v int64) { n = v }); err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if n != int64(len(sessions)) {
+				t.Errorf("%s: %d sessions named kurabe-test, want the %d opened (application_name of the address)", tc.name, n, len(sessions))
+			}
+		}
+		for _, s := range sessions {
+			s.Close()
+		}
+		st.Close()
+		if openErr == nil {
+			t.Fatalf("%s: 4 sessions opened on a server with max_connections=2", tc.name)
+		}
+		msg := openErr.Error()
+		t.Logf("%s: %s", tc.name, msg)
+		if got := store.Classify(openErr); got != "too-many-connections" {
+			t.Errorf("%s: class %q, want too-many-connections", tc.name, got)
+		}
+		if !strings.Contains(msg, "too many clients") || strings.Contains(msg, "TLS") || strings.Contains(msg, "\n") {
+			t.Errorf("%s: message %q; want one line quoting the server's FATAL, not the TLS attempt", tc.name, msg)
+		}
 	}
 }

@@ -187,6 +187,15 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 		}
 	}
 	flush()
+	if o := d.Env.ProbeElsewhere; o != nil && d.Env.Probe != nil && len(autos) > 0 {
+		// A ceiling of another filesystem (tmpfs's hundreds of thousands
+		// of fsyncs a second against a disk's store) would draw a wrong
+		// conclusion: say why none is drawn, and which probe to make.
+		pr := d.Env.Probe
+		out = append(out, say("autocommit against the disk: the disk probe (--disk-probe) measured %s (%s), another filesystem than the stores' %s (%s), so its %s fsync'd appends/s cannot judge these stores; run kurabe probe --dir %s --json disk.json and give that to --disk-probe",
+			pr.Dir, pr.Filesystem, o.Dir, o.Filesystem, group(pr.FsyncsPerSec), o.Dir))
+		return out
+	}
 	if fsyncsPerSec <= 0 {
 		if len(autos) > 0 {
 			out = append(out, say("autocommit against the disk: to see how many fsyncs each row costs, run kurabe probe --dir D --json disk.json with D on the stores' disk, then this run with --disk-probe disk.json"))
