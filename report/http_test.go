@@ -324,6 +324,18 @@ func TestBehindForWantOfClients(t *testing.T) {
 	if got := strings.Join(Notes(&run, English), "\n"); !strings.Contains(got, "BEHIND: every client was busy when operations were due: 8 clients at a mean service time of 91.9ms carry at most 87.1/s; give -c 10 or more (100/s × 91.9ms), or a lower rate; if the service time then grows, the store is the limit") {
 		t.Errorf("kurabe run's notes:\n%s", got)
 	}
+	// Clients that carry the rate on average were all busy only at
+	// moments: the note says so, not that they carry too little. Before,
+	// 50 clients at 6.98ms were said to "carry at most 7,161/s" against
+	// 2,000/s asked.
+	o.Service.Mean = 1_000 // µs: 8 clients carry 8,000/s, far above 100/s
+	var bb bytes.Buffer
+	if err := HTTPText(&bb, English, d); err != nil {
+		t.Fatal(err)
+	}
+	if want := "BEHIND: every client was busy when requests were due at moments: 8 clients at a mean service time of 1.00ms carry 8,000/s on average, more than the 100/s asked, so the late starts came from bursts of slow responses that kept every client busy at once; give -c 9 or more to absorb them"; !strings.Contains(bb.String(), want) {
+		t.Errorf("no %q in\n%s", want, bb.String())
+	}
 	o.Service = result.Latency{}
 	var b bytes.Buffer
 	HTTPText(&b, English, d)

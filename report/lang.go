@@ -196,6 +196,7 @@ var words = map[string][2]string{
 	"behind.busy.ops":           {"every client was busy when operations were due", "操作の予定時刻に全クライアントが処理中でした"},
 	"behind.busy.requests":      {"every client was busy when requests were due", "リクエストの予定時刻に全クライアントが処理中でした"},
 	"behind.busy":               {"%s: %d clients at a mean service time of %s carry at most %s/s; give -c %d or more (%s/s × %s), or a lower rate; if the service time then grows, %s is the limit", "%s: %d クライアントは平均サービス時間 %s で最大 %s/秒しか運べません。-c %d 以上 (%s/秒 × %s) にするか、レートを下げてください。それでサービス時間が伸びるなら%sが限界です"},
+	"behind.busy.bursts":        {"%s at moments: %d clients at a mean service time of %s carry %s/s on average, more than the %s/s asked, so the late starts came from bursts of slow responses that kept every client busy at once; give -c %d or more to absorb them", "%s (一時的): %d クライアントは平均サービス時間 %s で平均 %s/秒を運べ、要求の %s/秒を上回ります。遅れた開始は、遅い応答が重なって全クライアントが同時に処理中になった瞬間によるものです。吸収するには -c %d 以上にしてください"},
 	"behind.busy.unmeasured":    {"%s: give more clients (-c) or a lower rate", "%s: クライアント (-c) を増やすか、レートを下げてください"},
 	"the server":                {"", "サーバー"},
 	"the store":                 {"", "ストア"},

@@ -372,6 +372,11 @@ func behindNote(l tr, o *result.OpenLoop, clients int, busy, limit string) strin
 	if need == 0 {
 		return l.f("behind.busy.unmeasured", l.t(busy))
 	}
+	if carry > o.PeakRate() {
+		// On average the clients carry the rate: the late starts came
+		// from moments when slow responses kept all of them busy at once.
+		return l.f("behind.busy.bursts", l.t(busy), clients, dur(o.Service.Mean), num(carry), num(o.PeakRate()), need)
+	}
 	return l.f("behind.busy", l.t(busy), clients, dur(o.Service.Mean), num(carry), need, num(o.PeakRate()), dur(o.Service.Mean), l.t(limit))
 }
 
