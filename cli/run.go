@@ -631,7 +631,13 @@ func checkOpenFiles(specs []store.Spec, filesPerSession func(store.Spec) int, cl
 			if perClient > 0 {
 				most = (limit - fixed) / perClient
 			}
-			return fmt.Errorf("-c %d: the clients of the store %s would hold about %s open files, and kurabe may have %s (ulimit -n); give -c %d or fewer, or raise ulimit -n", clients, sp, numfmt.Group(int64(need)), numfmt.Group(int64(limit)), max(most, 1))
+			advice := fmt.Sprintf("give -c %d or fewer, or raise ulimit -n", most)
+			if most < 1 || most >= clients {
+				// Not even one client fits beside kurabe's own files (or
+				// a pool, whatever -c, needs more): only the limit helps.
+				advice = fmt.Sprintf("raise ulimit -n to %s or more", numfmt.Group(int64(need)))
+			}
+			return fmt.Errorf("-c %d: the clients of the store %s would hold about %s open files, and kurabe may have %s (ulimit -n); %s", clients, sp, numfmt.Group(int64(need)), numfmt.Group(int64(limit)), advice)
 		}
 	}
 	return nil

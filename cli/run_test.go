@@ -1697,3 +1697,30 @@ func TestRunPasswordThatIsAWordLeavesTheMessageWhole(t *testing.T) {
 		}
 	}
 }
+
+// checkOpenFiles gives the largest -c that fits under ulimit -n, and,
+// where not one client fits beside kurabe's own files, the limit to raise
+// to. Before, ulimit -n 64 and -c 1 said "give -c 1 or fewer".
+func TestCheckOpenFilesAdvice(t *testing.T) {
+	sqlite, _ := store.ParseSpec("sqlite:")
+	two := func(store.Spec) int { return 2 }
+	for _, c := range []struct {
+		clients, limit int
+		want           string
+	}{
+		{100, 100, "give -c 18 or fewer, or raise ulimit -n"},
+		{1, 64, "raise ulimit -n to 66 or more"},
+		{10, 1 << 20, ""},
+	} {
+		err := checkOpenFiles([]store.Spec{sqlite}, two, c.clients, false, c.limit)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("-c %d, limit %d: %v", c.clients, c.limit, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("-c %d, limit %d: %v; want it to end %q", c.clients, c.limit, err, c.want)
+		}
+	}
+}
