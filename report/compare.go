@@ -499,6 +499,13 @@ func runChanges(old, new *result.Document) []string {
 			out = append(out, name+" "+o[i]+" → "+n[i])
 		}
 	}
+	return append(out, paramChanges(old, new)...)
+}
+
+// paramChanges lists the workload parameters that differ between two
+// runs, "-" where a run has none: "latest 100 → 50".
+func paramChanges(old, new *result.Document) []string {
+	var out []string
 	params := map[string]bool{}
 	for k := range old.Run.Params {
 		params[k] = true
@@ -552,27 +559,7 @@ func replayChanges(old, new *result.Document) []string {
 			out = append(out, x.name+" "+x.o+" → "+x.n)
 		}
 	}
-	params := map[string]bool{}
-	for k := range old.Run.Params {
-		params[k] = true
-	}
-	for k := range new.Run.Params {
-		params[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		ov, ok := old.Run.Params[k]
-		if !ok {
-			ov = "-"
-		}
-		nv, ok := new.Run.Params[k]
-		if !ok {
-			nv = "-"
-		}
-		if ov != nv {
-			out = append(out, k+" "+ov+" → "+nv)
-		}
-	}
-	return out
+	return append(out, paramChanges(old, new)...)
 }
 
 func pCell(ch Change, l tr) string {

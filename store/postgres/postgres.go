@@ -401,17 +401,8 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if err != nil {
 			return err
 		}
-		var exists, owned bool
-		err = tx.QueryRow(ctx, `SELECT
-			EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-				WHERE n.nspname = $1 AND c.relname = $2),
-			EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, t.Name).Scan(&exists, &owned)
-		if err != nil {
-			return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
-		}
-		if exists && !owned {
-			return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
-				schema, t.Name, s.target, store.ErrNotOwned, schema)
+		if err := s.mayReplace(ctx, tx, t.Name); err != nil {
+			return err
 		}
 		// Dropping the table drops its indexes; they are made anew after
 		// it, in the same transaction.
@@ -816,17 +807,8 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
 	}
 	defer tx.Rollback(ctx)
-	var exists, owned bool
-	err = tx.QueryRow(ctx, `SELECT
-		EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = $1 AND c.relname = $2),
-		EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, t.Name).Scan(&exists, &owned)
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
-	}
-	if exists && !owned {
-		return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
-			schema, t.Name, s.target, store.ErrNotOwned, schema)
+	if err := s.mayReplace(ctx, tx, t.Name); err != nil {
+		return err
 	}
 	var pkey string
 	if err := tx.QueryRow(ctx, "SELECT coalesce((SELECT conname FROM pg_catalog.pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'), '')",
@@ -855,6 +837,25 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: committing the swap of %s: %w", s.target, t.Name, err))
+	}
+	return nil
+}
+
+// mayReplace refuses, inside tx, a table of kurabe's schema by that name
+// that kurabe did not create (it is not listed in kurabe_meta); one that
+// is not there, or is kurabe's, may be dropped and made anew.
+func (s *Store) mayReplace(ctx context.Context, tx pgx.Tx, name string) error {
+	var exists, owned bool
+	err := tx.QueryRow(ctx, `SELECT
+		EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relname = $2),
+		EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, name).Scan(&exists, &owned)
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, name, err))
+	}
+	if exists && !owned {
+		return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+			schema, name, s.target, store.ErrNotOwned, schema)
 	}
 	return nil
 }
