@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -683,5 +684,103 @@ func TestCaptureInterrupted(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
 		storetest.RequireServer(t, err)
 		t.Fatalf("got %v (%s), want an interrupt", err, errb.String())
+	}
+}
+
+// replayRows replays a log on a fresh managed store through the package
+// and returns what each query (one integer) gives on the replayed
+// database, and the replay's phases.
+func replayRows(t *testing.T, spec, logText, format, dialect string, queries ...string) ([]int64, []result.Phase) {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "hand.log")
+	os.WriteFile(logPath, []byte(logText), 0o644)
+	lg, _, err := readLog(logPath, format, dialect, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Skips.Count > 0 {
+		t.Fatalf("%d lines of the log could not be read: %v", lg.Skips.Count, lg.Skips.First)
+	}
+	sdir, err := os.MkdirTemp("", "kurabe-replay-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sdir, 0o755)
+	defer os.RemoveAll(sdir)
+	sp, _ := store.ParseSpec(spec)
+	st, err := testApp().driver(sp.Driver).Open(context.Background(), sp, store.Env{Dir: sdir})
+	if err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps, err := replay.Run(context.Background(), replay.Config{Speed: 0}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss := s.(store.SQLSession)
+	if dialect == replay.MySQL {
+		if _, err := ss.Exec(context.Background(), "USE kurabe"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	for _, q := range queries {
+		var v int64
+		if _, _, err := ss.Query(context.Background(), q, nil, func(x int64) { v = x }); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		got = append(got, v)
+	}
+	return got, ps
+}
+
+// TestReplayRoutines: a text of several statements that creates a
+// routine and calls it is cut into its statements, the routine's body
+// kept whole, wherever the routine stands in the text. Before, a text
+// starting with CREATE FUNCTION ran as one statement (PostgreSQL: "cannot
+// insert multiple commands into a prepared statement"), and MariaDB's
+// procedure bodies were cut at their semicolons or not cut from the CALL.
+func TestReplayRoutines(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, format, dialect, log string
+		queries                          []string
+		want                             []int64
+	}{
+		{
+			name: "postgres", spec: "postgres:managed", format: "pg-log", dialect: replay.Postgres,
+			log: "2026-11-22 07:22:14.100 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create table m(a int, b text)\n" +
+				"2026-11-22 07:22:14.200 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create function f() returns int language plpgsql as $$ begin insert into m values (4,'fn'); insert into m values (5,'fn;2'); return 1; end $$; select f();\n" +
+				"2026-11-22 07:22:14.300 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create or replace function g() returns int language sql begin atomic insert into m values (case when true then 6 end, 'atomic'); select 1; end; select g(); select f()\n",
+			queries: []string{"select count(*) from m", "select sum(a) from m", "select count(*) from m where b = 'fn;2'"},
+			want:    []int64{5, 4 + 5 + 6 + 4 + 5, 2},
+		},
+		{
+			name: "mariadb", spec: "mariadb:managed", format: "mysql-general-log", dialect: replay.MySQL,
+			log: "261122  7:22:35\t     4 Connect\tapp@127.0.0.1 on kurabe using TCP/IP\n" +
+				"\t\t     4 Query\tcreate table t5(a int); create procedure p5() begin insert into t5 values (1); insert into t5 values (2); end; call p5()\n" +
+				"\t\t     4 Query\tcreate procedure p6() begin declare i int default 0; lbl: loop set i = i + 1; if i > 2 then leave lbl; end if; insert into t5 values (if(i > 1, 20, 10)); end loop lbl; end; call p6()\n" +
+				"\t\t     4 Query\tcreate trigger tr before insert on t5 for each row begin if new.a = 7 then set new.a = 70; end if; end; insert into t5 values (7)\n" +
+				"\t\t     4 Quit\t\n",
+			queries: []string{"select count(*) from t5", "select sum(a) from t5"},
+			want:    []int64{5, 1 + 2 + 10 + 20 + 70},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ps := replayRows(t, tc.spec, tc.log, tc.format, tc.dialect, tc.queries...)
+			for _, p := range ps {
+				for _, c := range p.ErrorClasses {
+					t.Errorf("replay: %s: %d errors, first: %s", p.Op, c.Count, c.First)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("the replayed database gives %v for %q, want %v", got, tc.queries, tc.want)
+			}
+		})
 	}
 }
