@@ -377,9 +377,8 @@ func (c *client) run(s *Stmt) {
 		c.rec.Record(int64(t1 - t0))
 	}
 	if r.cfg.Speed > 0 {
-		l := t0 - due
-		c.lag.Record(int64(l))
-		if l > LateAfter {
+		c.lag.Record(int64(t0 - due))
+		if t0-r.due(s.Latest) > LateAfter {
 			c.late++
 		}
 	}
@@ -796,6 +795,9 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 	}
 	if r.cfg.Speed == 0 {
 		return st
+	}
+	if lg.Resolution > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("the log's times are whole seconds: the statements of each second were scheduled evenly over it, in the log's order, and a statement counts as late only when it started more than %v after the end of its second", LateAfter))
 	}
 	st.Speed = strconv.FormatFloat(r.cfg.Speed, 'g', -1, 64)
 	st.Scheduled = round3(r.due(lg.Span).Seconds())
