@@ -585,3 +585,36 @@ func TestWholeSeconds(t *testing.T) {
 		t.Errorf("a log in milliseconds: resolution %v, second statement due %v", fine.Resolution, fine.Sessions[0].Stmts[1].At)
 	}
 }
+
+// TestDelayInSchedule: --delay is a pause on top of the log's own, so it
+// moves the schedule rather than making the store late. A session of
+// statements 100 ms apart with --delay 150ms, and a session that began
+// after it ended, keep the pace on a fast store (before: "BEHIND: the
+// store could not keep the log's pace … (--delay adds to the log's own
+// pauses)"); the schedule's length counts the pauses.
+func TestDelayInSchedule(t *testing.T) {
+	var evs []Event
+	for i := range 8 {
+		evs = append(evs, stmt("a", time.Duration(i)*100*time.Millisecond, fmt.Sprintf("select %d", i)))
+	}
+	evs = append(evs, Event{Kind: Disconnect, Session: "a", Time: t0.Add(700 * time.Millisecond)})
+	for i := range 3 {
+		evs = append(evs, stmt("b", 800*time.Millisecond+time.Duration(i)*100*time.Millisecond, fmt.Sprintf("select %d", i)))
+	}
+	lg := load(t, evs...)
+	st := &fakeStore{dialect: Postgres, delay: func(string) time.Duration { return time.Millisecond }}
+	ps, err := Run(context.Background(), Config{Speed: 1, DelayMin: 150 * time.Millisecond, DelayMax: 150 * time.Millisecond}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ps[0].Replay
+	t.Logf("took %.3f s of %.3f s, lag max %.0f µs, %d late: %s %v", r.Wall, r.Scheduled, r.Lag.Max, r.Late, r.Note, r.Notes)
+	// a: 0.7 s and 7 pauses; b, which waited for a: 7 pauses, then 1.0 s
+	// and 2 pauses of its own.
+	if want := 1.0 + 9*0.15; r.Scheduled != want {
+		t.Errorf("scheduled %.3f s, want %.3f", r.Scheduled, want)
+	}
+	if r.Behind || r.Late != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "the schedule includes the --delay pauses") {
+		t.Errorf("a fast store with --delay: behind %v (%s), %d late, notes %q", r.Behind, r.Note, r.Late, r.Notes)
+	}
+}

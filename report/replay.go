@@ -94,6 +94,8 @@ var replayBehinds = []struct {
 	{regexp.MustCompile(`^the store could not keep the log's pace: statements started up to (\S+) late and the replay ended (\S+) s after the schedule$`), "replay.behind.store"},
 }
 
+// replayDelaySuffix ended the BEHIND note of documents written before
+// --delay became part of the schedule; it is still translated in them.
 const replayDelaySuffix = " (--delay adds to the log's own pauses)"
 
 func replayBehind(l tr, note string) string {
