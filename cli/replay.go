@@ -177,6 +177,10 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
 	}
 
+	if last := time.Duration(float64(lg.LastDue()) / cfg.Speed); cfg.Speed > 0 && cfg.DelayMax == 0 && cfg.Warmup > last {
+		return usageErr("--warmup %v covers the whole log: its last statement is due %.3f s into the replay at --speed %s, so nothing would be measured; give a warm-up shorter than that", f.warmup, last.Seconds(), f.speed)
+	}
+
 	dir, kept := absDir(f.dir), f.keep || f.dir != ""
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -260,12 +264,15 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if jsonErr != nil {
 		return jsonErr
 	}
-	var failed, nothing []string
+	var failed, nothing, allWarm []string
 	for _, s := range doc.Stores {
-		if s.Error != "" {
+		switch {
+		case s.Error != "":
 			failed = append(failed, s.Label)
-		} else if allFailed(s.Phases) {
+		case allFailed(s.Phases):
 			nothing = append(nothing, s.Label)
+		case allWarmup(s.Phases):
+			allWarm = append(allWarm, s.Label)
 		}
 	}
 	switch {
@@ -275,8 +282,21 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
 	case len(nothing) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every statement failed on %s, so the figures time errors, not the log's work; see the errors under the table (does the store hold the log's tables?)", strings.Join(nothing, ", "))}
+	case len(allWarm) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every statement ran within the --warmup of %v on %s, so nothing was measured; give a warm-up shorter than the replay", f.warmup, strings.Join(allWarm, ", "))}
 	}
 	return nil
+}
+
+// allWarmup says whether every statement of a store's replay ran in the
+// warm-up, leaving nothing measured.
+func allWarmup(phases []result.Phase) bool {
+	for _, p := range phases {
+		if p.Op == "replay" {
+			return p.Ops+p.Errors == 0 && p.WarmupOps > 0
+		}
+	}
+	return false
 }
 
 // allFailed says whether every statement a store's replay ran failed

@@ -75,6 +75,8 @@ func TestReplayBadInput(t *testing.T) {
 		{[]string{"--pg-log", pg, "--store", "postgres://app@db.example/app"}, "--yes"},
 		{[]string{"--pg-log", filepath.Join(dir, "missing.log"), "--store", "postgres:managed"}, "cannot read the log"},
 		{[]string{"--pg-log", empty, "--store", "postgres:managed"}, "no statements to replay"},
+		// A warm-up past the log's last statement would measure nothing.
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "1", "--warmup", "1s"}, "--warmup 1s covers the whole log"},
 	}
 	for _, tc := range tests {
 		_, _, code, err := call(t, replayCmd, tc.args...)
@@ -782,5 +784,46 @@ func TestReplayRoutines(t *testing.T) {
 				t.Errorf("the replayed database gives %v for %q, want %v", got, tc.queries, tc.want)
 			}
 		})
+	}
+}
+
+// TestReplayAllWarmup: a replay in which every statement ran in the
+// warm-up (at --speed max, which kurabe cannot refuse beforehand) says so
+// on its line and exits 1 (before: exit 0, rows of 0 and "-", and "kept
+// the log's pace"); with a shorter warm-up, each fingerprint's warm-up
+// statements are counted, so ops + errors + warmup_ops = in_log.
+func TestReplayAllWarmup(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "2026-11-22 07:22:14.%03d UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: select %d\n", 100*i, i)
+	}
+	logPath := filepath.Join(dir, "w.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o644)
+	out, errs, code, err := call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "--speed", "max", "--warmup", "1h", "-q")
+	if code == ExitUsage {
+		t.Fatalf("status %d: %v\n%s", code, err, errs)
+	}
+	if err != nil && !strings.Contains(err.Error(), "warm") {
+		storetest.RequireServer(t, err)
+	}
+	if code != ExitFailed || err == nil || !strings.Contains(err.Error(), "every statement ran within the --warmup of 1h0m0s") ||
+		!strings.Contains(out, "ALL WARM-UP") || strings.Contains(out, "kept the log's pace") {
+		t.Errorf("all in the warm-up: status %d, %v\n%s", code, err, out)
+	}
+
+	jsonPath := filepath.Join(dir, "w.json")
+	_, errs, code, err = call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "--speed", "1", "--warmup", "250ms", "--json", jsonPath, "-q")
+	if err != nil {
+		t.Fatalf("status %d: %v\n%s", code, err, errs)
+	}
+	doc, err := result.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Stores[0].Phases[1:] {
+		if p.Ops+p.Errors+p.WarmupOps != p.Replay.InLog || p.WarmupOps == 0 {
+			t.Errorf("%s: %d ops, %d errors, %d warm-up; %d in the log", p.Op, p.Ops, p.Errors, p.WarmupOps, p.Replay.InLog)
+		}
 	}
 }

@@ -244,6 +244,17 @@ type stamp struct {
 
 func (a stamp) before(b stamp) bool { return a.t.Before(b.t) || a.t.Equal(b.t) && a.k < b.k }
 
+// LastDue is when the log's last statement is due, from its start.
+func (lg *Log) LastDue() time.Duration {
+	var last time.Duration
+	for _, s := range lg.Sessions {
+		if n := len(s.Stmts); n > 0 {
+			last = max(last, s.Stmts[n-1].At)
+		}
+	}
+	return last
+}
+
 func compareDur(a, b time.Duration) int {
 	switch {
 	case a < b:

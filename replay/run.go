@@ -82,6 +82,7 @@ type sample struct {
 	read int64 // bytes of the rows it returned
 	sent int64 // bytes of its text and parameters
 	err  error
+	warm bool // run in the warm-up: counted, not measured
 }
 
 // runner is one replay in progress.
@@ -387,6 +388,7 @@ func (c *client) run(s *Stmt) {
 			c.warm.Record(int64(t1 - t0))
 		}
 		c.warmOps++
+		c.add(sample{fp: s.FP, warm: true})
 		return
 	}
 	if err == nil {
@@ -832,6 +834,9 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 			st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
 		}
 	}
+	if all.Ops+all.Errors == 0 && all.WarmupOps > 0 && !all.Interrupted {
+		st.Notes = append(st.Notes, fmt.Sprintf("every statement ran within the --warmup of %v, so nothing was measured: give a warm-up shorter than the replay (%.3f s)", r.cfg.Warmup, wall.Seconds()))
+	}
 	if lg.NoTime {
 		st.Notes = append(st.Notes, "the log has no time stamps, so every statement was due at once; its pace cannot be kept or judged")
 	}
@@ -897,6 +902,7 @@ type aggregator struct {
 	recs    []*hist.Recorder
 	ops     []int64
 	errs    []int64
+	warm    []int64 // warm-up statements, run and not measured
 	read    []int64
 	sent    []int64
 	classes [][]result.ErrorClass
@@ -925,6 +931,7 @@ func newAggregator(lg *Log) *aggregator {
 	}
 	a.ops = make([]int64, slots)
 	a.errs = make([]int64, slots)
+	a.warm = make([]int64, slots)
 	a.read = make([]int64, slots)
 	a.sent = make([]int64, slots)
 	a.classes = make([][]result.ErrorClass, slots)
@@ -935,6 +942,10 @@ func (a *aggregator) run(in <-chan []sample, spent chan<- []sample) {
 	for b := range in {
 		for _, s := range b {
 			i := a.slot[s.fp]
+			if s.warm {
+				a.warm[i]++
+				continue
+			}
 			if s.err != nil {
 				a.errs[i]++
 				a.classes[i] = addClass(a.classes[i], s.err)
@@ -976,7 +987,7 @@ func (a *aggregator) phases(lg *Log, all result.Phase) []result.Phase {
 		var s hist.Snapshot
 		rec.AddTo(&s)
 		p := result.Phase{Clients: all.Clients, Elapsed: all.Elapsed, Interrupted: all.Interrupted,
-			Ops: a.ops[i], Errors: a.errs[i], ErrorClasses: a.classes[i], BytesRead: a.read[i], BytesWritten: a.sent[i],
+			Ops: a.ops[i], Errors: a.errs[i], WarmupOps: a.warm[i], ErrorClasses: a.classes[i], BytesRead: a.read[i], BytesWritten: a.sent[i],
 			Latency: result.Summarize(&s)}
 		if p.Elapsed > 0 {
 			p.OpsPerSec = float64(p.Ops) / p.Elapsed

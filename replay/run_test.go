@@ -414,6 +414,11 @@ func TestWarmup(t *testing.T) {
 	if ps[0].Ops != 1 || ps[0].WarmupOps != 1 || len(st.ran) != 2 {
 		t.Errorf("%d measured, %d warm-up, %d run; want 1, 1, 2", ps[0].Ops, ps[0].WarmupOps, len(st.ran))
 	}
+	// The fingerprint's warm-up is counted, so its figures add up to the
+	// log's count.
+	if fp := phase(t, ps, "select ?"); fp.Ops != 1 || fp.WarmupOps != 1 || fp.Replay.InLog != 2 {
+		t.Errorf("the fingerprint: %d measured, %d warm-up, %d in the log; want 1, 1, 2", fp.Ops, fp.WarmupOps, fp.Replay.InLog)
+	}
 }
 
 // TestInterrupt: an interrupt stops the replay at once, in the middle of
