@@ -168,7 +168,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if lg.Statements == 0 {
 		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line", "lines"))
 		if lg.Skips.Count > 0 {
-			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
+			msg += fmt.Sprintf(", %s could not be read; the first: %v", numfmt.Group(lg.Skips.Count), lg.Skips.First[0])
 		}
 		msg += ")"
 		if format == "pg-log" {
@@ -318,6 +318,9 @@ func readLog(path, format, dialect, prefix string) (*replay.Log, string, error) 
 		return nil, "", usageErr("cannot read the log: %v", err)
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+		return nil, "", usageErr("--%s %s is a directory; give the log file in it", format, path)
+	}
 	var p replay.Parser
 	if format == "pg-log" {
 		pp, err := pglog.New(fh, pglog.Config{File: path, Prefix: prefix})

@@ -57,6 +57,8 @@ func TestReplayBadInput(t *testing.T) {
 	empty := filepath.Join(dir, "empty.log")
 	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
 	os.WriteFile(empty, []byte("nothing here\n"), 0o644)
+	garbage := filepath.Join(dir, "garbage.log")
+	os.WriteFile(garbage, []byte(strings.Repeat("nothing here\n", 1200)), 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -75,6 +77,10 @@ func TestReplayBadInput(t *testing.T) {
 		{[]string{"--pg-log", pg, "--store", "postgres://app@db.example/app"}, "--yes"},
 		{[]string{"--pg-log", filepath.Join(dir, "missing.log"), "--store", "postgres:managed"}, "cannot read the log"},
 		{[]string{"--pg-log", empty, "--store", "postgres:managed"}, "no statements to replay"},
+		// A directory is bad input, as a missing file is (before: status 1).
+		{[]string{"--pg-log", dir, "--store", "postgres:managed"}, "is a directory; give the log file"},
+		// Counts are grouped (before: "1,200 lines read, 1200 could not be read").
+		{[]string{"--pg-log", garbage, "--store", "postgres:managed"}, "1,200 lines read, 1,200 could not be read"},
 		// A warm-up past the log's last statement would measure nothing.
 		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "1", "--warmup", "1s"}, "--warmup 1s covers the whole log"},
 	}
@@ -387,6 +393,12 @@ func runScenario(t *testing.T, sc logScenario, logFlag, dialect string) {
 	captured, _ := os.ReadFile(logPath)
 	if strings.Contains(string(captured), "IDENTIFIED BY") {
 		t.Errorf("the saved log holds an account's password:\n%s", captured)
+	}
+	// Only the command's part is kept, not the server's shutdown.
+	for _, bad := range []string{"shutdown", "shut down", "Shutdown"} {
+		if strings.Contains(string(captured), bad) {
+			t.Errorf("the saved log holds the server's shutdown (%q):\n%s", bad, captured)
+		}
 	}
 
 	// Replay on a fresh server through the package, to read its state.
