@@ -175,11 +175,25 @@ func (a *App) capture(ctx context.Context, args []string, stdout, stderr io.Writ
 	cmd.WaitDelay = 10 * time.Second
 	runErr := cmd.Run()
 
+	// The command's part of the log ends when its sessions have logged
+	// their end (the server gets to it after the command exits); what
+	// follows is the server's shutdown, which is not kept.
+	to, err := fileSize(c.log)
+	for deadline := time.Now().Add(2 * time.Second); err == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, rerr := os.ReadFile(c.log)
+		if rerr != nil || int64(len(b)) < from {
+			break
+		}
+		to = from + int64(bytes.LastIndexByte(b[from:], '\n')+1) // whole lines
+		if open(b[from:]) <= 0 {
+			break
+		}
+	}
 	// Stopped, the server has written and closed its log.
 	if err := c.st.Close(); err != nil {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("stopping the server: %w", err)}
 	}
-	if err := saveLog(c.log, from, *logOut, kind == "mariadb"); err != nil {
+	if err := saveLog(c.log, from, to, *logOut, kind == "mariadb"); err != nil {
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	summary, err := summarizeLog(*logOut, kind)
@@ -381,10 +395,11 @@ func fileSize(path string) (int64, error) {
 // second.
 var mariadbTime = regexp.MustCompile(`^\d{6} [ \d]\d:\d\d:\d\d\t`)
 
-// saveLog copies the server's log from offset from to out. A MariaDB log
-// keeps its header, and its first entry gets the time stamp it lacks when
-// the entry before it (cut off) had it.
-func saveLog(src string, from int64, out string, mariadb bool) error {
+// saveLog copies the server's log from offset from to offset to (or its
+// end, when to is not past from) to out. A MariaDB log keeps its header,
+// and its first entry gets the time stamp it lacks when the entry before
+// it (cut off) had it.
+func saveLog(src string, from, to int64, out string, mariadb bool) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return fmt.Errorf("the server's log: %w", err)
@@ -415,7 +430,11 @@ func saveLog(src string, from int64, out string, mariadb bool) error {
 		for _, h := range head {
 			w.WriteString(h)
 		}
-		r := bufio.NewReader(in)
+		var body io.Reader = in
+		if to > from {
+			body = io.LimitReader(in, to-from)
+		}
+		r := bufio.NewReader(body)
 		first := true
 		for {
 			line, err := r.ReadString('\n')

@@ -177,13 +177,17 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if lg.Statements == 0 {
 		msg := fmt.Sprintf("%s has no statements to replay (%s read", logPath, numfmt.Count(int64(lg.Lines), "line", "lines"))
 		if lg.Skips.Count > 0 {
-			msg += fmt.Sprintf(", %d could not be read; the first: %v", lg.Skips.Count, lg.Skips.First[0])
+			msg += fmt.Sprintf(", %s could not be read; the first: %v", numfmt.Group(lg.Skips.Count), lg.Skips.First[0])
 		}
 		msg += ")"
 		if format == "pg-log" {
 			msg += "; it needs log_statement=all or log_min_duration_statement=0, and --pg-prefix if its log_line_prefix is not one kurabe knows"
 		}
 		return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+	}
+
+	if last := time.Duration(float64(lg.LastDue()) / cfg.Speed); cfg.Speed > 0 && cfg.DelayMax == 0 && cfg.Warmup > last {
+		return usageErr("--warmup %v covers the whole log: its last statement is due %.3f s into the replay at --speed %s, so nothing would be measured; give a warm-up shorter than that", f.warmup, last.Seconds(), f.speed)
 	}
 
 	dir, kept := absDir(f.dir), f.keep || f.dir != ""
@@ -277,12 +281,15 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	if jsonErr != nil {
 		return jsonErr
 	}
-	var failed, nothing []string
+	var failed, nothing, allWarm []string
 	for _, s := range doc.Stores {
-		if s.Error != "" {
+		switch {
+		case s.Error != "":
 			failed = append(failed, s.Label)
-		} else if allFailed(s.Phases) {
+		case allFailed(s.Phases):
 			nothing = append(nothing, s.Label)
+		case allWarmup(s.Phases):
+			allWarm = append(allWarm, s.Label)
 		}
 	}
 	switch {
@@ -292,8 +299,21 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("store %s failed; see the notes under the table", strings.Join(failed, ", "))}
 	case len(nothing) > 0:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every statement failed on %s, so the figures time errors, not the log's work; see the errors under the table (does the store hold the log's tables?)", strings.Join(nothing, ", "))}
+	case len(allWarm) > 0:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("every statement ran within the --warmup of %v on %s, so nothing was measured; give a warm-up shorter than the replay", f.warmup, strings.Join(allWarm, ", "))}
 	}
 	return nil
+}
+
+// allWarmup says whether every statement of a store's replay ran in the
+// warm-up, leaving nothing measured.
+func allWarmup(phases []result.Phase) bool {
+	for _, p := range phases {
+		if p.Op == "replay" {
+			return p.Ops+p.Errors == 0 && p.WarmupOps > 0
+		}
+	}
+	return false
 }
 
 // allFailed says whether every statement a store's replay ran failed
@@ -315,6 +335,9 @@ func readLog(path, format, dialect, prefix string) (*replay.Log, string, error) 
 		return nil, "", usageErr("cannot read the log: %v", err)
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+		return nil, "", usageErr("--%s %s is a directory; give the log file in it", format, path)
+	}
 	var p replay.Parser
 	if format == "pg-log" {
 		pp, err := pglog.New(fh, pglog.Config{File: path, Prefix: prefix})

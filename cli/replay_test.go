@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,8 @@ func TestReplayBadInput(t *testing.T) {
 	empty := filepath.Join(dir, "empty.log")
 	os.WriteFile(pg, []byte(tinyPGLog), 0o644)
 	os.WriteFile(empty, []byte("nothing here\n"), 0o644)
+	garbage := filepath.Join(dir, "garbage.log")
+	os.WriteFile(garbage, []byte(strings.Repeat("nothing here\n", 1200)), 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -74,6 +77,12 @@ func TestReplayBadInput(t *testing.T) {
 		{[]string{"--pg-log", pg, "--store", "postgres://app@db.example/app"}, "--yes"},
 		{[]string{"--pg-log", filepath.Join(dir, "missing.log"), "--store", "postgres:managed"}, "cannot read the log"},
 		{[]string{"--pg-log", empty, "--store", "postgres:managed"}, "no statements to replay"},
+		// A directory is bad input, as a missing file is (before: status 1).
+		{[]string{"--pg-log", dir, "--store", "postgres:managed"}, "is a directory; give the log file"},
+		// Counts are grouped (before: "1,200 lines read, 1200 could not be read").
+		{[]string{"--pg-log", garbage, "--store", "postgres:managed"}, "1,200 lines read, 1,200 could not be read"},
+		// A warm-up past the log's last statement would measure nothing.
+		{[]string{"--pg-log", pg, "--store", "postgres:managed", "--speed", "1", "--warmup", "1s"}, "--warmup 1s covers the whole log"},
 	}
 	for _, tc := range tests {
 		_, _, code, err := call(t, replayCmd, tc.args...)
@@ -384,6 +393,12 @@ func runScenario(t *testing.T, sc logScenario, logFlag, dialect string) {
 	captured, _ := os.ReadFile(logPath)
 	if strings.Contains(string(captured), "IDENTIFIED BY") {
 		t.Errorf("the saved log holds an account's password:\n%s", captured)
+	}
+	// Only the command's part is kept, not the server's shutdown.
+	for _, bad := range []string{"shutdown", "shut down", "Shutdown"} {
+		if strings.Contains(string(captured), bad) {
+			t.Errorf("the saved log holds the server's shutdown (%q):\n%s", bad, captured)
+		}
 	}
 
 	// Replay on a fresh server through the package, to read its state.
@@ -720,5 +735,144 @@ func TestReplayStartNotice(t *testing.T) {
 	}
 	if _, errs, code := runCLI(t, app, append(args, "-q")...); code != ExitOK || strings.Contains(errs, "so far") {
 		t.Errorf("-q: exit %d, stderr %q; want 0 and no line of the start", code, errs)
+	}
+}
+
+// replayRows replays a log on a fresh managed store through the package
+// and returns what each query (one integer) gives on the replayed
+// database, and the replay's phases.
+func replayRows(t *testing.T, spec, logText, format, dialect string, queries ...string) ([]int64, []result.Phase) {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "hand.log")
+	os.WriteFile(logPath, []byte(logText), 0o644)
+	lg, _, err := readLog(logPath, format, dialect, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Skips.Count > 0 {
+		t.Fatalf("%d lines of the log could not be read: %v", lg.Skips.Count, lg.Skips.First)
+	}
+	sdir, err := os.MkdirTemp("", "kurabe-replay-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(sdir, 0o755)
+	defer os.RemoveAll(sdir)
+	sp, _ := store.ParseSpec(spec)
+	st, err := testApp().driver(sp.Driver).Open(context.Background(), sp, store.Env{Dir: sdir})
+	if err != nil {
+		storetest.RequireServer(t, err)
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps, err := replay.Run(context.Background(), replay.Config{Speed: 0}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ss := s.(store.SQLSession)
+	if dialect == replay.MySQL {
+		if _, err := ss.Exec(context.Background(), "USE kurabe"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	for _, q := range queries {
+		var v int64
+		if _, _, err := ss.Query(context.Background(), q, nil, func(x int64) { v = x }); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		got = append(got, v)
+	}
+	return got, ps
+}
+
+// TestReplayRoutines: a text of several statements that creates a
+// routine and calls it is cut into its statements, the routine's body
+// kept whole, wherever the routine stands in the text. Before, a text
+// starting with CREATE FUNCTION ran as one statement (PostgreSQL: "cannot
+// insert multiple commands into a prepared statement"), and MariaDB's
+// procedure bodies were cut at their semicolons or not cut from the CALL.
+func TestReplayRoutines(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, format, dialect, log string
+		queries                          []string
+		want                             []int64
+	}{
+		{
+			name: "postgres", spec: "postgres:managed", format: "pg-log", dialect: replay.Postgres,
+			log: "2026-11-22 07:22:14.100 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create table m(a int, b text)\n" +
+				"2026-11-22 07:22:14.200 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create function f() returns int language plpgsql as $$ begin insert into m values (4,'fn'); insert into m values (5,'fn;2'); return 1; end $$; select f();\n" +
+				"2026-11-22 07:22:14.300 UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: create or replace function g() returns int language sql begin atomic insert into m values (case when true then 6 end, 'atomic'); select 1; end; select g(); select f()\n",
+			queries: []string{"select count(*) from m", "select sum(a) from m", "select count(*) from m where b = 'fn;2'"},
+			want:    []int64{5, 4 + 5 + 6 + 4 + 5, 2},
+		},
+		{
+			name: "mariadb", spec: "mariadb:managed", format: "mysql-general-log", dialect: replay.MySQL,
+			log: "261122  7:22:35\t     4 Connect\tapp@127.0.0.1 on kurabe using TCP/IP\n" +
+				"\t\t     4 Query\tcreate table t5(a int); create procedure p5() begin insert into t5 values (1); insert into t5 values (2); end; call p5()\n" +
+				"\t\t     4 Query\tcreate procedure p6() begin declare i int default 0; lbl: loop set i = i + 1; if i > 2 then leave lbl; end if; insert into t5 values (if(i > 1, 20, 10)); end loop lbl; end; call p6()\n" +
+				"\t\t     4 Query\tcreate trigger tr before insert on t5 for each row begin if new.a = 7 then set new.a = 70; end if; end; insert into t5 values (7)\n" +
+				"\t\t     4 Quit\t\n",
+			queries: []string{"select count(*) from t5", "select sum(a) from t5"},
+			want:    []int64{5, 1 + 2 + 10 + 20 + 70},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ps := replayRows(t, tc.spec, tc.log, tc.format, tc.dialect, tc.queries...)
+			for _, p := range ps {
+				for _, c := range p.ErrorClasses {
+					t.Errorf("replay: %s: %d errors, first: %s", p.Op, c.Count, c.First)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("the replayed database gives %v for %q, want %v", got, tc.queries, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayAllWarmup: a replay in which every statement ran in the
+// warm-up (at --speed max, which kurabe cannot refuse beforehand) says so
+// on its line and exits 1 (before: exit 0, rows of 0 and "-", and "kept
+// the log's pace"); with a shorter warm-up, each fingerprint's warm-up
+// statements are counted, so ops + errors + warmup_ops = in_log.
+func TestReplayAllWarmup(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "2026-11-22 07:22:14.%03d UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: select %d\n", 100*i, i)
+	}
+	logPath := filepath.Join(dir, "w.log")
+	os.WriteFile(logPath, []byte(b.String()), 0o644)
+	out, errs, code, err := call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "--speed", "max", "--warmup", "1h", "-q")
+	if code == ExitUsage {
+		t.Fatalf("status %d: %v\n%s", code, err, errs)
+	}
+	if err != nil && !strings.Contains(err.Error(), "warm") {
+		storetest.RequireServer(t, err)
+	}
+	if code != ExitFailed || err == nil || !strings.Contains(err.Error(), "every statement ran within the --warmup of 1h0m0s") ||
+		!strings.Contains(out, "ALL WARM-UP") || strings.Contains(out, "kept the log's pace") {
+		t.Errorf("all in the warm-up: status %d, %v\n%s", code, err, out)
+	}
+
+	jsonPath := filepath.Join(dir, "w.json")
+	_, errs, code, err = call(t, replayCmd, "--pg-log", logPath, "--store", "postgres:managed", "--speed", "1", "--warmup", "250ms", "--json", jsonPath, "-q")
+	if err != nil {
+		t.Fatalf("status %d: %v\n%s", code, err, errs)
+	}
+	doc, err := result.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Stores[0].Phases[1:] {
+		if p.Ops+p.Errors+p.WarmupOps != p.Replay.InLog || p.WarmupOps == 0 {
+			t.Errorf("%s: %d ops, %d errors, %d warm-up; %d in the log", p.Op, p.Ops, p.Errors, p.WarmupOps, p.Replay.InLog)
+		}
 	}
 }

@@ -30,6 +30,12 @@ type Log struct {
 	// Copies counts COPY ... FROM STDIN and TO STDOUT statements, left
 	// out: the data they moved is not in the log.
 	Copies int64
+	// Resolution is the clock resolution of the log's time stamps when
+	// they are whole seconds (MariaDB's general log, PostgreSQL's %t):
+	// the events of each second are then spread evenly over it, in the
+	// order the log has them, since the log cannot tell when in the
+	// second each came. Zero for finer time stamps.
+	Resolution time.Duration
 }
 
 // Session is one session of the log.
@@ -43,12 +49,16 @@ type Session struct {
 
 // Stmt is one statement to replay.
 type Stmt struct {
-	At   time.Duration // due, from the log's start
-	SQL  string
-	Args []any // string or nil, one per parameter
-	FP   int32 // index into Log.Fingerprints
-	Kind stmtKind
-	Line int
+	At time.Duration // due, from the log's start
+	// Latest is the latest the log allows the statement to have come: At,
+	// or the end of its second when the log's times are whole seconds.
+	// A statement is late only when it starts later than that.
+	Latest time.Duration
+	SQL    string
+	Args   []any // string or nil, one per parameter
+	FP     int32 // index into Log.Fingerprints
+	Kind   stmtKind
+	Line   int
 }
 
 // size is the bytes a statement sends: its text and parameters.
@@ -80,14 +90,23 @@ func Load(p Parser, dialect string) (*Log, error) {
 	var first, last time.Time
 	// Per session: first and last time seen, and each statement's time;
 	// offsets are known once the log's first time is.
-	var starts, ends []time.Time
-	var stmtTimes [][]time.Time
+	var starts, ends []stamp
+	var stmtTimes [][]stamp
+	// The events of each whole second, counted in the order they come,
+	// to spread them over the second when every time stamp is whole.
+	perSecond := map[int64]int32{}
+	whole := true
 	dbs := map[string]bool{}
 	for {
 		ev, ok := p.Next()
 		if !ok {
 			break
 		}
+		i, ok := byKey[ev.Session]
+		if !ok && ev.Kind == Disconnect {
+			continue // the end of a session the log does not show
+		}
+		at := stamp{t: ev.Time}
 		if !ev.Time.IsZero() {
 			if first.IsZero() || ev.Time.Before(first) {
 				first = ev.Time
@@ -95,26 +114,26 @@ func Load(p Parser, dialect string) (*Log, error) {
 			if ev.Time.After(last) {
 				last = ev.Time
 			}
-		}
-		i, ok := byKey[ev.Session]
-		if !ok && ev.Kind == Disconnect {
-			continue // the end of a session the log does not show
+			whole = whole && ev.Time.Nanosecond() == 0
+			sec := ev.Time.Unix()
+			at.k = perSecond[sec]
+			perSecond[sec]++
 		}
 		if !ok {
 			i = len(lg.Sessions)
 			byKey[ev.Session] = i
 			lg.Sessions = append(lg.Sessions, &Session{Key: ev.Session})
-			starts = append(starts, ev.Time)
-			ends = append(ends, ev.Time)
+			starts = append(starts, at)
+			ends = append(ends, at)
 			stmtTimes = append(stmtTimes, nil)
 		}
 		s := lg.Sessions[i]
 		if !ev.Time.IsZero() {
-			if starts[i].IsZero() || ev.Time.Before(starts[i]) {
-				starts[i] = ev.Time
+			if starts[i].t.IsZero() || at.before(starts[i]) {
+				starts[i] = at
 			}
-			if ev.Time.After(ends[i]) {
-				ends[i] = ev.Time
+			if ends[i].before(at) {
+				ends[i] = at
 			}
 		}
 		switch ev.Kind {
@@ -158,7 +177,7 @@ func Load(p Parser, dialect string) (*Log, error) {
 				}
 				lg.Fingerprints[fp].Count++
 				s.Stmts = append(s.Stmts, Stmt{SQL: sql, Args: args, FP: fp, Kind: classify(sql, dialect), Line: ev.Line})
-				stmtTimes[i] = append(stmtTimes[i], ev.Time)
+				stmtTimes[i] = append(stmtTimes[i], at)
 				lg.Statements++
 			}
 		}
@@ -172,25 +191,37 @@ func Load(p Parser, dialect string) (*Log, error) {
 	if !lg.NoTime {
 		lg.Span = last.Sub(first)
 	}
-	off := func(t time.Time) time.Duration {
-		if t.IsZero() || lg.NoTime {
+	if !lg.NoTime && whole {
+		lg.Resolution = time.Second
+	}
+	off := func(at stamp) time.Duration {
+		if at.t.IsZero() || lg.NoTime {
 			return 0
 		}
-		return t.Sub(first)
+		d := at.t.Sub(first)
+		if lg.Resolution > 0 {
+			d += lg.Resolution * time.Duration(at.k) / time.Duration(perSecond[at.t.Unix()])
+		}
+		lg.Span = max(lg.Span, d)
+		return d
 	}
 	for i, s := range lg.Sessions {
 		s.Start, s.End = off(starts[i]), off(ends[i])
 		prev := s.Start
 		for j := range s.Stmts {
 			at := off(stmtTimes[i][j])
-			if stmtTimes[i][j].IsZero() {
+			if stmtTimes[i][j].t.IsZero() {
 				at = prev // a line without a time: with the one before
 			}
 			// A session's statements run in order; a time stamp out of
 			// order (a duration subtracted, a clock step) cannot move one
 			// before the statement ahead of it.
 			at = max(at, prev)
-			s.Stmts[j].At = at
+			s.Stmts[j].At, s.Stmts[j].Latest = at, at
+			if lg.Resolution > 0 && !stmtTimes[i][j].t.IsZero() {
+				// The log says only that it came within its second.
+				s.Stmts[j].Latest = max(at, stmtTimes[i][j].t.Sub(first)+lg.Resolution)
+			}
 			prev = at
 		}
 		s.End = max(s.End, prev)
@@ -202,6 +233,26 @@ func Load(p Parser, dialect string) (*Log, error) {
 	}
 	slices.Sort(lg.Databases)
 	return lg, nil
+}
+
+// stamp is an event's time stamp and, for spreading whole seconds, how
+// many events of the log had the same second before it.
+type stamp struct {
+	t time.Time
+	k int32
+}
+
+func (a stamp) before(b stamp) bool { return a.t.Before(b.t) || a.t.Equal(b.t) && a.k < b.k }
+
+// LastDue is when the log's last statement is due, from its start.
+func (lg *Log) LastDue() time.Duration {
+	var last time.Duration
+	for _, s := range lg.Sessions {
+		if n := len(s.Stmts); n > 0 {
+			last = max(last, s.Stmts[n-1].At)
+		}
+	}
+	return last
 }
 
 func compareDur(a, b time.Duration) int {

@@ -82,6 +82,7 @@ type sample struct {
 	read int64 // bytes of the rows it returned
 	sent int64 // bytes of its text and parameters
 	err  error
+	warm bool // run in the warm-up: counted, not measured
 }
 
 // runner is one replay in progress.
@@ -101,6 +102,9 @@ type runner struct {
 	opens   []time.Duration
 	openErr []error
 	notes   []string
+	// schedEnd is when the schedule ends with the pauses of --delay in
+	// it: the latest end of a session (or unit) shifted by its delays.
+	schedEnd time.Duration
 
 	samples chan []sample
 	batches chan []sample // spent batches for reuse
@@ -124,6 +128,10 @@ type client struct {
 	inTx    bool
 	db      string // MySQL: the database in use
 	started bool   // a statement has run since the session opened
+	// shift is how far --delay has moved the client's schedule: the
+	// pauses it took, on top of the log's, and those of the sessions (or
+	// units) it had to wait for.
+	shift time.Duration
 }
 
 // Run replays lg against st and returns the phases: "replay" with every
@@ -343,6 +351,11 @@ func (r *runner) note(s string) {
 }
 
 // run runs one statement at its time and measures it.
+//
+// A --delay is a pause on top of the log's own: at a speed it moves the
+// rest of the client's schedule (the statement is due its pause later),
+// so that lag and lateness measure the store, not the pauses asked for;
+// at --speed max it is a sleep before the statement.
 func (c *client) run(s *Stmt) {
 	r := c.r
 	if c.started && r.cfg.DelayMax > 0 {
@@ -350,10 +363,14 @@ func (c *client) run(s *Stmt) {
 		if r.cfg.DelayMax > d {
 			d += time.Duration(c.rng.Int64N(int64(r.cfg.DelayMax - d + 1)))
 		}
-		c.sleepUntil(time.Since(r.epoch) + d)
+		if r.cfg.Speed > 0 {
+			c.shift += d
+		} else {
+			c.sleepUntil(time.Since(r.epoch) + d)
+		}
 	}
 	c.started = true
-	due := r.due(s.At)
+	due := r.due(s.At) + c.shift
 	if r.cfg.Speed > 0 {
 		c.sleepUntil(due)
 	}
@@ -371,15 +388,15 @@ func (c *client) run(s *Stmt) {
 			c.warm.Record(int64(t1 - t0))
 		}
 		c.warmOps++
+		c.add(sample{fp: s.FP, warm: true})
 		return
 	}
 	if err == nil {
 		c.rec.Record(int64(t1 - t0))
 	}
 	if r.cfg.Speed > 0 {
-		l := t0 - due
-		c.lag.Record(int64(l))
-		if l > LateAfter {
+		c.lag.Record(int64(t0 - due))
+		if t0-r.due(s.Latest)-c.shift > LateAfter {
 			c.late++
 		}
 	}
@@ -459,9 +476,10 @@ func (c *client) flush() {
 // starts late, which counts as lag.
 func (r *runner) runSessions() {
 	ss := r.lg.Sessions
-	done := make([]chan struct{}, len(ss)) // the session ended
-	ran := make([]chan struct{}, len(ss))  // its statements have run
-	var running []int                      // started, not yet seen to end
+	done := make([]chan struct{}, len(ss))  // the session ended
+	ran := make([]chan struct{}, len(ss))   // its statements have run
+	shift := make([]time.Duration, len(ss)) // its --delay shift, set before ran closes
+	var running []int                       // started, not yet seen to end
 	var wg sync.WaitGroup
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -473,13 +491,16 @@ func (r *runner) runSessions() {
 	}
 	for i, s := range ss {
 		kept := running[:0]
+		var inherit time.Duration // the shift of the sessions waited for
 		for _, j := range running {
 			if ss[j].End <= s.Start {
 				wait(done[j])
+				inherit = max(inherit, shift[j])
 				continue
 			}
 			if lastAt(ss[j]) <= s.Start {
 				wait(ran[j])
+				inherit = max(inherit, shift[j])
 			}
 			select {
 			case <-done[j]:
@@ -491,7 +512,7 @@ func (r *runner) runSessions() {
 		if r.stopped() {
 			break
 		}
-		if d := r.due(s.Start) - time.Since(r.epoch); d > 0 {
+		if d := r.due(s.Start) + inherit - time.Since(r.epoch); d > 0 {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
@@ -507,7 +528,8 @@ func (r *runner) runSessions() {
 		go func() {
 			defer wg.Done()
 			defer close(done[i])
-			c.session(s, ran[i])
+			c.shift = inherit
+			c.session(s, ran[i], &shift[i])
 			r.put(c)
 		}()
 	}
@@ -533,9 +555,13 @@ func (r *runner) put(c *client) {
 }
 
 // session replays one session of the log: connect, its statements at
-// their times, and disconnect when it did.
-func (c *client) session(s *Session, ran chan struct{}) {
-	ranOnce := sync.OnceFunc(func() { close(ran) })
+// their times, and disconnect when it did. Its --delay shift goes to
+// shift before ran closes.
+func (c *client) session(s *Session, ran chan struct{}, shift *time.Duration) {
+	ranOnce := sync.OnceFunc(func() {
+		*shift = c.shift
+		close(ran)
+	})
 	defer ranOnce()
 	if err := c.open(); err != nil {
 		c.fail(s.Stmts, err)
@@ -551,8 +577,16 @@ func (c *client) session(s *Session, ran chan struct{}) {
 	}
 	ranOnce()
 	if c.r.cfg.Speed > 0 {
-		c.sleepUntil(c.r.due(s.End))
+		c.r.scheduled(c.r.due(s.End) + c.shift)
+		c.sleepUntil(c.r.due(s.End) + c.shift)
 	}
+}
+
+// scheduled notes where a client's schedule ends, --delay included.
+func (r *runner) scheduled(end time.Duration) {
+	r.mu.Lock()
+	r.schedEnd = max(r.schedEnd, end)
+	r.mu.Unlock()
 }
 
 // lastAt is when the session's last statement was logged (its start when
@@ -572,6 +606,7 @@ type unit struct {
 	from, to int
 	prev     *unit
 	done     chan struct{}
+	shift    time.Duration // the --delay shift it ended with, set before done closes
 }
 
 // units cuts every session into units, in the order of their times.
@@ -626,10 +661,15 @@ func (r *runner) runClients() {
 }
 
 func (c *client) unit(u *unit, openErr error) {
-	defer close(u.done)
+	c.shift = 0
+	defer func() {
+		u.shift = c.shift
+		close(u.done)
+	}()
 	if u.prev != nil {
 		select {
 		case <-u.prev.done:
+			c.shift = u.prev.shift
 		case <-c.r.ctx.Done():
 			return
 		}
@@ -646,6 +686,9 @@ func (c *client) unit(u *unit, openErr error) {
 			break
 		}
 		c.run(&stmts[i])
+	}
+	if c.r.cfg.Speed > 0 && len(stmts) > 0 {
+		c.r.scheduled(c.r.due(stmts[len(stmts)-1].At) + c.shift)
 	}
 	if c.inTx {
 		// The session ended its transaction in a later unit that never
@@ -791,14 +834,23 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 			st.Notes = append(st.Notes, fmt.Sprintf("%d COPY statements from or to the client were left out: the data they moved is not in the log", lg.Copies))
 		}
 	}
+	if all.Ops+all.Errors == 0 && all.WarmupOps > 0 && !all.Interrupted {
+		st.Notes = append(st.Notes, fmt.Sprintf("every statement ran within the --warmup of %v, so nothing was measured: give a warm-up shorter than the replay (%.3f s)", r.cfg.Warmup, wall.Seconds()))
+	}
 	if lg.NoTime {
 		st.Notes = append(st.Notes, "the log has no time stamps, so every statement was due at once; its pace cannot be kept or judged")
 	}
 	if r.cfg.Speed == 0 {
 		return st
 	}
+	if lg.Resolution > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("the log's times are whole seconds: the statements of each second were scheduled evenly over it, in the log's order, and a statement counts as late only when it started more than %v after the end of its second", LateAfter))
+	}
 	st.Speed = strconv.FormatFloat(r.cfg.Speed, 'g', -1, 64)
-	st.Scheduled = round3(r.due(lg.Span).Seconds())
+	st.Scheduled = round3(max(r.due(lg.Span), r.schedEnd).Seconds())
+	if r.cfg.DelayMax > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("the schedule includes the --delay pauses, on top of the log's own: %.3f s as logged at speed %s, %.3f s with them", r.due(lg.Span).Seconds(), strconv.FormatFloat(r.cfg.Speed, 'g', -1, 64), st.Scheduled))
+	}
 	l := result.Summarize(lag)
 	l.Buckets = nil
 	st.Lag = &l
@@ -823,9 +875,6 @@ func (r *runner) stats(wall time.Duration, lag *hist.Snapshot, late int64, all r
 			st.Note = fmt.Sprintf("the replay could not keep the log's pace: statements started up to %s late and it ended %.2f s after the schedule; too few --clients for the log's concurrency, or a store slower than the logged one", fmtDur(l.Max), over)
 		default:
 			st.Note = fmt.Sprintf("the store could not keep the log's pace: statements started up to %s late and the replay ended %.2f s after the schedule", fmtDur(l.Max), over)
-		}
-		if r.cfg.DelayMax > 0 {
-			st.Note += " (--delay adds to the log's own pauses)"
 		}
 	}
 	return st
@@ -853,6 +902,7 @@ type aggregator struct {
 	recs    []*hist.Recorder
 	ops     []int64
 	errs    []int64
+	warm    []int64 // warm-up statements, run and not measured
 	read    []int64
 	sent    []int64
 	classes [][]result.ErrorClass
@@ -881,6 +931,7 @@ func newAggregator(lg *Log) *aggregator {
 	}
 	a.ops = make([]int64, slots)
 	a.errs = make([]int64, slots)
+	a.warm = make([]int64, slots)
 	a.read = make([]int64, slots)
 	a.sent = make([]int64, slots)
 	a.classes = make([][]result.ErrorClass, slots)
@@ -891,6 +942,10 @@ func (a *aggregator) run(in <-chan []sample, spent chan<- []sample) {
 	for b := range in {
 		for _, s := range b {
 			i := a.slot[s.fp]
+			if s.warm {
+				a.warm[i]++
+				continue
+			}
 			if s.err != nil {
 				a.errs[i]++
 				a.classes[i] = addClass(a.classes[i], s.err)
@@ -932,7 +987,7 @@ func (a *aggregator) phases(lg *Log, all result.Phase) []result.Phase {
 		var s hist.Snapshot
 		rec.AddTo(&s)
 		p := result.Phase{Clients: all.Clients, Elapsed: all.Elapsed, Interrupted: all.Interrupted,
-			Ops: a.ops[i], Errors: a.errs[i], ErrorClasses: a.classes[i], BytesRead: a.read[i], BytesWritten: a.sent[i],
+			Ops: a.ops[i], Errors: a.errs[i], WarmupOps: a.warm[i], ErrorClasses: a.classes[i], BytesRead: a.read[i], BytesWritten: a.sent[i],
 			Latency: result.Summarize(&s)}
 		if p.Elapsed > 0 {
 			p.OpsPerSec = float64(p.Ops) / p.Elapsed

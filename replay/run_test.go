@@ -414,6 +414,11 @@ func TestWarmup(t *testing.T) {
 	if ps[0].Ops != 1 || ps[0].WarmupOps != 1 || len(st.ran) != 2 {
 		t.Errorf("%d measured, %d warm-up, %d run; want 1, 1, 2", ps[0].Ops, ps[0].WarmupOps, len(st.ran))
 	}
+	// The fingerprint's warm-up is counted, so its figures add up to the
+	// log's count.
+	if fp := phase(t, ps, "select ?"); fp.Ops != 1 || fp.WarmupOps != 1 || fp.Replay.InLog != 2 {
+		t.Errorf("the fingerprint: %d measured, %d warm-up, %d in the log; want 1, 1, 2", fp.Ops, fp.WarmupOps, fp.Replay.InLog)
+	}
 }
 
 // TestInterrupt: an interrupt stops the replay at once, in the middle of
@@ -539,4 +544,82 @@ func (nopSession) Dialect() string                                     { return 
 func (nopSession) Exec(context.Context, string, ...any) (int64, error) { return 1, nil }
 func (nopSession) Query(context.Context, string, []any, func(int64)) (int, int64, error) {
 	return 0, 0, nil
+}
+
+// TestWholeSeconds: a log whose times are whole seconds (MariaDB's
+// general log) cannot tell when in its second a statement came. Its
+// statements are spread evenly over their second, in the log's order,
+// and one counts as late only when it starts after the end of its second
+// (before, 200 statements logged in one second were all due at its start
+// and the replay was judged BEHIND). Finer times are kept as they are.
+func TestWholeSeconds(t *testing.T) {
+	var evs []Event
+	for i := range 200 {
+		evs = append(evs, stmt([]string{"a", "b"}[i%2], 0, fmt.Sprintf("insert into t values (%d)", i)))
+	}
+	evs = append(evs, stmt("a", time.Second, "select 1"))
+	lg := load(t, evs...)
+	if lg.Resolution != time.Second {
+		t.Fatalf("resolution %v, want 1s", lg.Resolution)
+	}
+	for _, s := range lg.Sessions {
+		for j, st := range s.Stmts[:100] {
+			k := 2*j + map[string]int{"a": 0, "b": 1}[s.Key]
+			if want := time.Second * time.Duration(k) / 200; st.At != want || st.Latest != time.Second {
+				t.Fatalf("session %s statement %d: due %v, latest %v; want %v, 1s", s.Key, j, st.At, st.Latest, want)
+			}
+		}
+	}
+	if last := lg.Sessions[0].Stmts[100]; last.At != time.Second || lg.Span != time.Second {
+		t.Errorf("the next second's statement is due at %v, the span %v; want 1s, 1s", last.At, lg.Span)
+	}
+	st := &fakeStore{dialect: Postgres, delay: func(string) time.Duration { return time.Millisecond }}
+	ps, err := Run(context.Background(), Config{Speed: 1}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ps[0].Replay
+	t.Logf("took %.3f s of %.3f s, lag max %.0f µs, %d late: %s %v", r.Wall, r.Scheduled, r.Lag.Max, r.Late, r.Note, r.Notes)
+	if r.Behind || r.Late != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "the log's times are whole seconds") {
+		t.Errorf("200 statements of one whole second: behind %v (%s), %d late, notes %q", r.Behind, r.Note, r.Late, r.Notes)
+	}
+
+	// Milliseconds: kept as logged, and nothing said of seconds.
+	fine := load(t, stmt("a", 0, "select 1"), stmt("a", 0, "select 2"), stmt("a", 1500*time.Millisecond, "select 3"))
+	if fine.Resolution != 0 || fine.Sessions[0].Stmts[1].At != 0 || fine.Sessions[0].Stmts[1].Latest != 0 {
+		t.Errorf("a log in milliseconds: resolution %v, second statement due %v", fine.Resolution, fine.Sessions[0].Stmts[1].At)
+	}
+}
+
+// TestDelayInSchedule: --delay is a pause on top of the log's own, so it
+// moves the schedule rather than making the store late. A session of
+// statements 100 ms apart with --delay 150ms, and a session that began
+// after it ended, keep the pace on a fast store (before: "BEHIND: the
+// store could not keep the log's pace … (--delay adds to the log's own
+// pauses)"); the schedule's length counts the pauses.
+func TestDelayInSchedule(t *testing.T) {
+	var evs []Event
+	for i := range 8 {
+		evs = append(evs, stmt("a", time.Duration(i)*100*time.Millisecond, fmt.Sprintf("select %d", i)))
+	}
+	evs = append(evs, Event{Kind: Disconnect, Session: "a", Time: t0.Add(700 * time.Millisecond)})
+	for i := range 3 {
+		evs = append(evs, stmt("b", 800*time.Millisecond+time.Duration(i)*100*time.Millisecond, fmt.Sprintf("select %d", i)))
+	}
+	lg := load(t, evs...)
+	st := &fakeStore{dialect: Postgres, delay: func(string) time.Duration { return time.Millisecond }}
+	ps, err := Run(context.Background(), Config{Speed: 1, DelayMin: 150 * time.Millisecond, DelayMax: 150 * time.Millisecond}, st, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ps[0].Replay
+	t.Logf("took %.3f s of %.3f s, lag max %.0f µs, %d late: %s %v", r.Wall, r.Scheduled, r.Lag.Max, r.Late, r.Note, r.Notes)
+	// a: 0.7 s and 7 pauses; b, which waited for a: 7 pauses, then 1.0 s
+	// and 2 pauses of its own.
+	if want := 1.0 + 9*0.15; r.Scheduled != want {
+		t.Errorf("scheduled %.3f s, want %.3f", r.Scheduled, want)
+	}
+	if r.Behind || r.Late != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "the schedule includes the --delay pauses") {
+		t.Errorf("a fast store with --delay: behind %v (%s), %d late, notes %q", r.Behind, r.Note, r.Late, r.Notes)
+	}
 }

@@ -269,7 +269,7 @@ func whatRan(d *result.Document, l tr) [][2]string {
 		kv = append(kv, [2]string{l.t("duration"), l.f("per-op", time.Duration(r.Duration).String())})
 	}
 	kv = append(kv, [2]string{l.t("warm-up"), time.Duration(r.Warmup).String()})
-	if r.Think != "" {
+	if r.Think != "" && r.Workload != "replay" { // a replay's is its delay=, with its settings
 		kv = append(kv, [2]string{l.t("think"), r.Think})
 	}
 	if r.Rate != "" {

@@ -325,12 +325,13 @@ var words = map[string][2]string{
 	"replay.interrupted":   {"; INTERRUPTED after %.3f s", "。%.3f 秒で中断"},
 	"replay.took":          {"; took %.3f s", "。所要 %.3f 秒"},
 	"replay.kept":          {"; kept the log's pace", "。ログのペースを保ちました"},
+	"replay.allwarmup":     {"; took %.3f s, ALL WARM-UP: every statement ran within --warmup, so nothing was measured and the pace was not judged", "。所要 %.3f 秒、ALL WARM-UP: すべての文が --warmup の間に実行されたため、何も計測されず、ペースも判定していません"},
 	"replay.pace":          {"; took %.3f s against %.3f s scheduled; lag behind the schedule p50 %s, p99 %s, max %s; %s started more than %s late", "。所要 %.3f 秒 (予定 %.3f 秒)。予定からの遅れ p50 %s、p99 %s、最大 %s。%sが %s 以上遅れて開始"},
 	"replay.unreadable1":   {"%s replay: %s line of the log could not be read and was passed over; the first: %s", "%s replay: ログの %s 行を読めず、飛ばしました。最初: %s"},
 	"replay.unreadable":    {"%s replay: %s lines of the log could not be read and were passed over; the first: %s", "%s replay: ログの %s 行を読めず、飛ばしました。最初: %s"},
 
 	"replay.interrupted.scheduled": {" of the %.3f s scheduled", " (予定 %.3f 秒のうち)"},
-	"replay.interrupted.ran":       {", with %d of the %s run", "、実行 %d / %s"},
+	"replay.interrupted.ran":       {", with %s of the %s run", "、実行 %s / %s"},
 	"replay.interrupted.lag":       {"; lag behind the schedule of those that ran p50 %s, p99 %s, max %s", "。実行した文の予定からの遅れ p50 %s、p99 %s、最大 %s"},
 	"replay.interrupted.noverdict": {"; no verdict on the pace, which only a replay to the log's end can give", "。ペースの判定なし (ログの最後まで再生したときだけ判定できます)"},
 

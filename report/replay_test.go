@@ -179,3 +179,40 @@ func TestNothingMeasuredIsADash(t *testing.T) {
 		t.Errorf("the HTML results row of an all-failed http run is not\n%s\n%s", row, h.String())
 	}
 }
+
+// TestReplayLinesSayItOnce: a replay's header gives its --delay once (as
+// delay=, with its settings; before, also as "think"), an interrupted
+// replay groups the statements it ran as it groups the log's (before:
+// "with 31696 of the 100,000"), and one whose every statement ran in the
+// warm-up says so instead of "kept the log's pace".
+func TestReplayLinesSayItOnce(t *testing.T) {
+	d := replayNotesDoc()
+	d.Run.Params["delay"], d.Run.Think = "10ms-20ms", "10ms-20ms"
+	stopped := &d.Stores[2].Phases[0]
+	stopped.Ops, stopped.Replay.Statements = 31696, 100000
+	warm := d.Stores[1].Phases[0]
+	warm.Ops, warm.Errors, warm.WarmupOps, warm.Latency, warm.OpsPerSec = 0, 0, 8, result.Latency{}, 0
+	r := *warm.Replay
+	warm.Replay = &r
+	d.Stores = append(d.Stores, result.Store{Label: "pg-warm", Phases: []result.Phase{warm}})
+	for _, lang := range Langs {
+		var b bytes.Buffer
+		if err := WriteTables(&b, "text", lang, d); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		if n := strings.Count(got, "10ms-20ms"); n != 1 {
+			t.Errorf("%s: the delay %d times:\n%s", lang, n, got)
+		}
+		if !strings.Contains(got, "delay=10ms-20ms") {
+			t.Errorf("%s: no delay= in the header:\n%s", lang, got)
+		}
+		if !strings.Contains(got, "31,696 / 100,000") && !strings.Contains(got, "with 31,696 of the 100,000 statements run") {
+			t.Errorf("%s: the count the interrupted replay ran is not grouped:\n%s", lang, got)
+		}
+		i := strings.Index(got, "pg-warm replay:")
+		if i < 0 || !strings.Contains(got[i:], "ALL WARM-UP") || strings.Contains(strings.SplitN(got[i:], "\n", 2)[0], "kept the log's pace") {
+			t.Errorf("%s: a replay all in the warm-up:\n%s", lang, got)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func summary(d *result.Document, l tr) []string {
 		what = append(what, l.f("summary.duration", time.Duration(r.Duration).String()))
 	}
 	what = append(what, l.t("warm-up")+" "+time.Duration(r.Warmup).String())
-	if r.Think != "" {
+	if r.Think != "" && r.Workload != "replay" { // a replay's is its delay=, with its settings
 		what = append(what, l.t("think")+" "+r.Think)
 	}
 	if r.Rate != "" {

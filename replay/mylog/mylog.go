@@ -65,6 +65,7 @@ type Parser struct {
 	skips replay.Skips
 	queue []replay.Event
 	cur   *entry
+	bad   int       // the line of an entry being passed over, whose time could not be read
 	last  time.Time // the last time stamp seen
 	sess  map[string]*thread
 	order []*thread // threads in order of appearance, to release at the end
@@ -137,9 +138,22 @@ func (p *Parser) line(line string) {
 		p.flush()
 		return
 	}
-	if e, ok := p.parseEntry(line, n); ok {
+	e, ok := p.parseEntry(line, n)
+	switch {
+	case ok && e != nil:
 		p.flush()
-		p.cur = e
+		p.cur, p.bad = e, 0
+		return
+	case ok:
+		// An entry whose time cannot be read (counted in parseEntry): it
+		// ends the entry before it, and its own lines go with it, glued
+		// onto nothing.
+		p.flush()
+		p.bad = n
+		return
+	}
+	if p.bad > 0 {
+		p.skips.Add(n, "continues the entry of line %d, whose time could not be read", p.bad)
 		return
 	}
 	if p.cur == nil {
@@ -153,7 +167,8 @@ func (p *Parser) line(line string) {
 
 // parseEntry reads a line that starts an entry: an optional time stamp,
 // white space, the thread id, a space, a command and its argument after a
-// tab or spaces (or nothing).
+// tab or spaces (or nothing). A line shaped as an entry whose time cannot
+// be read gives no entry but ok, and is counted as skipped.
 func (p *Parser) parseEntry(line string, n int) (*entry, bool) {
 	i := 0
 	var stamp string
@@ -217,7 +232,7 @@ func (p *Parser) parseEntry(line string, n int) (*entry, bool) {
 		}
 		if err != nil {
 			p.skips.Add(n, "an unreadable time %q", stamp)
-			return nil, false
+			return nil, true
 		}
 		p.last = t
 	}

@@ -160,6 +160,28 @@ func TestParse(t *testing.T) {
 				{"5", replay.Statement, "select 1\n2024-05-01T12:00:01Z\t5 Que", "", 0, 3},
 			},
 		},
+		{
+			// An entry whose time cannot be read is skipped with its
+			// continuation lines, and glued onto nothing (before, it was
+			// both reported and appended to session 12's statement).
+			name: "unreadable time", base: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), skips: 2,
+			log: "2026-01-01T10:00:00.100000Z\t12 Query\tinsert into x values (1)\n" +
+				"2026-01-01T10:00:0X.300000Z\t12 Query\tinsert into x values (99),\n(100)\n" +
+				"2026-01-01T10:00:00.500000Z\t12 Query\tinsert into x values (2)\n",
+			want: []ev{
+				{"12", replay.Statement, "insert into x values (1)", "", 0.1, 1},
+				{"12", replay.Statement, "insert into x values (2)", "", 0.5, 4},
+			},
+		},
+		{
+			// The same in MariaDB's layout: a month 13.
+			name: "unreadable mariadb time", base: mdb, skips: 1,
+			log: "261122  7:22:34\t     3 Query\tselect 1\n261322  7:22:35\t     3 Query\tselect 2\n\t\t     3 Query\tselect 3\n",
+			want: []ev{
+				{"3", replay.Statement, "select 1", "", 0, 1},
+				{"3", replay.Statement, "select 3", "", 0, 3},
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,6 +61,7 @@ type Parser struct {
 	skips  replay.Skips
 	queue  []replay.Event
 	cur    *message
+	bad    int // the line of a message that could not be read, whose continuation lines go with it
 	sess   map[string]*sessState
 	done   bool
 }
@@ -168,6 +169,10 @@ func (p *Parser) Next() (replay.Event, bool) {
 func (p *Parser) line(line string) {
 	n := p.lr.Line()
 	if strings.HasPrefix(line, "\t") {
+		if p.bad > 0 {
+			p.skips.Add(n, "continues the message of line %d, which could not be read", p.bad)
+			return
+		}
 		if p.cur == nil {
 			p.skips.Add(n, "a continuation line with no message before it: %s", replay.Quote(line))
 			return
@@ -184,9 +189,15 @@ func (p *Parser) line(line string) {
 		if strings.TrimSpace(line) == "" {
 			return
 		}
-		p.skips.Add(n, "no log_line_prefix %q at the start: %s", p.prefix.text, replay.Quote(line))
+		if stamp, bad := p.prefix.badTime(line); bad {
+			p.skips.Add(n, "an unreadable time %q: %s", stamp, replay.Quote(line))
+		} else {
+			p.skips.Add(n, "no log_line_prefix %q at the start: %s", p.prefix.text, replay.Quote(line))
+		}
+		p.bad = n
 		return
 	}
+	p.bad = 0
 	sev := severityOf(rest)
 	body := strings.TrimPrefix(strings.TrimPrefix(rest[len(sev):], ":"), "  ")
 	if p.cur != nil && sameSession(p.cur.f, f) {

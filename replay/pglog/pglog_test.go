@@ -77,6 +77,7 @@ func TestParse(t *testing.T) {
 		prefix string
 		want   []ev
 		skips  int64
+		first  string // in the first skipped line's message
 	}{
 		{
 			// kurabe capture's prefix, found without being given:
@@ -158,6 +159,22 @@ func TestParse(t *testing.T) {
 				{"1.1", replay.Statement, "select $1", nil, 200, 4},
 			},
 		},
+		{
+			// A line with the prefix but a month 13 is said to have an
+			// unreadable time (before: "no log_line_prefix at the
+			// start"), and its continuation lines go with it, not onto
+			// the statement before.
+			name: "unreadable time", prefix: DefaultPrefix, skips: 2, first: `an unreadable time "2026-13-01 07:22:14.200 UTC"`,
+			log: "2026-11-22 07:22:14.100 UTC [1] 1.1 u@d LOG:  statement: select 1\n" +
+				"2026-13-01 07:22:14.200 UTC [1] 1.1 u@d LOG:  statement: insert into x\n" +
+				"\tvalues (99)\n" +
+				"2026-11-22 07:22:14.300 UTC [1] 1.1 u@d LOG:  statement: select 2\n" +
+				"\tfrom t\n",
+			want: []ev{
+				{"1.1", replay.Statement, "select 1", nil, 100, 1},
+				{"1.1", replay.Statement, "select 2\nfrom t", nil, 300, 4},
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +184,9 @@ func TestParse(t *testing.T) {
 			}
 			if skips.Count != tc.skips {
 				t.Errorf("%d lines skipped, want %d: %v", skips.Count, tc.skips, skips.First)
+			}
+			if tc.first != "" && (len(skips.First) == 0 || !strings.Contains(skips.First[0].Msg, tc.first)) {
+				t.Errorf("the first skipped line: %v; want %q in it", skips.First, tc.first)
 			}
 			for _, e := range skips.First {
 				if e.Line == 0 || e.File != "pg.log" {

@@ -89,6 +89,10 @@ type fields struct {
 	session string
 	user    string
 	db      string
+	// anyTime takes any text where the time stands, and badTime is that
+	// text when it is no time: to tell a bad time from another prefix.
+	anyTime bool
+	badTime string
 }
 
 // match reads the prefix at the start of line and returns its fields and
@@ -108,6 +112,23 @@ func (p *Prefix) match(line string) (fields, string, bool) {
 		}
 	}
 	return f, "", false
+}
+
+// badTime reports whether line has the prefix but for a time that cannot
+// be read (a month 13), and that time.
+func (p *Prefix) badTime(line string) (string, bool) {
+	var f fields
+	f.anyTime = true
+	for _, end := range []int{len(p.items), p.q} {
+		if end < 0 {
+			continue
+		}
+		f.badTime = ""
+		if pos, ok := p.matchItems(line, 0, end, &f); ok && severityOf(line[pos:]) != "" && f.badTime != "" {
+			return f.badTime, true
+		}
+	}
+	return "", false
 }
 
 func (p *Prefix) matchItems(line string, pos, end int, f *fields) (int, bool) {
@@ -134,6 +155,8 @@ func (p *Prefix) matchItems(line string, pos, end int, f *fields) (int, bool) {
 		case 'm', 't', 'n':
 			if t, ok := parseTime(v, it.esc); ok {
 				f.time, f.hasTime = t, true
+			} else if f.anyTime {
+				f.badTime = v
 			} else {
 				return pos, false
 			}
