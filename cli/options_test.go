@@ -673,6 +673,9 @@ func TestCommandLineMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"run", "/nonexistent/nosuch.yaml"}, []string{"scenario /nonexistent/nosuch.yaml: no such file; kurabe's own scenarios are in the scenarios folder of its source (docs/scenarios.md); give the path of one"}},
 		// More clients than kurabe can hold the files of.
 		{[]string{"run", "--store", "sqlite:", "-c", "100000000", "-n", "10"}, []string{"-c 100000000: the clients of the store sqlite: would hold about", "ulimit -n"}},
+		// A service speaking kurabe serve's API has the message board only:
+		// another workload is refused before the run, not failed in it.
+		{[]string{"run", "-w", "point", "--store", "http://127.0.0.1:1"}, []string{"the store http://127.0.0.1:1 runs the workload bbs only, not point; give --workload bbs"}},
 		{[]string{"version", "extra"}, []string{"version takes no arguments"}},
 	} {
 		_, errs, code := runCLI(t, testApp(), c.args...)

@@ -447,6 +447,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		if sqlOnly && drv.Dialect == "" {
 			return nil, badFlag("store", "workload %s runs SQL, and the store %s runs none; give a store of %s", f.workload, sp, strings.Join(a.sqlDrivers(), ", "))
 		}
+		if drv.Workloads != nil && !slices.Contains(drv.Workloads, w.Name()) {
+			return nil, badFlag("store", "the store %s runs the workload %s only, not %s; give --workload %s, or a database store for %s", sp, strings.Join(drv.Workloads, ", "), w.Name(), drv.Workloads[0], w.Name())
+		}
 		// A store in a file needs a directory it can make files in
 		// (SQLite's journal beside the database, the file store's
 		// marker): found now, not as a failed row after the run began.
