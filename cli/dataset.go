@@ -162,7 +162,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 				closer.Close()
 				what := "nothing was loaded"
 				if st != nil {
-					what = kept(st, t, name)
+					what = kept(st, t, name, false)
 				}
 				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while checking %s, after %s; %s", file, numfmt.Count(int64(n), "record", "records"), what)}
 			}
@@ -253,13 +253,8 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	if err != nil {
 		state := "the " + name + " table is incomplete"
-		switch {
-		case atomic && swapping:
-			// The swap failed: before its one step or after it (a store
-			// whose swap takes several, dropping the old table last).
-			state = holds(st, t, name)
-		case atomic:
-			state = kept(st, t, name)
+		if atomic {
+			state = kept(st, t, name, swapping)
 		}
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("import interrupted after %s; %s", numfmt.Count(loaded, "record", "records"), state)}
@@ -281,28 +276,24 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	return nil
 }
 
-// kept says what a table holds after a load that was swapped in at the
-// end failed or was cut short: what it held before, counted again.
-func kept(st store.Store, t *store.Table, name string) string {
+// kept says what a table holds after a load that was to be swapped in at
+// the end failed or was cut short, counted again: what it held before, or,
+// when the swap itself failed (swapping), that or every record loaded,
+// since the swap may have failed before its one step or after it (a store
+// whose swap takes several, dropping the old table last).
+func kept(st store.Store, t *store.Table, name string, swapping bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	n, err := st.Count(ctx, t)
-	if err != nil {
+	switch {
+	case swapping && err != nil:
+		return "the " + name + " table holds what it held before or every record loaded, not a part"
+	case swapping:
+		return fmt.Sprintf("the %s table holds %s, what it held before or every record loaded, not a part", name, numfmt.Count(n, "record", "records"))
+	case err != nil:
 		return "nothing was changed: the " + name + " table, if there was one, is as it was"
 	}
 	return fmt.Sprintf("nothing was changed: the %s table holds the %s it held before", name, numfmt.Count(n, "record", "records"))
-}
-
-// holds says what the table holds after a swap that failed, which may
-// have failed before the new rows went in or after.
-func holds(st store.Store, t *store.Table, name string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	n, err := st.Count(ctx, t)
-	if err != nil {
-		return "the " + name + " table holds what it held before or every record loaded, not a part"
-	}
-	return fmt.Sprintf("the %s table holds %s, what it held before or every record loaded, not a part", name, numfmt.Count(n, "record", "records"))
 }
 
 // took writes how long something took to a precision that fits it: 95µs,

@@ -356,20 +356,34 @@ func closeConn(c *pgx.Conn) {
 // qualified returns the quoted name of a table in kurabe's schema.
 func qualified(name string) string { return pgx.Identifier{schema, name}.Sanitize() }
 
+// begin opens a connection of its own and a transaction on it, for the
+// DDL of Setup, Swap and Drop; end rolls back what was not committed and
+// closes the connection.
+func (s *Store) begin(ctx context.Context) (tx pgx.Tx, end func(), err error) {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, err = c.Begin(ctx)
+	if err != nil {
+		closeConn(c)
+		return nil, nil, s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	return tx, func() {
+		tx.Rollback(ctx)
+		closeConn(c)
+	}, nil
+}
+
 // Setup creates the tables empty in schema kurabe, dropping only tables
 // kurabe.kurabe_meta says kurabe created. It runs in one transaction, so a
 // failure leaves nothing half made.
 func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
-	c, err := s.fresh(ctx)
+	tx, end, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeConn(c)
-	tx, err := c.Begin(ctx)
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
-	}
-	defer tx.Rollback(ctx)
+	defer end()
 	for _, q := range []string{
 		"CREATE SCHEMA IF NOT EXISTS " + schema,
 		"CREATE TABLE IF NOT EXISTS " + qualified("kurabe_meta") + " (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())",
@@ -797,16 +811,11 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.fresh(ctx)
+	tx, end, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeConn(c)
-	tx, err := c.Begin(ctx)
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
-	}
-	defer tx.Rollback(ctx)
+	defer end()
 	if err := s.mayReplace(ctx, tx, t.Name); err != nil {
 		return err
 	}
@@ -874,16 +883,11 @@ func truncName(name string) string {
 
 // Drop removes one of kurabe's tables, if it is there.
 func (s *Store) Drop(ctx context.Context, t *store.Table) error {
-	c, err := s.fresh(ctx)
+	tx, end, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeConn(c)
-	tx, err := c.Begin(ctx)
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
-	}
-	defer tx.Rollback(ctx)
+	defer end()
 	tag, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", t.Name)
 	if err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
