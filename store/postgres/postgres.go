@@ -411,7 +411,7 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if len(t.Name) > 63 {
 			return fmt.Errorf("postgres: table name %q is longer than PostgreSQL's 63 bytes; shorten it", t.Name)
 		}
-		indexes, err := indexSQL(t)
+		indexes, err := indexSQL(t, t.Name)
 		if err != nil {
 			return err
 		}
@@ -420,10 +420,11 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		}
 		// Dropping the table drops its indexes; they are made anew after
 		// it, in the same transaction.
-		for _, q := range append([]string{
-			"DROP TABLE IF EXISTS " + qualified(t.Name),
-			createSQL(t),
-		}, indexes...) {
+		stmts := []string{"DROP TABLE IF EXISTS " + qualified(t.Name), createSQL(t)}
+		for _, ix := range indexes {
+			stmts = append(stmts, ix.create)
+		}
+		for _, q := range stmts {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 			}
@@ -466,13 +467,19 @@ func createSQL(t *store.Table) string {
 // become one.
 const maxName = 63
 
-// indexSQL returns the CREATE INDEX statements of t's secondary indexes,
-// each named kurabe_<table>_<columns> (shortened by indexName when that is
-// too long). A btree entry holds at most about 2.7 kB, so an INSERT of a
+// index is one of a table's secondary indexes: the statement that builds
+// it, the name it is built under and the name it has on the table itself.
+type index struct{ create, built, name string }
+
+// indexSQL returns t's secondary indexes, each named
+// kurabe_<table>_<columns> (shortened by indexName when that is too long),
+// built on the table named on: t itself, or the staging table that Swap
+// indexes before putting it in t's place, where they are named after it
+// until then. A btree entry holds at most about 2.7 kB, so an INSERT of a
 // longer text into an indexed text column fails; that is PostgreSQL's
 // limit, which a workload indexing long texts has to respect.
-func indexSQL(t *store.Table) ([]string, error) {
-	var out []string
+func indexSQL(t *store.Table, on string) ([]index, error) {
+	var out []index
 	names := map[string]bool{}
 	for _, cols := range t.Indexes {
 		if len(cols) == 0 {
@@ -490,7 +497,12 @@ func indexSQL(t *store.Table) ([]string, error) {
 			return nil, fmt.Errorf("postgres: table %s lists two indexes named %s (on %s); list each index once", t.Name, name, strings.Join(cols, ", "))
 		}
 		names[name] = true
-		out = append(out, "CREATE INDEX "+pgx.Identifier{name}.Sanitize()+" ON "+qualified(t.Name)+" ("+strings.Join(quoted, ", ")+")")
+		built := store.IndexName(on, cols, maxName)
+		out = append(out, index{
+			create: "CREATE INDEX " + pgx.Identifier{built}.Sanitize() + " ON " + qualified(on) + " (" + strings.Join(quoted, ", ") + ")",
+			built:  built,
+			name:   name,
+		})
 	}
 	return out, nil
 }
@@ -804,10 +816,12 @@ var (
 func (s *Store) TableName(t *store.Table) string { return schema + "." + t.Name }
 
 // Swap puts staged in t's place in one transaction (PostgreSQL's DDL is
-// transactional): drop t, rename staged and its primary key, index it, and
-// record it, so other sessions see the old table or the new, never none.
+// transactional): index staged, drop t, rename staged, its primary key and
+// its indexes, and record it, so other sessions see the old table or the
+// new, never none. The indexes are built before t is dropped, so readers
+// of t wait only for the renames, not for the build.
 func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
-	indexes, err := indexSQL(t)
+	indexes, err := indexSQL(t, staged.Name)
 	if err != nil {
 		return err
 	}
@@ -824,16 +838,23 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 		qualified(staged.Name)).Scan(&pkey); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, staged.Name, err))
 	}
-	stmts := []string{
-		"DROP TABLE IF EXISTS " + qualified(t.Name),
-		"ALTER TABLE " + qualified(staged.Name) + " RENAME TO " + pgx.Identifier{t.Name}.Sanitize(),
+	var stmts []string
+	for _, ix := range indexes {
+		stmts = append(stmts, ix.create)
 	}
+	stmts = append(stmts,
+		"DROP TABLE IF EXISTS "+qualified(t.Name),
+		"ALTER TABLE "+qualified(staged.Name)+" RENAME TO "+pgx.Identifier{t.Name}.Sanitize(),
+	)
 	if pkey != "" {
 		// The name CREATE TABLE gives a primary key, so the next staging
 		// table's may be given again.
 		stmts = append(stmts, "ALTER TABLE "+qualified(t.Name)+" RENAME CONSTRAINT "+pgx.Identifier{pkey}.Sanitize()+" TO "+pgx.Identifier{truncName(t.Name + "_pkey")}.Sanitize())
 	}
-	for _, q := range append(stmts, indexes...) {
+	for _, ix := range indexes {
+		stmts = append(stmts, "ALTER INDEX "+qualified(ix.built)+" RENAME TO "+pgx.Identifier{ix.name}.Sanitize())
+	}
+	for _, q := range stmts {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -964,5 +965,103 @@ func TestExternalTooManyConnectionsQuotesServer(t *testing.T) {
 		if !strings.Contains(msg, "too many clients") || strings.Contains(msg, "TLS") || strings.Contains(msg, "\n") {
 			t.Errorf("%s: message %q; want one line quoting the server's FATAL, not the TLS attempt", tc.name, msg)
 		}
+	}
+}
+
+// TestSwapKeepsTableReadableWhileIndexing: a re-import's swap builds the
+// new rows' indexes before it takes the old table away, so a session
+// reading the table meanwhile gets the old rows instead of waiting for the
+// build. A session holding a lock on the staging table stops the swap in
+// its index build, where a reader of the table must still get through.
+func TestSwapKeepsTableReadableWhileIndexing(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	st := open(t, dsn, store.Env{})
+	tb := &store.Table{Name: "swapread", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}, Indexes: [][]string{{"body"}, {"body", "id"}}}
+	staged := store.Staged(tb)
+	fill := func(into *store.Table, n int) {
+		t.Helper()
+		if err := st.Setup(ctx, []*store.Table{into}); err != nil {
+			t.Fatalf("Setup %s: %v", into.Name, err)
+		}
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for i := range n {
+			if err := s.Insert(ctx, into, store.Row{{Int: int64(i)}, {Text: []byte("row")}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fill(tb, 3)
+	fill(staged, 5)
+
+	connect := func() *pgx.Conn {
+		t.Helper()
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		return c
+	}
+	blocker, reader := connect(), connect()
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// ROW EXCLUSIVE, as a writer of the staging table holds, stops CREATE
+	// INDEX (SHARE) and ALTER TABLE (ACCESS EXCLUSIVE) alike.
+	if _, err := tx.Exec(ctx, "LOCK TABLE kurabe.swapread_new IN ROW EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- st.(store.Swapper).Swap(ctx, staged, tb) }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := reader.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE NOT l.granted AND c.relname = 'swapread_new')").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Swap returned (%v) while another session held a lock on the staging table", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Swap never waited for the staging table's lock")
+		}
+	}
+	if _, err := reader.Exec(ctx, "SET lock_timeout = '10s'"); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := reader.QueryRow(ctx, "SELECT count(*) FROM kurabe.swapread").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("reading the table while the swap waits in its index build: %d rows, %v; want the 3 it held (the old table must not be locked yet)", n, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Swap: %v", err)
+	}
+	if err := reader.QueryRow(ctx, "SELECT count(*) FROM kurabe.swapread").Scan(&n); err != nil || n != 5 {
+		t.Fatalf("after the swap: %d rows, %v; want the 5 staged", n, err)
+	}
+	rows, err := reader.Query(ctx, "SELECT indexname FROM pg_indexes WHERE schemaname = 'kurabe' AND tablename = 'swapread' ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[kurabe_swapread_body kurabe_swapread_body_id swapread_pkey]"; fmt.Sprint(names) != want {
+		t.Errorf("indexes after the swap: %v, want %s (named for the table, not the staging table)", names, want)
 	}
 }
