@@ -756,10 +756,28 @@ func (s *Store) fail(err error) error {
 		}
 		out = strings.Join(lines, " ")
 	}
+	out = unrepeated(out)
 	if out != msg {
 		return &scrubbed{msg: out, err: err}
 	}
 	return err
+}
+
+// unrepeated drops a tail said twice in a row: pgconn ends a failed host
+// lookup with the resolver's message twice ("…: no such host lookup x on
+// …: no such host"). Tails shorter than 12 bytes are left, so that words a
+// message really says twice stay.
+func unrepeated(msg string) string {
+	for i := 0; i < len(msg); i++ {
+		if msg[i] != ' ' {
+			continue
+		}
+		tail := msg[i+1:]
+		if len(tail) >= 12 && strings.HasSuffix(msg[:i], tail) {
+			return msg[:i]
+		}
+	}
+	return msg
 }
 
 // scrubbed is an error whose message had a password or several lines in

@@ -556,6 +556,33 @@ func TestUnreachableIsOneLine(t *testing.T) {
 	}
 }
 
+// TestUnknownHostSaidOnce: a host name that does not resolve is said once
+// (pgconn repeats the resolver's message at the end of its own).
+func TestUnknownHostSaidOnce(t *testing.T) {
+	st := open(t, "postgres://u@nosuchhost.invalid:5432/db", store.Env{})
+	err := st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if err == nil {
+		t.Fatal("Setup against a host that does not resolve succeeded")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "nosuchhost.invalid"); n != 2 { // the address, then the lookup
+		t.Errorf("error %q names the host %d times, want twice (the address kurabe was given, and the failed lookup once)", msg, n)
+	}
+}
+
+func TestUnrepeated(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x: lookup h on 10.0.0.1:53: no such host lookup h on 10.0.0.1:53: no such host", "x: lookup h on 10.0.0.1:53: no such host"},
+		{"x: dial tcp: connection refused", "x: dial tcp: connection refused"},
+		{"bad bad", "bad bad"}, // short repeats are the message's own words
+		{"", ""},
+	} {
+		if got := unrepeated(c.in); got != c.want {
+			t.Errorf("unrepeated(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		err  error
