@@ -112,6 +112,16 @@ func TestFitThroughTwoValuesIsNotJudged(t *testing.T) {
 	if strings.Contains(notes, "R² 1") || strings.Contains(notes, "faster") {
 		t.Errorf("a line through two values is judged:\n%s", notes)
 	}
+	// In Japanese, the count and the swept parameter in their places.
+	ja := strings.Join(fitNotes(d, Japanese), "\n")
+	for _, want := range []string{"レコードの値 2 個だけを通る直線で", "a の直線はレコードの値が 2 個しかなく"} {
+		if !strings.Contains(ja, want) {
+			t.Errorf("no Japanese note says %q:\n%s", want, ja)
+		}
+	}
+	if strings.Contains(ja, "%!") {
+		t.Errorf("a Japanese note is misformatted:\n%s", ja)
+	}
 }
 
 func TestFitNeedsTwoValues(t *testing.T) {

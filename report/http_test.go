@@ -164,7 +164,7 @@ func TestHTTPNumbersAreTheSameInBothLanguages(t *testing.T) {
 	// One client over one connection is said in the singular.
 	one := httpURLs()
 	one.Stores[0].Phases[0].Clients, one.Stores[0].Phases[0].HTTP.Connections = 1, 1
-	for lang, want := range map[string][]string{English: {" · 1 client · ", "Connections: 1 opened;"}, Japanese: {" · 1 クライアント · ", "接続: 1 本を開いた。"}} {
+	for lang, want := range map[string][]string{English: {" · 1 client · ", "Connections: 1 opened;"}, Japanese: {" · 1 クライアント · ", "接続: 1 本を開きました。"}} {
 		var b bytes.Buffer
 		if err := HTTPText(&b, lang, one); err != nil {
 			t.Fatal(err)

@@ -76,7 +76,7 @@ func TestReplayReportSaysWhatTheRunSaid(t *testing.T) {
 			"pg-stopped replay: 8 statements of 2 sessions from slow.log (20 lines, 0.941 s as logged), one client per session, speed 1; INTERRUPTED after 0.400 s of the 0.941 s scheduled, with 3 of the 8 statements run; lag behind the schedule of those that ran p50 841µs, p99 982µs, max 982µs; no verdict on the pace, which only a replay to the log's end can give",
 		},
 		Japanese: {"· 2 クライアント · 8 文 ·",
-			"BEHIND: ストアがログのペースを保てなかった: 文の開始が最大 798.48ms 遅れ、再生は予定より 0.76 秒遅く終わった",
+			"BEHIND: ストアがログのペースを保てませんでした: 文の開始が最大 798.48ms 遅れ、再生は予定より 0.76 秒遅く終わりました",
 			"postgres replay: ログの 1 行を読めず、飛ばしました。最初: slow.log:10:",
 			"pg-clients replay: 8 文 (2 セッション)、ログ slow.log (20 行、記録上 0.941 秒)、2 クライアント、速度 1、遅延 1ms-5ms。所要 0.951 秒 (予定 0.941 秒)",
 			"。ログのペースを保ちました",
