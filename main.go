@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,8 +21,15 @@ var exiting sync.Mutex
 func main() {
 	code := cli.Main(interruptible(), os.Args[1:], os.Stdout, os.Stderr)
 	exiting.Lock()
+	if code == cli.ExitInterrupted && terminated.Load() {
+		code = 143 // 128 + SIGTERM, as a shell reports it
+	}
 	os.Exit(code)
 }
+
+// terminated says the first signal was a SIGTERM: a command it stopped
+// exits 143, not Ctrl-C's 130, so that a script can tell them apart.
+var terminated atomic.Bool
 
 // sameSignal is how soon after the first a second Ctrl-C (or SIGTERM)
 // counts as the same one: timeout(1) and a terminal can each deliver one
@@ -46,6 +54,7 @@ func interruptible() context.Context {
 	go func() {
 		s0 := <-sig
 		first := time.Now()
+		terminated.Store(s0 == syscall.SIGTERM) // before the command can see the cancel and end
 		cancel()
 		if s0 == syscall.SIGTERM {
 			os.Stderr.WriteString(stoppingTerm)

@@ -362,11 +362,15 @@ func TestHelpAndVersion(t *testing.T) {
 // with no result, before.
 func TestInterruptWritesResult(t *testing.T) {
 	for _, twice := range []bool{false, true} {
-		t.Run(fmt.Sprintf("twice=%v", twice), func(t *testing.T) { interruptWritesResult(t, twice) })
+		t.Run(fmt.Sprintf("twice=%v", twice), func(t *testing.T) { interruptWritesResult(t, syscall.SIGINT, twice) })
 	}
+	// A SIGTERM (a script, a service manager) stops the run the same
+	// way, with the status a shell gives it (143), so a script can tell
+	// it from a Ctrl-C.
+	t.Run("SIGTERM", func(t *testing.T) { interruptWritesResult(t, syscall.SIGTERM, false) })
 }
 
-func interruptWritesResult(t *testing.T, twice bool) {
+func interruptWritesResult(t *testing.T, sig syscall.Signal, twice bool) {
 	bin := kurabeBinary(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "out.json")
@@ -399,18 +403,22 @@ func interruptWritesResult(t *testing.T, twice bool) {
 			break
 		}
 	}
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	if twice {
 		// Once the first is seen (two sent at once would arrive as
 		// one), at once.
 		for !strings.Contains(out.String(), "press Ctrl-C again") {
 			time.Sleep(time.Millisecond)
 		}
-		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Process.Signal(sig)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitInterrupted(t, cmd, done, &out)
+	code := ExitInterrupted
+	if sig == syscall.SIGTERM {
+		code = 143
+	}
+	waitExit(t, cmd, done, &out, code)
 	doc, err := result.ReadFile(js)
 	if err != nil {
 		t.Fatalf("no valid result after SIGINT: %v\n%s", err, out.String())
@@ -428,6 +436,12 @@ func interruptWritesResult(t *testing.T, twice bool) {
 	if !strings.Contains(out.String(), "INTERRUPTED") {
 		t.Fatalf("table does not say interrupted:\n%s", out.String())
 	}
+	if sig == syscall.SIGTERM {
+		if !strings.Contains(out.String(), "kurabe: stopping (SIGTERM)") {
+			t.Fatalf("does not say it stops on SIGTERM:\n%s", out.String())
+		}
+		return
+	}
 	if !strings.Contains(out.String(), "kurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them") {
 		t.Fatalf("no hint of a second Ctrl-C after SIGINT:\n%s", out.String())
 	}
@@ -437,15 +451,22 @@ func interruptWritesResult(t *testing.T, twice bool) {
 // done) to exit with the interrupted status, within 20 s.
 func waitInterrupted(t *testing.T, cmd *exec.Cmd, done <-chan error, out *lockedBuffer) {
 	t.Helper()
+	waitExit(t, cmd, done, out, ExitInterrupted)
+}
+
+// waitExit waits for the kurabe process cmd (whose Wait reports on done)
+// to exit with status code, within 20 s of its signal.
+func waitExit(t *testing.T, cmd *exec.Cmd, done <-chan error, out *lockedBuffer, code int) {
+	t.Helper()
 	select {
 	case err := <-done:
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
-			t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
+		if !errors.As(err, &ee) || ee.ExitCode() != code {
+			t.Fatalf("exit: %v, want %d\n%s", err, code, out.String())
 		}
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("kurabe did not stop within 20s of SIGINT\n%s", out.String())
+		t.Fatalf("kurabe did not stop within 20s of its signal\n%s", out.String())
 	}
 }
 
