@@ -222,7 +222,7 @@ func StoppingLine(args []string, getenv func(string) string) string {
 	if len(args) > 0 {
 		command = args[0]
 	}
-	lang, key := report.English, "stopping"
+	lang, key := commandLang(args, getenv), "stopping"
 	switch command {
 	case "dataset":
 		// An import writes no results: it drops what it loaded.
@@ -238,14 +238,26 @@ func StoppingLine(args []string, getenv func(string) string) string {
 		return "\nkurabe: stopping the probe; it measures nothing and removes its files; press Ctrl-C again to stop at once\n"
 	case "report", "compare":
 		key = "stopping.report"
-		fallthrough
-	case "run", "http", "replay":
-		lang = report.DefaultLang(getenv)
-		if v, ok := flagValue(args[1:], "lang"); ok && report.CheckLang(v) == nil {
-			lang = v
-		}
 	}
 	return "\nkurabe: " + report.Sprintf(lang, key) + "\n"
+}
+
+// commandLang is the language of what the command in args (kurabe's
+// arguments, the command first) says on stderr: its --lang (or, without
+// one, the locale) for the commands that take --lang, English for the
+// others, whose lines are English.
+func commandLang(args []string, getenv func(string) string) string {
+	if len(args) == 0 {
+		return report.English
+	}
+	switch args[0] {
+	case "run", "http", "replay", "report", "compare":
+		if v, ok := flagValue(args[1:], "lang"); ok && report.CheckLang(v) == nil {
+			return v
+		}
+		return report.DefaultLang(getenv)
+	}
+	return report.English
 }
 
 // flagValue is the last value args give the flag name (--name V,
@@ -270,7 +282,8 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a.usage(stderr)
 		return &ExitError{Code: ExitUsage, Err: errHelpShown}
 	}
-	setStopped(stoppedAtOnce(args[0]))
+	stopLang.Store(commandLang(args, os.Getenv))
+	setStopped(stoppedAtOnce(args[0], commandLang(args, os.Getenv)))
 	switch args[0] {
 	case "run":
 		return a.run(ctx, args[1:], stdout, stderr)

@@ -1745,3 +1745,47 @@ func TestCheckOpenFilesAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondInterruptSpeaksTheRunsLanguage: the lines a second interrupt
+// prints (what was not written, what was removed) are in the run's
+// --lang, as the first interrupt's line is.
+func TestSecondInterruptSpeaksTheRunsLanguage(t *testing.T) {
+	bin := kurabeBinary(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, "run", "--lang", "ja", "--store", "sqlite:", "--ops", "write", "-d", "60s", "-c", "1", "-q")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// The run's data directory holds the database once the store is up.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if dbs, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*", "1-sqlite", "kurabe.db")); len(dbs) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no store within 30s\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), "もう一度 Ctrl-C"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no Japanese line after the first interrupt\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM) // a second request, however soon
+	waitExit(t, cmd, done, &out, 143)
+	for _, want := range []string{"kurabe: すぐに停止しました。結果 (表・JSON・HTML) は書き出していません", "を削除しました"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the second interrupt does not say %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "stopped at once") || strings.Contains(out.String(), "kurabe: removed") {
+		t.Errorf("English after a second interrupt of a run in Japanese:\n%s", out.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kurabe/report"
 	"kurabe/store/server"
 )
 
@@ -39,16 +40,24 @@ var stopped atomic.Pointer[string]
 
 func setStopped(s string) { stopped.Store(&s) }
 
-// resultsUnwritten is what a second interrupt leaves of a command that
-// writes its results at the end (run, http, replay).
-const resultsUnwritten = "stopped at once, writing no results (no table, JSON or HTML)"
+// stopLang is the language of the lines a second interrupt prints
+// (StoppedLine, Abandon): the command's (commandLang), set by App.Run.
+var stopLang atomic.Value
 
-// stoppedAtOnce is what the second interrupt says of each command: what it
-// left undone. dataset import says more as it goes (setStopped).
-func stoppedAtOnce(command string) string {
+func stopLanguage() string {
+	if l, ok := stopLang.Load().(string); ok {
+		return l
+	}
+	return report.English
+}
+
+// stoppedAtOnce is what the second interrupt says of each command, in
+// lang: what it left undone. dataset import says more as it goes
+// (setStopped).
+func stoppedAtOnce(command, lang string) string {
 	switch command {
 	case "report", "compare":
-		return "stopped at once; what was not yet written was not written"
+		return report.Sprintf(lang, "stopped.report")
 	case "serve":
 		return "stopped at once, cutting off the requests in flight"
 	case "capture":
@@ -58,7 +67,8 @@ func stoppedAtOnce(command string) string {
 	case "dataset":
 		return "stopped at once; nothing was loaded"
 	}
-	return resultsUnwritten
+	// run, http, replay: they write their results at the end.
+	return report.Sprintf(lang, "stopped.results")
 }
 
 // StoppedLine is what kurabe says on stderr when a second interrupt
@@ -66,7 +76,7 @@ func stoppedAtOnce(command string) string {
 // import, that the table holds what it held before; a run, that no
 // results were written).
 func StoppedLine() string {
-	s := resultsUnwritten
+	s := report.Sprintf(stopLanguage(), "stopped.results")
 	if p := stopped.Load(); p != nil {
 		s = *p
 	}
@@ -79,17 +89,18 @@ func StoppedLine() string {
 // temporary directories (the ones --dir or --keep did not ask to keep),
 // and says so on w.
 func Abandon(w io.Writer) {
+	lang := stopLanguage()
 	if n := server.KillAll(5 * time.Second); n > 0 {
-		fmt.Fprintf(w, "kurabe: killed %d server process group(s) it had started\n", n)
+		fmt.Fprintln(w, "kurabe: "+report.Sprintf(lang, "abandon.killed", n))
 	}
 	scratch.mu.Lock()
 	dirs := slices.Clone(scratch.dirs)
 	scratch.mu.Unlock()
 	for _, d := range dirs {
 		if err := os.RemoveAll(d); err != nil {
-			fmt.Fprintf(w, "kurabe: could not remove %s: %v\n", d, err)
+			fmt.Fprintln(w, "kurabe: "+report.Sprintf(lang, "abandon.unremoved", d, err))
 		} else {
-			fmt.Fprintf(w, "kurabe: removed %s\n", d)
+			fmt.Fprintln(w, "kurabe: "+report.Sprintf(lang, "abandon.removed", d))
 		}
 	}
 }

@@ -149,7 +149,12 @@ var words = map[string][2]string{
 
 	// The line at the first Ctrl-C of kurabe report and compare, which
 	// run no operations: they write what is left, then stop.
-	"stopping.report": {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopping.report":   {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopped.results":   {"stopped at once, writing no results (no table, JSON or HTML)", "すぐに停止しました。結果 (表・JSON・HTML) は書き出していません"},
+	"stopped.report":    {"stopped at once; what was not yet written was not written", "すぐに停止しました。まだ書き出していなかった分は書き出していません"},
+	"abandon.killed":    {"killed %d server process group(s) it had started", "起動したサーバーのプロセスグループ %d 個を終了しました"},
+	"abandon.removed":   {"removed %s", "%s を削除しました"},
+	"abandon.unremoved": {"could not remove %s: %v", "%s を削除できませんでした: %v"},
 
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
