@@ -43,6 +43,10 @@ var words = map[string][2]string{
 	"kept":        {"", "保存"},
 	"removed":     {"", "削除済み"},
 
+	// A --vary table's column of a setting that was not varied but read
+	// back differently between variants (synchronous under journal_mode).
+	"(read back, not varied)": {"", "(読み戻し、--vary 外)"},
+
 	"--isolate: the clients' databases beside it": {"", "--isolate: クライアントごとのデータベースは同じディレクトリに"},
 	"client":                    {"", "クライアント"},
 	"clients on one event loop": {"", "クライアントは1つのイベントループで実行"},
