@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"kurabe/store"
+	"kurabe/store/postgres"
 	"kurabe/store/storetest"
 )
 
@@ -80,5 +84,59 @@ func TestCompareReplays(t *testing.T) {
 	_, errs, code = runCLI(t, testApp(), "compare", failed, sessions)
 	if code != ExitUsage || !strings.Contains(errs, "old: nothing measured") || !strings.Contains(errs, " more)") {
 		t.Errorf("compare of a failed replay with one of 8 fingerprints: status %d, %s; want 2, nothing on the old side, the new side's list cut short", code, errs)
+	}
+}
+
+// Four replays a side of a log with a statement on a missing table, on a
+// real PostgreSQL: the replay's time, said above the tables, had its
+// change but no p (the rows have theirs), and the fingerprint that failed
+// in every replay of both sides was left out without a word. The time
+// line carries its test, and the fingerprint is listed as failed in both.
+func TestCompareReplaysTimeTestedAndFailedFingerprintSaid(t *testing.T) {
+	dir, err := os.MkdirTemp("", "kurabe-rp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sp, _ := store.ParseSpec("postgres:managed")
+	srv, err := postgres.Open(ctx, sp, store.Env{Dir: dir})
+	storetest.RequireServer(t, err)
+	defer srv.Close()
+	if err := srv.Setup(ctx, nil); err != nil {
+		storetest.RequireServer(t, err)
+	}
+	addr := strings.TrimPrefix(srv.Info(ctx).Target, "managed ")
+
+	var b strings.Builder
+	for i, s := range []string{"select 1", "select * from missing_table", "select 2 + 2", "select 3", "select * from missing_table"} {
+		fmt.Fprintf(&b, "2026-11-22 07:22:14.%03d UTC [7] 6b029826.7 kurabe@postgres LOG:  statement: %s\n", 10*i, s)
+	}
+	log := filepath.Join(dir, "app.log")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"old", "new"} {
+		for i := range 4 {
+			js := filepath.Join(dir, fmt.Sprintf("rp-%s-%d.json", side, i))
+			_, errs, code, err := call(t, replayCmd, "--pg-log", log, "--store", "postgres://kurabe@"+addr+"/postgres", "--yes", "--speed", "max", "-q", "--json", js)
+			if _, statErr := os.Stat(js); statErr != nil {
+				t.Fatalf("replay %s: status %d: %v\n%s", js, code, err, errs)
+			}
+		}
+	}
+	out, errs, code := runCLI(t, testApp(), "compare", filepath.Join(dir, "rp-old-*.json"), filepath.Join(dir, "rp-new-*.json"))
+	if code != ExitOK {
+		t.Fatalf("compare: status %d\n%s%s", code, out, errs)
+	}
+	t.Logf("compare printed:\n%s", out)
+	if !regexp.MustCompile(`(?m)^postgres: the replay took [0-9.]+ s → [0-9.]+ s: \S+, p=[01]\.\d{3} n=4\+4$`).MatchString(out) {
+		t.Errorf("the replay's time is not tested as the rows are (p=… n=4+4)")
+	}
+	if !regexp.MustCompile(`(?m)^failed in both runs, no operation succeeded, so nothing to compare: postgres [0-9a-f]{8} select \* from missing_table$`).MatchString(out) {
+		t.Errorf("the fingerprint that failed in both runs is not said")
 	}
 }

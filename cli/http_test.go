@@ -979,6 +979,45 @@ func TestHTTPCompareHowToTest(t *testing.T) {
 	}
 }
 
+// Two servers on two ports, the same requests to each: kurabe http names
+// its phase by URL, so nothing paired and compare exited 2 ("no store,
+// operation and client level in common"). They pair by method and path,
+// and the note above the tables names each side's server. Results whose
+// paths differ still do not pair.
+func TestHTTPCompareTwoServersByPath(t *testing.T) {
+	t.Setenv("LC_ALL", "C")
+	oldBase, _, _ := startServe(t, testApp(), "--store", "sqlite:", "--listen", "127.0.0.1:0")
+	newBase, _, _ := startServe(t, testApp(), "--store", "sqlite:?journal_mode=wal", "--listen", "127.0.0.1:0")
+	dir := t.TempDir()
+	for i := range 4 {
+		for _, x := range []struct{ name, url string }{
+			{"old", oldBase + "/posts/count"}, {"new", newBase + "/posts/count"}, {"other", newBase + "/posts?limit=1"},
+		} {
+			js := filepath.Join(dir, fmt.Sprintf("%s-%d.json", x.name, i))
+			if _, errs, code := httpCLI(t, "-n", "40", "-c", "2", "-q", "--json", js, x.url); code != ExitOK {
+				t.Fatalf("kurabe http %s: exit %d: %s", x.url, code, errs)
+			}
+		}
+	}
+	out, errs, code := runCLI(t, testApp(), "compare", filepath.Join(dir, "old-*.json"), filepath.Join(dir, "new-*.json"))
+	if code != ExitOK {
+		t.Fatalf("compare of one path on two servers: exit %d\n%s%s", code, out, errs)
+	}
+	t.Logf("compare printed:\n%s", out)
+	host := func(base string) string { return strings.TrimPrefix(base, "http://") }
+	if !strings.Contains(out, "paired by path: old "+host(oldBase)+", new "+host(newBase)) {
+		t.Errorf("compare does not say it paired by path, naming both servers (%s, %s)", host(oldBase), host(newBase))
+	}
+	if !regexp.MustCompile(`(?m)^http +GET /posts/count .*n=4\+4$`).MatchString(out) {
+		t.Errorf("no row for GET /posts/count with 4 samples a side")
+	}
+	// Other paths: nothing in common, as before.
+	_, errs, code = runCLI(t, testApp(), "compare", filepath.Join(dir, "old-*.json"), filepath.Join(dir, "other-*.json"))
+	if code != ExitUsage || !strings.Contains(errs, "no store, operation and client level in common") {
+		t.Errorf("compare of two paths: exit %d, %s; want 2 and nothing in common", code, errs)
+	}
+}
+
 // ab's -i pasted against a live server: one line saying what to give
 // instead, and nothing sent.
 func TestHTTPAbFlagHintSendsNothing(t *testing.T) {

@@ -513,6 +513,56 @@ func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	}
 }
 
+// SQLite reads back synchronous=normal under journal_mode=wal and full
+// under delete: a --vary journal_mode table showed only journal_mode, so
+// WAL took the credit for what synchronous did too, which only the store
+// lines above the table told. A setting not varied that reads back
+// differently between variants has a column of its own, in the text,
+// Markdown and HTML tables.
+func TestVaryTableShowsUnvariedSettingThatDiffers(t *testing.T) {
+	dir := t.TempDir()
+	js, page := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.html")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "journal_mode=delete,wal",
+		"--ops", "write", "-n", "20", "-c", "1", "--json", js, "--html", page)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	md, errs, code := runCLI(t, testApp(), "report", "--format", "markdown", "--lang", "ja", js)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What each variant read back, not what this test expects SQLite to do.
+	sync := map[string]string{}
+	for _, s := range doc.Stores {
+		sync[s.Info.Options["journal_mode"]] = s.Info.Options["synchronous"]
+	}
+	if sync["delete"] == sync["wal"] {
+		t.Skipf("this SQLite reads back synchronous=%s under both journal modes: nothing to show", sync["wal"])
+	}
+	for _, x := range []struct{ format, table, header, row string }{
+		{"text", out, `synchronous \(read back, not varied\)`, `(?m)^sqlite +%s +[\d,]+ +%[1]s +%s +0 +0$`},
+		{"markdown", md, `synchronous \(読み戻し、--vary 外\)`, `(?m)^\| sqlite \| %s \| [\d,]+ \| %[1]s \| %s \| 0 \| 0 \|$`},
+		{"html", string(html), `<th[^>]*>synchronous \(read back, not varied\)</th>`, `<td[^>]*>%s</td><td[^>]*>[\d,]+</td><td[^>]*>%[1]s</td><td[^>]*>%s</td>`},
+	} {
+		if !regexp.MustCompile(x.header).MatchString(x.table) {
+			t.Errorf("%s: no column for synchronous, which differs between the variants:\n%s", x.format, x.table)
+		}
+		for _, mode := range []string{"delete", "wal"} {
+			if !regexp.MustCompile(fmt.Sprintf(x.row, mode, sync[mode])).MatchString(x.table) {
+				t.Errorf("%s: the %s row does not show synchronous=%s", x.format, mode, sync[mode])
+			}
+		}
+	}
+}
+
 // Two stores of one driver, varied alike, are told apart in the store
 // column of every table by their labels without the varied settings (which
 // have columns of their own). (A store alone keeps its driver's name:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +45,23 @@ type Comparison struct {
 	// replay's time over again, on every row. The replay's time is
 	// compared once, in the row of the phase "replay".
 	Replay bool
+	// ByPath is set when the runs' phases paired by method and path
+	// rather than by full URL: two kurabe http runs against two servers
+	// (127.0.0.1:3917 and :3918) name their one phase by URL, so nothing
+	// pairs by name, yet they asked the same of each. It holds each
+	// side's servers, for the note that says so.
+	ByPath *PathPairing
+	// FailedBoth are the phases ("store op") in which no operation
+	// succeeded in either run (a replayed statement on a missing table):
+	// nothing to compare, but not to be passed over in silence.
+	FailedBoth []string
+	// FailedOther holds the names in OnlyOld and OnlyNew that the other
+	// run has too, but in which no operation succeeded there.
+	FailedOther map[string]bool
 }
+
+// PathPairing names the servers of each side of runs paired by path.
+type PathPairing struct{ Old, New []string }
 
 // Failure is a store that failed in a run, and why.
 type Failure struct{ Store, Error string }
@@ -96,9 +113,9 @@ type PartSkip struct {
 // 95% confidence interval where the sample count allows (6 or more), and
 // the two sides are compared with a Mann–Whitney U test, which assumes
 // nothing about the distribution. With n1 and n2 samples the smallest p
-// the test can give is 2/C(n1+n2, n1): below 4 samples per side that is
-// above 0.05, so no difference can be called significant, however large;
-// TooFew says so.
+// the test can give is 2/C(n1+n2, n1), which depends on both counts (3+3
+// give 0.1, 3+6 give 0.024): where it is above 0.05 no difference can be
+// called significant, however large; TooFew says so.
 type Change struct {
 	Old, New    Center
 	Delta       float64 // new/old - 1
@@ -121,8 +138,20 @@ type Center struct {
 func Compare(old, new *result.Document) *Comparison {
 	c := &Comparison{Old: old, New: new, FailedOld: failures(old), FailedNew: failures(new)}
 	c.Replay = IsReplay(old) && IsReplay(new)
-	oldS, oldKeys := samples(old, c.Replay)
-	newS, newKeys := samples(new, c.Replay)
+	so, sn := samples(old, c.Replay), samples(new, c.Replay)
+	if !c.Replay && !so.shares(sn) {
+		// Nothing pairs by name: two kurabe http runs of the same
+		// requests against servers on two ports (or hosts) name their
+		// phase by URL. They pair by method and path instead, when each
+		// side asked for the same ones.
+		po, okOld := so.byPath()
+		pn, okNew := sn.byPath()
+		if okOld && okNew && samePhases(po, pn) {
+			so, sn = po, pn
+			c.ByPath = &PathPairing{Old: po.origins, New: pn.origins}
+		}
+	}
+	oldS, oldKeys, newS, newKeys := so.m, so.keys, sn.m, sn.keys
 	levels := levelsVary(old, new) && !c.Replay
 	name := func(k sampleKey) string { return k.store + " " + k.phase.name(levels) }
 	// A store that failed in one run is said as such, not as phases the
@@ -132,9 +161,13 @@ func Compare(old, new *result.Document) *Comparison {
 	}
 	// A phase skipped in a run is named so where it appears alone.
 	c.SkippedAlone = map[string]bool{}
-	alone := func(k sampleKey, s *sampleSet) string {
+	c.FailedOther = map[string]bool{}
+	alone := func(k sampleKey, s *sampleSet, other side) string {
 		if s.skippedOnly() {
 			c.SkippedAlone[name(k)] = true
+		}
+		if slices.Contains(other.failed, k) {
+			c.FailedOther[name(k)] = true
 		}
 		return name(k)
 	}
@@ -143,7 +176,7 @@ func Compare(old, new *result.Document) *Comparison {
 		n, ok := newS[k]
 		if !ok {
 			if !failed(c.FailedNew, k.store) {
-				c.OnlyOld = append(c.OnlyOld, alone(k, o))
+				c.OnlyOld = append(c.OnlyOld, alone(k, o, sn))
 			}
 			continue
 		}
@@ -174,7 +207,12 @@ func Compare(old, new *result.Document) *Comparison {
 	}
 	for _, k := range newKeys {
 		if _, ok := oldS[k]; !ok && !failed(c.FailedOld, k.store) {
-			c.OnlyNew = append(c.OnlyNew, alone(k, newS[k]))
+			c.OnlyNew = append(c.OnlyNew, alone(k, newS[k], so))
+		}
+	}
+	for _, k := range so.failed {
+		if slices.Contains(sn.failed, k) {
+			c.FailedBoth = append(c.FailedBoth, name(k))
 		}
 	}
 	return c
@@ -196,45 +234,122 @@ type sampleSet struct {
 // has a figure: it measured nothing.
 func (s *sampleSet) skippedOnly() bool { return len(s.opsPerSec) == 0 && s.skippedPhases > 0 }
 
+// side is one run's samples: each store × operation × level's figures
+// over repeats (m, in the document's order in keys), and the phases in
+// which no operation succeeded in any repeat (failed, in order).
+type side struct {
+	m       map[sampleKey]*sampleSet
+	keys    []sampleKey
+	failed  []sampleKey
+	origins []string // the servers a side's URLs named, when paired by path
+}
+
 // samples collects each store × operation × level's figures over repeats,
 // in the document's order. Phases without a successful operation are left
 // out, unless the workload skipped them on the store (class skipped):
 // those are kept, without figures, so that compare says they were skipped
-// rather than missing.
+// rather than missing. A phase that never had a successful operation is
+// listed apart (side.failed), so that compare can say it failed.
 //
 // A replay's phases are keyed by fingerprint alone, without the client
 // level: two replays of one log in different modes run the same
 // statements.
-func samples(d *result.Document, replay bool) (map[sampleKey]*sampleSet, []sampleKey) {
-	m := map[sampleKey]*sampleSet{}
-	var keys []sampleKey
+func samples(d *result.Document, replay bool) side {
+	sd := side{m: map[sampleKey]*sampleSet{}}
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
-			skipped := skippedPhase(p)
-			if p.Ops == 0 && !skipped {
-				continue
-			}
 			k := sampleKey{s.Label, keyOf(d, p)}
 			if replay {
 				k.phase.clients = 0
 			}
-			if m[k] == nil {
-				m[k] = &sampleSet{}
-				keys = append(keys, k)
-			}
-			if skipped {
-				m[k].skippedPhases++
+			skipped := skippedPhase(p)
+			if p.Ops == 0 && !skipped {
+				if p.Errors > 0 && !slices.Contains(sd.failed, k) {
+					sd.failed = append(sd.failed, k)
+				}
 				continue
 			}
-			m[k].opsPerSec = append(m[k].opsPerSec, p.OpsPerSec)
-			m[k].p99 = append(m[k].p99, p.Latency.P99)
-			m[k].mean = append(m[k].mean, p.Latency.Mean)
-			m[k].p50 = append(m[k].p50, p.Latency.P50)
-			m[k].time = append(m[k].time, p.Elapsed)
-			m[k].skips += skippedOps(p)
+			if sd.m[k] == nil {
+				sd.m[k] = &sampleSet{}
+				sd.keys = append(sd.keys, k)
+			}
+			if skipped {
+				sd.m[k].skippedPhases++
+				continue
+			}
+			sd.m[k].opsPerSec = append(sd.m[k].opsPerSec, p.OpsPerSec)
+			sd.m[k].p99 = append(sd.m[k].p99, p.Latency.P99)
+			sd.m[k].mean = append(sd.m[k].mean, p.Latency.Mean)
+			sd.m[k].p50 = append(sd.m[k].p50, p.Latency.P50)
+			sd.m[k].time = append(sd.m[k].time, p.Elapsed)
+			sd.m[k].skips += skippedOps(p)
 		}
 	}
-	return m, keys
+	// A phase that succeeded in some repeat measured something.
+	sd.failed = slices.DeleteFunc(sd.failed, func(k sampleKey) bool { return sd.m[k] != nil })
+	return sd
+}
+
+// shares reports whether the two sides have a phase in common.
+func (s side) shares(o side) bool {
+	return slices.ContainsFunc(s.keys, func(k sampleKey) bool { return o.m[k] != nil })
+}
+
+// byPath keys a side's phases by method and path (with the query) instead
+// of the full URL kurabe http names its phase by ("GET
+// http://127.0.0.1:3917/posts/count" becomes "GET /posts/count"), and
+// lists the servers the URLs named. It fails when a phase is not named by
+// one URL, or when two phases of the side would take one name.
+func (s side) byPath() (side, bool) {
+	out := side{m: map[sampleKey]*sampleSet{}}
+	rekey := func(k sampleKey) (sampleKey, bool) {
+		method, raw, ok := strings.Cut(k.phase.op, " ")
+		if !ok {
+			return k, false
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return k, false
+		}
+		origin := u.Host
+		if u.Scheme != "http" {
+			origin = u.Scheme + "://" + u.Host
+		}
+		if !slices.Contains(out.origins, origin) {
+			out.origins = append(out.origins, origin)
+		}
+		k.phase.op = method + " " + u.RequestURI()
+		return k, true
+	}
+	for _, k := range s.keys {
+		nk, ok := rekey(k)
+		if !ok || out.m[nk] != nil {
+			return s, false
+		}
+		out.m[nk] = s.m[k]
+		out.keys = append(out.keys, nk)
+	}
+	for _, k := range s.failed {
+		nk, ok := rekey(k)
+		if !ok || out.m[nk] != nil || slices.Contains(out.failed, nk) {
+			return s, false
+		}
+		out.failed = append(out.failed, nk)
+	}
+	return out, len(out.keys) > 0
+}
+
+// samePhases reports whether two sides have the same phases, measured or
+// failed: paired by path, each must have asked for what the other did.
+func samePhases(a, b side) bool {
+	set := func(s side) map[sampleKey]bool {
+		m := map[sampleKey]bool{}
+		for _, k := range append(slices.Clone(s.keys), s.failed...) {
+			m[k] = true
+		}
+		return m
+	}
+	return maps.Equal(set(a), set(b))
 }
 
 func change(old, new []float64) Change {
@@ -275,9 +390,14 @@ func minUTestP(n1, n2 int) float64 {
 	if n1 == 0 || n2 == 0 {
 		return 1
 	}
-	// C(n1+n2, n1) computed in floating point; exact enough for a threshold.
-	lg := func(n int) float64 { v, _ := math.Lgamma(float64(n) + 1); return v }
-	return math.Min(1, 2/math.Exp(lg(n1+n2)-lg(n1)-lg(n2)))
+	// C(n1+n2, k) as a running product, each step a whole number: exact
+	// in floating point for any sample count compare meets.
+	k := min(n1, n2)
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n1+n2-k+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
 }
 
 // WriteCompare writes the comparison as an aligned table ("text") or a
@@ -307,14 +427,24 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	if r := runChanges(c.Old, c.New); len(r) > 0 {
 		lines = append(lines, l.f("compare.run-settings", strings.Join(r, l.t("compare.settings.sep"))))
 	}
+	for _, label := range notStarted(c.Old) {
+		lines = append(lines, l.f("compare.not-started.old", label))
+	}
+	for _, label := range notStarted(c.New) {
+		lines = append(lines, l.f("compare.not-started.new", label))
+	}
 	lines = append(lines, settingChanges([]*result.Document{c.Old, c.New}, l)...)
+	if p := c.ByPath; p != nil {
+		lines = append(lines, l.f("compare.by-path", strings.Join(p.Old, ", "), strings.Join(p.New, ", ")))
+	}
 	if c.Replay {
 		// The replay's time, once per store: the one figure of the whole
-		// replay that its fingerprints' rates would only repeat.
+		// replay that its fingerprints' rates would only repeat, with
+		// its test as the tables' rows have theirs.
 		for _, r := range c.Rows {
 			if r.Op == "replay" {
 				secs := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) + " s" }
-				lines = append(lines, l.f("compare.replay-time", r.Store, centerCell(r.Time.Old, secs), centerCell(r.Time.New, secs), deltaCell(r.Time, l)))
+				lines = append(lines, l.f("compare.replay-time", r.Store, centerCell(r.Time.Old, secs), centerCell(r.Time.New, secs), deltaCell(r.Time, l), pCell(r.Time, l)))
 			}
 		}
 	}
@@ -386,27 +516,43 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 		}
 		notes = append(notes, l.f(key, ps.Name, num0(ps.Skipped)))
 	}
-	alone := func(names []string) string {
+	alone := func(names []string, other string) string {
 		var out []string
 		for _, n := range names {
 			if c.SkippedAlone[n] {
 				n += " (" + l.t("skipped") + ")"
+			}
+			if c.FailedOther[n] {
+				n += " (" + l.t(other) + ")"
 			}
 			out = append(out, n)
 		}
 		return strings.Join(out, ", ")
 	}
 	if len(c.OnlyOld) > 0 {
-		notes = append(notes, l.t("only in old")+": "+alone(c.OnlyOld))
+		notes = append(notes, l.t("only in old")+": "+alone(c.OnlyOld, "compare.failed-in.new"))
 	}
 	if len(c.OnlyNew) > 0 {
-		notes = append(notes, l.t("only in new")+": "+alone(c.OnlyNew))
+		notes = append(notes, l.t("only in new")+": "+alone(c.OnlyNew, "compare.failed-in.old"))
 	}
+	if len(c.FailedBoth) > 0 {
+		notes = append(notes, l.f("compare.failed-both", strings.Join(c.FailedBoth, ", ")))
+	}
+	foot := l.t("compare.footnote")
 	if c.Replay {
-		notes = append(notes, l.t("compare.footnote.replay"))
-	} else {
-		notes = append(notes, l.t("compare.footnote"))
+		foot = l.t("compare.footnote.replay")
 	}
+	if few := tooFew(c, l); few != "" {
+		key := "compare.too-few"
+		if c.Replay {
+			key = "compare.too-few.replay"
+		}
+		if l != Japanese {
+			foot += " " // Japanese sentences follow each other without one
+		}
+		foot += l.f(key, few)
+	}
+	notes = append(notes, foot)
 	for _, n := range notes {
 		if format == "markdown" {
 			n = "- " + n
@@ -415,6 +561,42 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// tooFew lists the sample counts of the rows too few to test, with the
+// smallest p each allows ("0.100 with n=3+3"), or "" when every row could
+// be tested: whether a test can reach α depends on n1 and n2 together
+// (3+6 can, 3+3 cannot), so the note names the counts it is about.
+func tooFew(c *Comparison, l tr) string {
+	type counts struct{ o, n int }
+	var seen []counts
+	var out []string
+	for _, r := range c.Rows {
+		if r.Skipped() {
+			continue
+		}
+		for _, ch := range []Change{r.OpsPerSec, r.P99, r.Mean, r.P50, r.Time} {
+			k := counts{ch.Old.N, ch.New.N}
+			if !ch.TooFew || slices.Contains(seen, k) {
+				continue
+			}
+			seen = append(seen, k)
+			out = append(out, l.f("compare.too-few.n", strconv.FormatFloat(minUTestP(k.o, k.n), 'f', 3, 64), k.o, k.n))
+		}
+	}
+	return strings.Join(out, l.t("compare.settings.sep"))
+}
+
+// notStarted lists the stores an interrupt kept from starting in d: they
+// have neither settings nor figures there.
+func notStarted(d *result.Document) []string {
+	var out []string
+	for _, s := range d.Stores {
+		if s.Info.Target == result.NotStarted {
+			out = append(out, s.Label)
+		}
+	}
+	return out
 }
 
 // centerCell writes a median with its confidence interval as ± the larger
@@ -586,6 +768,11 @@ func settingChanges(docs []*result.Document, l tr) []string {
 				continue
 			}
 			seen[s.Label] = true
+			if s.Info.Target == result.NotStarted {
+				// An interrupt kept it from starting: it has no settings
+				// in this run to differ (compare says it did not run).
+				continue
+			}
 			if _, ok := opts[s.Label]; !ok {
 				labels = append(labels, s.Label)
 			}

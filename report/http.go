@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"kurabe/numfmt"
 	"kurabe/result"
 )
 
@@ -349,9 +350,9 @@ func (r *httpRun) notes(b *strings.Builder) {
 		b.WriteString(l.f("http.flow", p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
 	}
 	if o := p.OpenLoop; o != nil {
-		b.WriteString(l.f("http.openloop", o.Scheduled, httpF2(o.MeanRate()), httpF2(o.Achieved), o.Late, httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
+		b.WriteString(l.f("http.openloop", numfmt.Group(o.Scheduled), httpF2(o.MeanRate()), httpF2(o.Achieved), numfmt.Group(o.Late), httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
 		if o.NotStarted > 0 {
-			b.WriteString(l.f("http.notstarted", o.NotStarted) + "\n")
+			b.WriteString(l.f("http.notstarted", numfmt.Group(o.NotStarted)) + "\n")
 		}
 		if p.Latency.Count > 0 {
 			b.WriteString("  " + l.f("http.openloop.corrected", httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
@@ -471,6 +472,13 @@ func (r *httpRun) targetRows() (header []string, rows [][]string) {
 	header = []string{first, l.t("requests"), "req/s", l.t("failed"), ms(l.t("mean")), ms("p50"), ms("p90"), ms("p99"), ms(l.t("max")), l.t("body bytes")}
 	for _, t := range r.h.Targets {
 		lat := t.Latency
+		if len(r.h.Targets) == 1 && r.h.Mode != "flow" && r.p.Latency.Count == lat.Count {
+			// One URL's requests are the phase's operations: show the
+			// phase's latency, the figures the CSV and JSON carry, so
+			// the table rounds the same values (the URL's own record
+			// is timed a hair apart, around the request alone).
+			lat = r.p.Latency
+		}
 		// A row's latency is over its successful requests (as the
 		// percentiles of the whole run are): a URL whose every request
 		// failed, or a step that never ran, has none, shown as "-"

@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"flag"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -450,5 +453,77 @@ func TestHTTPFlowFailureInJapanese(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "最初: step GET: nothing to translate") {
 		t.Errorf("a URL run's message changed:\n%s", b.String())
+	}
+}
+
+// With one URL, the table per URL showed the URL's own latency record,
+// timed a hair apart from the phase's (1.863 ms where the CSV's mean_us
+// is 1863.95; 14.949 ms where its max_us reads 15.0ms): the same run's
+// figures disagreed between formats. The table rounds the phase's
+// figures, the ones the CSV and JSON carry.
+func TestHTTPOneURLTableRoundsTheCSVFigures(t *testing.T) {
+	d := httpURLs()
+	p := &d.Stores[0].Phases[0]
+	h := p.HTTP
+	h.Targets = h.Targets[:1]
+	h.Targets[0].Requests, h.Targets[0].Failed = p.Ops+p.Errors, p.Errors
+	p.Op = h.Targets[0].Name
+	// The URL's record: as many requests, timed apart.
+	h.Targets[0].Latency = httpLat(rand.New(rand.NewPCG(9, 9)), int(p.Latency.Count), 900, false)
+	var csv bytes.Buffer
+	if err := CSV(&csv, d); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	csvMS := func(col string) string {
+		i := slices.Index(head, col)
+		v, err := strconv.ParseFloat(row[i], 64)
+		if err != nil {
+			t.Fatalf("CSV %s %q: %v", col, row[i], err)
+		}
+		return httpMS(v)
+	}
+	want := []string{csvMS("mean_us"), csvMS("p50_us"), csvMS("p90_us"), csvMS("p99_us"), csvMS("max_us")}
+	for name, write := range map[string]func(io.Writer, string, *result.Document) error{"text": HTTPText, "markdown": HTTPMarkdown} {
+		var b bytes.Buffer
+		if err := write(&b, English, d); err != nil {
+			t.Fatal(err)
+		}
+		cells := regexp.MustCompile(`(?m)^\|? ?GET \S+ .*$`).FindString(b.String())
+		got := regexp.MustCompile(`\d+\.\d{3}`).FindAllString(cells, -1)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the URL's row has mean, p50, p90, p99, max %v; the CSV %v:\n%s", name, got, want, b.String())
+		}
+	}
+}
+
+// The open-loop lines wrote their counts bare (1395 started late, 2603
+// never started) beside grouped rates: every count is grouped, in both
+// languages, in kurabe http's lines and in the notes under a table.
+func TestOpenLoopCountsGrouped(t *testing.T) {
+	d := httpFlow()
+	o := d.Stores[0].Phases[0].OpenLoop
+	o.Scheduled, o.Late, o.NotStarted = 20_000, 1395, 2603
+	for _, lang := range []string{English, Japanese} {
+		var b bytes.Buffer
+		if err := HTTPText(&b, lang, d); err != nil {
+			t.Fatal(err)
+		}
+		run := httpFlow()
+		run.Run.Workload, run.Stores[0].Phases[0].HTTP = "bbs", nil
+		ro := run.Stores[0].Phases[0].OpenLoop
+		ro.Late, ro.NotStarted = 1395, 2603
+		if err := WriteTables(&b, "text", lang, run); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"20,000", "1,395", "2,603"} {
+			if !strings.Contains(b.String(), n) {
+				t.Errorf("%s: %s not grouped in:\n%s", lang, n, b.String())
+			}
+		}
+		if regexp.MustCompile(`\b(20000|1395|2603)\b`).MatchString(b.String()) {
+			t.Errorf("%s: a count not grouped:\n%s", lang, b.String())
+		}
 	}
 }

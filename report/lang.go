@@ -43,6 +43,10 @@ var words = map[string][2]string{
 	"kept":        {"", "保存"},
 	"removed":     {"", "削除済み"},
 
+	// A --vary table's column of a setting that was not varied but read
+	// back differently between variants (synchronous under journal_mode).
+	"(read back, not varied)": {"", "(読み戻し、--vary 外)"},
+
 	"--isolate: the clients' databases beside it": {"", "--isolate: クライアントごとのデータベースは同じディレクトリに"},
 	"client":                    {"", "クライアント"},
 	"clients on one event loop": {"", "クライアントは1つのイベントループで実行"},
@@ -60,9 +64,24 @@ var words = map[string][2]string{
 	"too few samples":         {"", "標本不足"},
 	"p99 latency":             {"", "p99 レイテンシ"},
 	"throughput":              {"", "スループット"},
-	"compare.footnote":        {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows show the change of the medians marked (untested), never a verdict: run with --repeat 4 or more to test it, or give each side as 4 or more results, a quoted pattern such as 'old-*.json' (kurabe http writes one run per result). ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため、中央値の変化を (未検定) として示し、判定はしない (検定するには --repeat 4 以上で実行するか、各側を 4 件以上の結果として 'old-*.json' のような引用したパターンで渡す。kurabe http は結果ごとに 1 回の実行)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
-	"compare.footnote.replay": {"Replays are compared by the latency of each fingerprint's statements (mean, p50, p99; the row replay is every statement) and by the replay's time, above; not by a fingerprint's ops/s, which is its count in the log over the whole replay's time. ~ means the difference is not significant (Mann–Whitney U test, α=0.05). With fewer than 4 samples per side the test cannot reach p<0.05, so such rows show the change of the medians marked (untested), never a verdict: to test it, replay the log 4 or more times a side (--json old-1.json, old-2.json, …) and give each side as a quoted pattern: kurabe compare 'old-*.json' 'new-*.json'. ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over the replays.", "リプレイはフィンガープリントごとの文のレイテンシ (平均・p50・p99。replay の行はすべての文) と、上に示すリプレイ全体の時間で比較する。フィンガープリントの ops/s (ログ中の件数をリプレイ全体の時間で割ったもの) は比較しない。~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。各側 4 標本未満では p<0.05 に届かないため、中央値の変化を (未検定) として示し、判定はしない (検定するには各側でログを 4 回以上リプレイし (--json old-1.json, old-2.json, …)、各側を引用したパターンで渡す: kurabe compare 'old-*.json' 'new-*.json')。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値はリプレイの中央値。"},
-	"compare.replay-time":     {"%s: the replay took %s → %s: %s", "%s: リプレイの時間 %s → %s: %s"},
+	"compare.footnote":        {"~ means the difference is not significant (Mann–Whitney U test, α=0.05). ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over repeats.", "~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値は繰り返しの中央値。"},
+	"compare.footnote.replay": {"Replays are compared by the latency of each fingerprint's statements (mean, p50, p99; the row replay is every statement) and by the replay's time, above; not by a fingerprint's ops/s, which is its count in the log over the whole replay's time. ~ means the difference is not significant (Mann–Whitney U test, α=0.05). ± is the 95% confidence interval of the median (needs 6 or more samples per side). Values are medians over the replays.", "リプレイはフィンガープリントごとの文のレイテンシ (平均・p50・p99。replay の行はすべての文) と、上に示すリプレイ全体の時間で比較する。フィンガープリントの ops/s (ログ中の件数をリプレイ全体の時間で割ったもの) は比較しない。~ は差が有意でないことを示す (Mann–Whitney U 検定, α=0.05)。± は中央値の 95% 信頼区間 (各側 6 標本以上)。値はリプレイの中央値。"},
+	// The footnote's sentence when some rows have too few samples to
+	// test: the smallest p with their counts ("0.100 with n=3+3", joined).
+	"compare.too-few":        {"With n₁ and n₂ samples the smallest p the test can give is 2/C(n₁+n₂, n₁), when one side lies wholly above the other: %s, not below 0.05, so those rows show the change of the medians marked (untested), never a verdict: run with --repeat 4 or more to test it, or give each side as 4 or more results, a quoted pattern such as 'old-*.json' (kurabe http writes one run per result).", "標本数 n₁ と n₂ で検定が出せる最小の p は、一方が他方より完全に上にあるときの 2/C(n₁+n₂, n₁) で、%s。0.05 を下回れないため、それらの行は中央値の変化を (未検定) として示し、判定はしない (検定するには --repeat 4 以上で実行するか、各側を 4 件以上の結果として 'old-*.json' のような引用したパターンで渡す。kurabe http は結果ごとに 1 回の実行)。"},
+	"compare.too-few.replay": {"With n₁ and n₂ samples the smallest p the test can give is 2/C(n₁+n₂, n₁), when one side lies wholly above the other: %s, not below 0.05, so those rows show the change of the medians marked (untested), never a verdict: to test it, replay the log 4 or more times a side (--json old-1.json, old-2.json, …) and give each side as a quoted pattern: kurabe compare 'old-*.json' 'new-*.json'.", "標本数 n₁ と n₂ で検定が出せる最小の p は、一方が他方より完全に上にあるときの 2/C(n₁+n₂, n₁) で、%s。0.05 を下回れないため、それらの行は中央値の変化を (未検定) として示し、判定はしない (検定するには各側でログを 4 回以上リプレイし (--json old-1.json, old-2.json, …)、各側を引用したパターンで渡す: kurabe compare 'old-*.json' 'new-*.json')。"},
+	"compare.too-few.n":      {"%s with n=%d+%d", "n=%[2]d+%[3]d では %[1]s"},
+	"compare.replay-time":    {"%s: the replay took %s → %s: %s, %s", "%s: リプレイの時間 %s → %s: %s、%s"},
+	// Runs paired by method and path, not by URL: each side's servers.
+	"compare.by-path": {"paired by path: old %s, new %s (no URL of one run is in the other, and both asked for the same methods and paths)", "パスで対応付け: 旧 %s、新 %s (URL は一致しないが、両方が同じメソッドとパスを要求した)"},
+	// Phases in which no operation succeeded: in both runs, or (after a
+	// name listed as only in one run) in the other.
+	"compare.failed-both":   {"failed in both runs, no operation succeeded, so nothing to compare: %s", "両方の実行で失敗 (成功した操作がなく比較できない): %s"},
+	"compare.failed-in.old": {"every operation failed in the old run", "旧の実行ではすべての操作が失敗"},
+	"compare.failed-in.new": {"every operation failed in the new run", "新の実行ではすべての操作が失敗"},
+	// A store an interrupt kept from starting in one run.
+	"compare.not-started.old": {"%s did not run in the old run: it was interrupted before the store started, so it has no settings or figures there", "%s は旧の実行では動いていません: ストアの開始前に中断されたため、設定も数値もありません"},
+	"compare.not-started.new": {"%s did not run in the new run: it was interrupted before the store started, so it has no settings or figures there", "%s は新の実行では動いていません: ストアの開始前に中断されたため、設定も数値もありません"},
 	"fingerprint":             {"", "フィンガープリント"},
 	"kurabe report":           {"", "kurabe レポート"},
 	"Verification":            {"", "検証"},
@@ -189,7 +208,7 @@ var words = map[string][2]string{
 	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
 	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
 	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
-	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
+	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %s started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%s 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
 	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
@@ -205,7 +224,7 @@ var words = map[string][2]string{
 	"behind.busy.unmeasured":    {"%s: give more clients (-c) or a lower rate", "%s: クライアント (-c) を増やすか、レートを下げてください"},
 	"the server":                {"", "サーバー"},
 	"the store":                 {"", "ストア"},
-	"note.notstarted":           {"; %d due before the end never started", "。%d 件は終了までに開始されず"},
+	"note.notstarted":           {"; %s due before the end never started", "。%s 件は終了までに開始されず"},
 	"note.kinds":                {"%s %s by kind: %s", "%s %s の操作別: %s"},
 	"note.kind":                 {"%s %s (p50 %s, p99 %s)", "%s %s (p50 %s、p99 %s)"},
 	"note.per-op":               {"%s %s: a new connection per operation: %s ops/s including connecting, %s excluding; connecting took %s on average, operations %s without it", "%s %s: 操作ごとに新しい接続: 接続を含めて %s ops/s、除くと %s ops/s。接続に平均 %s、接続を除いた操作に平均 %s"},
@@ -259,8 +278,8 @@ var words = map[string][2]string{
 	"http.connect.none":         {"; TCP connect not measured", "。TCP 接続の時間は未計測"},
 	"http.tls":                  {"; TLS handshake %s µs per handshake (mean of %d)", "。TLS ハンドシェイク %s µs/回 (%d 回の平均)"},
 	"http.flow":                 {"Flow: %d passes completed, %d failed, %s passes/s; a pass took mean %s ms, p50 %s, p99 %s, max %s", "フロー: 完了 %d パス、失敗 %d、%s パス/秒。パスあたり平均 %s ms、p50 %s、p99 %s、最大 %s"},
-	"http.openloop":             {"Open loop: %d scheduled (%s/s), %s/s achieved; %d started more than %s ms late; lag behind the timetable p99 %s ms", "開ループ: 予定 %d 件 (%s/秒)、達成 %s/秒。%d 件が %s ms 以上遅れて開始。予定からの遅れ p99 %s ms"},
-	"http.notstarted":           {"  %d due before the end never started", "  %d 件は終了までに開始されず"},
+	"http.openloop":             {"Open loop: %s scheduled (%s/s), %s/s achieved; %s started more than %s ms late; lag behind the timetable p99 %s ms", "開ループ: 予定 %s 件 (%s/秒)、達成 %s/秒。%s 件が %s ms 以上遅れて開始。予定からの遅れ p99 %s ms"},
+	"http.notstarted":           {"  %s due before the end never started", "  %s 件は終了までに開始されず"},
 	"http.openloop.none":        {"latency from the scheduled start and service time: not measured (no request succeeded)", "予定開始時刻からのレイテンシとサービス時間: 未計測 (成功したリクエストなし)"},
 	"http.openloop.corrected":   {"latency from the scheduled start (corrected): p50 %s ms, p99 %s, max %s", "予定開始時刻からのレイテンシ (補正済み): p50 %s ms、p99 %s、最大 %s"},
 	"http.openloop.service":     {"service time from the actual start (uncorrected): p50 %s ms, p99 %s, max %s", "実際の開始からのサービス時間 (未補正): p50 %s ms、p99 %s、最大 %s"},

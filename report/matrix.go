@@ -46,11 +46,16 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 		header = append(header, a.Name+" "+l.t("(read back)"))
 		numeric = append(numeric, false)
 	}
+	names := variantStoreNames(d)
+	confounders := unvariedDiffering(d, names)
+	for _, name := range confounders {
+		header = append(header, name+" "+l.t("(read back, not varied)"))
+		numeric = append(numeric, false)
+	}
 	header = append(header, l.t("errors"), l.t("lost"))
 	numeric = append(numeric, true, true)
 
 	repeats := max(d.Run.Repeat, 1)
-	names := variantStoreNames(d)
 	var rows []row
 	for i, s := range d.Stores {
 		name := names[i]
@@ -111,6 +116,14 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				}
 				r = append(r, got)
 			}
+			opts := readableOptions(s.Info)
+			for _, name := range confounders {
+				got, ok := opts[name]
+				if !ok {
+					got = "-"
+				}
+				r = append(r, got)
+			}
 			errCell := errorsCell(errs, skips, l)
 			if !ran {
 				errCell, lost = "-", "-" // nothing ran to count or verify
@@ -120,6 +133,57 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 		}
 	}
 	return header, rows, numeric
+}
+
+// unvariedDiffering lists the settings that were not varied yet read back
+// differently between variants of one store (names, as the store column
+// gives them): kurabe's SQLite (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1) reads
+// back synchronous=normal under journal_mode=wal and full under delete, so
+// a journal_mode table that showed only the varied setting would credit
+// WAL with what synchronous did. Stores that failed or never started read
+// back nothing and are left out.
+func unvariedDiffering(d *result.Document, names []string) []string {
+	varied := map[string]bool{}
+	for _, a := range d.Run.Vary {
+		varied[a.Name] = true
+	}
+	values := map[string]map[string]map[string]bool{} // store name → setting → values
+	for i, s := range d.Stores {
+		if s.Error != "" || s.Info.Target == result.NotStarted || len(s.Info.Options) == 0 {
+			continue
+		}
+		if values[names[i]] == nil {
+			values[names[i]] = map[string]map[string]bool{}
+		}
+		for k, v := range readableOptions(s.Info) {
+			if varied[k] || strings.Contains(v, "not read back") || perTable(k, varied) {
+				continue
+			}
+			if values[names[i]][k] == nil {
+				values[names[i]][k] = map[string]bool{}
+			}
+			values[names[i]][k][v] = true
+		}
+	}
+	var out []string
+	for _, settings := range values {
+		for k, vs := range settings {
+			if len(vs) > 1 && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// perTable reports whether k is a table's own reading of settings the
+// run varied: MariaDB's tables.row_format when row_format was varied, or
+// tables.create_options, which spells the table options (row_format,
+// page_compressed, encrypted) a variant asked for.
+func perTable(k string, varied map[string]bool) bool {
+	_, opt, ok := strings.Cut(k, ".")
+	return ok && (varied[opt] || opt == "create_options" && len(varied) > 0)
 }
 
 // variantStoreNames names each store of a --vary run for the store column:

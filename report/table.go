@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/text/width"
 
+	"kurabe/numfmt"
 	"kurabe/result"
 	"kurabe/store"
 	"kurabe/workload/load"
@@ -670,9 +671,9 @@ func notes(d *result.Document, l tr) []string {
 			}
 			if o := p.OpenLoop; o != nil && !httpSaid {
 				line := l.f("note.openloop", s.Label, op, num(o.Achieved), num(o.MeanRate()),
-					o.Late, dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
+					numfmt.Group(o.Late), dur(o.LateAfterUs), dur(o.Lag.P99), dur(o.Service.P50), dur(o.Service.P99))
 				if o.NotStarted > 0 {
-					line += l.f("note.notstarted", o.NotStarted)
+					line += l.f("note.notstarted", numfmt.Group(o.NotStarted))
 				}
 				if o.Behind {
 					line += l.f("note.behind", behindNote(l, o, p.Clients, "behind.busy.ops", "the store"))
