@@ -161,6 +161,47 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		cfg.Seed = binary.LittleEndian.Uint64(b[:]) >> 1
 	}
 
+	dir, kept := absDir(f.dir), f.keep || f.dir != ""
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
+		}
+	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
+		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
+	} else {
+		os.Chmod(dir, 0o755) // managed servers run as another user when kurabe is root
+	}
+	if !kept {
+		defer removeLater(dir)()
+	}
+	// Every store is opened (its spec validated; nothing starts) and
+	// readied for a replay before the log is read or any server starts:
+	// a table option that cannot reach the log's tables is refused here.
+	stores := make([]store.Store, len(specs))
+	defer func() {
+		for _, st := range stores {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	for i, sp := range specs {
+		sdir := storeDir(dir, i, sp)
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			return usageErr("cannot create %s: %v", sdir, err)
+		}
+		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+		}
+		stores[i] = st
+		if r, ok := st.(store.Replayer); ok {
+			if err := r.ForReplay(); err != nil {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
+			}
+		}
+	}
+
 	// Outside a terminal, a start that takes long (a large log read, a
 	// managed server started) says what it waits for, as kurabe run's do.
 	prog := &progress{w: stderr, on: !f.quiet && a.Terminal(stderr), lang: *f.lang}
@@ -190,20 +231,6 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 		return usageErr("--warmup %v covers the whole log: its last statement is due %.3f s into the replay at --speed %s, so nothing would be measured; give a warm-up shorter than that", f.warmup, last.Seconds(), f.speed)
 	}
 
-	dir, kept := absDir(f.dir), f.keep || f.dir != ""
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usageErr("--dir %s: %v; choose a writable directory", dir, err)
-		}
-	} else if dir, err = os.MkdirTemp("", "kurabe-"); err != nil {
-		return usageErr("cannot create a temporary directory: %v; set TMPDIR to a writable directory or give --dir", err)
-	} else {
-		os.Chmod(dir, 0o755) // managed servers run as another user when kurabe is root
-	}
-	if !kept {
-		defer removeLater(dir)()
-	}
-
 	params := map[string]string{"log": logPath, "format": format, "speed": f.speed}
 	if prefix != "" {
 		params["log_line_prefix"] = prefix
@@ -227,14 +254,7 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 			break
 		}
 		sr := result.Store{Label: labels[i], Spec: sp.String()}
-		sdir := storeDir(dir, i, sp)
-		if err := os.MkdirAll(sdir, 0o755); err != nil {
-			return usageErr("cannot create %s: %v", sdir, err)
-		}
-		st, err := a.driver(sp.Driver).Open(ctx, sp, store.Env{Dir: sdir, Keep: kept})
-		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
-		}
+		st := stores[i]
 		// The first session starts a managed server: opened here, under
 		// the start's notice, before the replay's clock starts.
 		started := prog.start(report.Sprintf(prog.lang, "progress.start", labels[i]))
@@ -256,8 +276,14 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 				r.Log, r.Format, r.Prefix = logPath, format, prefix
 			}
 		}
+		if r, ok := st.(store.Replayer); ok && len(phases) > 0 && phases[0].Replay != nil {
+			// Where the log's tables did not take the store's table
+			// options (a CREATE TABLE naming its own engine).
+			phases[0].Replay.Notes = append(phases[0].Replay.Notes, r.ReplayNotes(context.WithoutCancel(ctx))...)
+		}
 		sr.Phases = phases
 		sr.Info = st.Info(context.WithoutCancel(ctx))
+		stores[i] = nil
 		if err := st.Close(); err != nil && sr.Error == "" {
 			sr.Error = "closing: " + err.Error()
 		}

@@ -876,3 +876,61 @@ func TestReplayAllWarmup(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayEngine: engine= of a MariaDB store shapes the tables the
+// log's CREATE TABLE statements make, through the replay sessions'
+// default_storage_engine. The log's query fails (error 1242, a subquery
+// of two rows) unless its table t is MyISAM, so it fails on InnoDB and
+// runs on engine=MyISAM. Before, both stores replayed on InnoDB tables,
+// the query failed on both, and the store line said "engine=MyISAM
+// (given; not read back)". A table whose CREATE TABLE names its engine
+// (t2) keeps it, and a note says so.
+func TestReplayEngine(t *testing.T) {
+	log := "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n" +
+		"261123  3:36:03\t     8 Connect\tcapture@127.0.0.1 on kurabe using TCP/IP\n" +
+		"\t\t     8 Query\tcreate table t(id int primary key, v varchar(10))\n" +
+		"\t\t     8 Query\tcreate table t2(id int primary key) engine=InnoDB\n" +
+		"\t\t     8 Query\tselect case when (select engine from information_schema.tables where table_schema=database() and table_name='t')='MyISAM' then 1 else (select 1 union select 2) end as probe\n" +
+		"\t\t     8 Quit\t\n"
+	dir := t.TempDir()
+	logPath, jsonPath := filepath.Join(dir, "eng.log"), filepath.Join(dir, "eng.json")
+	os.WriteFile(logPath, []byte(log), 0o644)
+	out, errs, code, err := call(t, replayCmd, "--mysql-general-log", logPath, "--store", "mariadb:managed", "--store", "mariadb:managed?engine=MyISAM", "--speed", "max", "--json", jsonPath, "-q")
+	if err != nil {
+		storetest.RequireServer(t, err)
+	}
+	if code != ExitOK {
+		t.Fatalf("status %d (%v)\n%s%s", code, err, out, errs)
+	}
+	doc, err := result.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probeErrors := func(s result.Store) int64 {
+		for _, p := range s.Phases {
+			if p.Replay != nil && strings.Contains(p.Replay.Text, "as probe") {
+				return p.Errors
+			}
+		}
+		t.Fatalf("%s: no phase of the probe", s.Label)
+		return 0
+	}
+	for i, want := range []struct {
+		engine, tables string
+		errors         int64
+	}{{"InnoDB", "InnoDB", 1}, {"MyISAM", "InnoDB,MyISAM", 0}} {
+		s := doc.Stores[i]
+		if got := probeErrors(s); got != want.errors {
+			t.Errorf("%s: the probe failed %d times, want %d: table t was not %s", s.Label, got, want.errors, want.engine)
+		}
+		if s.Info.Options["engine"] != want.engine || s.Info.Options["tables.engine"] != want.tables {
+			t.Errorf("%s: engine=%q tables.engine=%q, want %q and %q read back", s.Label, s.Info.Options["engine"], s.Info.Options["tables.engine"], want.engine, want.tables)
+		}
+	}
+	if !strings.Contains(out, "engine=MyISAM ") || strings.Contains(out, "not read back") {
+		t.Errorf("the store line does not read engine=MyISAM back:\n%s", out)
+	}
+	if !strings.Contains(out, "mariadb?engine=MyISAM replay: engine=MyISAM: table t2 has engine InnoDB, which the log named") {
+		t.Errorf("no note that the log named t2's engine:\n%s", out)
+	}
+}

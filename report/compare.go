@@ -705,7 +705,7 @@ func paramChanges(old, new *result.Document) []string {
 			nv = "-"
 		}
 		if ov != nv {
-			out = append(out, k+" "+ov+" → "+nv)
+			out = append(out, k+" "+quoteValue(ov)+" → "+quoteValue(nv))
 		}
 	}
 	return out

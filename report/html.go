@@ -256,7 +256,7 @@ func num0(n int64) string {
 func whatRan(d *result.Document, l tr) [][2]string {
 	r := d.Run
 	kv := [][2]string{
-		{l.t("workload"), r.Workload + " " + params(r.Params)},
+		{l.t("workload"), r.Workload + " " + runParams(r.Params)},
 		{l.t("op"), strings.Join(r.Ops, ", ")},
 		{l.t("clients"), clientLevels(r) + clientsRan(d, l) + isolated(d, l)},
 	}

@@ -51,7 +51,7 @@ func summary(d *result.Document, l tr) []string {
 		shown = maps.Clone(shown)
 		delete(shown, name)
 	}
-	if p := params(shown); p != "" {
+	if p := runParams(shown); p != "" {
 		what = append(what, p)
 	}
 	switch {
@@ -334,6 +334,29 @@ func params(m map[string]string) string {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// runParams is params for the run's settings, each value with spaces in
+// it quoted (log_line_prefix='%m [%p] %c %q%u@%d ' speed=1), so that the
+// next setting is told apart and a trailing space shows. A store's
+// options keep their notes unquoted (engine=MyISAM (given; not read
+// back)).
+func runParams(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+quoteValue(m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// quoteValue quotes a value that has spaces or quotes in it as a
+// PostgreSQL configuration file does: in single quotes, one within
+// doubled.
+func quoteValue(v string) string {
+	if !strings.ContainsAny(v, " \t\n'") {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", "''") + "'"
 }
 
 func plural(n int, word string) string {

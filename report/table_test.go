@@ -403,6 +403,9 @@ func TestSummaryNamesTheOperations(t *testing.T) {
 		{"a setting of the sweep's name without a sweep", result.RunConfig{Workload: "crud", Ops: []string{"read"}, Params: map[string]string{"records": "10"}}, nil, English, "workload crud read · records=10 · "},
 		{"the count, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Count: 300}, nil, Japanese, " · 各操作 n=300 · "},
 		{"the duration, Japanese", result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Duration: result.Duration(2 * time.Second)}, nil, Japanese, " · 各操作 時間 2s · "},
+		// A value with spaces is quoted, so the next setting is told
+		// apart (before: "log_line_prefix=%m [%p] %c %q%u@%d  speed=1").
+		{"a value with spaces quoted", result.RunConfig{Workload: "replay", Ops: []string{"replay"}, Params: map[string]string{"log_line_prefix": "%m [%p] %c %q%u@%d ", "speed": "1", "log": "it's.log"}}, nil, English, "log='it''s.log' log_line_prefix='%m [%p] %c %q%u@%d ' speed=1 · "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.run.Clients = 1

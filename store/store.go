@@ -156,6 +156,21 @@ type ConnectTimer interface {
 	ConnectTime() time.Duration
 }
 
+// Replayer is implemented by stores with options that shape the tables
+// kurabe creates (MariaDB's engine, row_format, page_compressed,
+// encrypted). A replay runs the log's own CREATE TABLE statements, never
+// kurabe's, so such an option would shape nothing: before the store's
+// first session the replay calls ForReplay, and the store carries each
+// option to the tables its sessions create (a session setting, or a
+// server setting of a server it starts) or refuses it, saying what to use
+// instead. Its Info then reads back what the replay's sessions had.
+type Replayer interface {
+	ForReplay() error
+	// ReplayNotes says, after the replay, what of the options the log's
+	// tables did not take (a CREATE TABLE that names its own ENGINE).
+	ReplayNotes(ctx context.Context) []string
+}
+
 // SQLSession is implemented by sessions of SQL stores (sqlite, postgres,
 // mysql/mariadb). Statements are text in the store's own dialect, with
 // placeholders as the dialect writes them ("?" for sqlite and mysql, "$1"

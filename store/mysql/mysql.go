@@ -65,6 +65,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -208,6 +209,10 @@ type Store struct {
 	sqlPool map[string]*sql.Stmt
 	// How the last BulkLoad went in (bulkLoadData or bulkInsert).
 	bulkPath string
+	// A replay's (ForReplay): the session settings that give the log's
+	// tables the table options, set on each connection as it is made.
+	replay       bool
+	replayParams map[string]string
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -364,6 +369,12 @@ func (s *Store) start(ctx context.Context) error {
 	cfg := s.base.Clone()
 	cfg.MaxAllowedPacket = s.maxPacket
 	cfg.InterpolateParams = s.opts.connect == "per-op"
+	if len(s.replayParams) > 0 {
+		// The driver sends them as one SET as it connects, for every
+		// connection of db and of package wire alike; admin's, which
+		// kurabe's own statements use, are left as the server has them.
+		cfg.Params = maps.Clone(s.replayParams)
+	}
 	// SQL a workload sends (store.SQLSession) names kurabe's tables
 	// without their database, which is an option; kurabe's own SQL
 	// qualifies every name. connect=pool and per-op connect at their
@@ -738,6 +749,7 @@ func (s *Store) Networked() {}
 func (s *Store) Info(ctx context.Context) store.Info {
 	s.mu.Lock()
 	target, admin, closed, bulkPath := s.target, s.admin, s.closed, s.bulkPath
+	replay, sessDB := s.replay, s.db
 	s.mu.Unlock()
 	client := "github.com/go-sql-driver/mysql via database/sql"
 	if s.opts.driver == "wire" {
@@ -789,7 +801,9 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			}
 		}
 	}
-	if !s.tableInfo(ctx, c, &info) {
+	if replay {
+		s.replayInfo(ctx, sessDB, &info)
+	} else if !s.tableInfo(ctx, c, &info) {
 		// No table of kurabe's to read them from (Setup failed: a row
 		// format the page size does not take): what was asked, as asked.
 		s.markGiven(info.Options)
@@ -905,7 +919,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bo
 		upper := strings.ToUpper(create)
 		info.Options["engine"] = engine
 		info.Options["row_format"] = format
-		info.Options["page_compressed"] = boolText(strings.Contains(upper, "PAGE_COMPRESSED`='1'") || strings.Contains(upper, "PAGE_COMPRESSED=1"))
+		info.Options["page_compressed"] = boolText(strings.Contains(upper, "PAGE_COMPRESSED`='1'") || strings.Contains(upper, "PAGE_COMPRESSED`='ON'") || strings.Contains(upper, "PAGE_COMPRESSED=1"))
 		info.Options["encrypted"] = boolText(strings.Contains(upper, "ENCRYPTED`='YES'") || strings.Contains(upper, "ENCRYPTED=YES"))
 	}
 	// Per table, or once for all when every table has the same options
