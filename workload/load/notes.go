@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -192,8 +193,14 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 		// of fsyncs a second against a disk's store) would draw a wrong
 		// conclusion: say why none is drawn, and which probe to make.
 		pr := d.Env.Probe
+		// The run's temporary data directory is gone once the run ends:
+		// the probe to make is of its parent, on the same filesystem.
+		probeDir := o.Dir
+		if o.Dir == d.Run.Dir && !d.Run.DirKept {
+			probeDir = filepath.Dir(o.Dir)
+		}
 		out = append(out, say("autocommit against the disk: the disk probe (--disk-probe) measured %s (%s), another filesystem than the stores' %s (%s), so its %s fsync'd appends/s cannot judge these stores; run kurabe probe --dir %s --json disk.json and give that to --disk-probe",
-			pr.Dir, pr.Filesystem, o.Dir, o.Filesystem, group(pr.FsyncsPerSec), o.Dir))
+			pr.Dir, pr.Filesystem, o.Dir, o.Filesystem, group(pr.FsyncsPerSec), probeDir))
 		return out
 	}
 	if fsyncsPerSec <= 0 {
