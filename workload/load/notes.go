@@ -102,12 +102,8 @@ func commitSync(info store.Info) (int, string) {
 // the operations that succeeded (each a chunk of the data set, the last
 // one short), over the phase's elapsed time.
 func Rates(d *result.Document) []Rate {
-	if d.Run.Workload != "load" {
-		return nil
-	}
-	rows, _ := strconv.ParseInt(d.Run.Params["rows"], 10, 64)
-	chunk, _ := strconv.ParseInt(d.Run.Params["chunk_rows"], 10, 64)
-	if rows <= 0 || chunk <= 0 {
+	rows, chunk, ok := sizes(d)
+	if !ok {
 		return nil
 	}
 	chunks := (rows + chunk - 1) / chunk
@@ -120,12 +116,7 @@ func Rates(d *result.Document) []Rate {
 				r.GroupCommit = true
 			}
 			r.Sync, r.SyncSettings = commitSync(s.Info)
-			r.Rows = min(p.Ops*chunk, rows)
-			if acked, ok := ackedRows(p); ok {
-				// The rows stored, the committed ones of a chunk cut short
-				// (an interrupted autocommit) included.
-				r.Rows = acked
-			}
+			r.Rows, _ = PhaseRows(d, p)
 			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
 			if p.Elapsed > 0 {
 				r.RowsPerSec = float64(r.Rows) / p.Elapsed
@@ -134,6 +125,33 @@ func Rates(d *result.Document) []Rate {
 		}
 	}
 	return out
+}
+
+// sizes are a load run's rows and rows per chunk, as its parameters say;
+// ok is false for a result of another workload.
+func sizes(d *result.Document) (rows, chunk int64, ok bool) {
+	if d.Run.Workload != "load" {
+		return 0, 0, false
+	}
+	rows, _ = strconv.ParseInt(d.Run.Params["rows"], 10, 64)
+	chunk, _ = strconv.ParseInt(d.Run.Params["chunk_rows"], 10, 64)
+	return rows, chunk, rows > 0 && chunk > 0
+}
+
+// PhaseRows is how many rows a phase of a load run loaded: the rows the
+// store acknowledged, as the phase's check counted them (the committed
+// ones of a chunk cut short, an interrupted autocommit, included), or
+// without a check the rows of the operations that succeeded. ok is false
+// for a result of another workload.
+func PhaseRows(d *result.Document, p result.Phase) (rows int64, ok bool) {
+	all, chunk, ok := sizes(d)
+	if !ok {
+		return 0, false
+	}
+	if acked, ok := ackedRows(p); ok {
+		return acked, true
+	}
+	return min(p.Ops*chunk, all), true
 }
 
 // Notes are the lines a report prints under a load run's table: rows per
