@@ -118,7 +118,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
-	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	fs.BoolVar(&f.quiet, "q", false, "no progress line (it is shown only on a terminal anyway), and no line on stderr about a slow start (outside a terminal, a store set up, a managed server started, a data set loaded or the sessions opened still going after 2s, and each minute after)")
 	fs.Var(&f.viaHTTP, "via-http", "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation; =cgi runs it as CGI (a process per request), =persistent,cgi both")
 	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
 	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
