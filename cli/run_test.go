@@ -1698,6 +1698,31 @@ func TestRunPasswordThatIsAWordLeavesTheMessageWhole(t *testing.T) {
 	}
 }
 
+// The refusals the docs quote are quoted as kurabe says them. Before,
+// docs/tpcb.md cut the tpcb connect=per-op refusal short (no ", which
+// needs none").
+func TestDocsQuoteRefusalsWhole(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		args []string
+	}{
+		{"../docs/tpcb.md", []string{"run", "-w", "tpcb", "--store", "postgres:managed?connect=per-op"}},
+	} {
+		_, errs, code := runCLI(t, testApp(), c.args...)
+		msg := strings.TrimSuffix(strings.TrimPrefix(errs, "kurabe: "), "\n")
+		if code != ExitUsage || strings.Contains(msg, "\n") {
+			t.Fatalf("%v: exit %d, %q; want one line, exit 2", c.args, code, errs)
+		}
+		doc, err := os.ReadFile(c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "`"+msg+"`") {
+			t.Errorf("%s does not quote kurabe's message for %v whole: `%s`", c.doc, c.args, msg)
+		}
+	}
+}
+
 // checkOpenFiles gives the largest -c that fits under ulimit -n, and,
 // where not one client fits beside kurabe's own files, the limit to raise
 // to. Before, ulimit -n 64 and -c 1 said "give -c 1 or fewer".
