@@ -370,6 +370,17 @@ func TestHelpTopics(t *testing.T) {
 	if strings.Count(out[strings.Index(out, "-lang"):strings.Index(out, "-latest")], "default") != 1 {
 		t.Errorf("help run: --lang's default:\n%s", out[strings.Index(out, "-lang"):strings.Index(out, "-latest")])
 	}
+	// -q says all it turns off: the progress line and, outside a
+	// terminal, the lines about a slow start (before: only the first).
+	if q := out[strings.Index(out, "\n  -q"):strings.Index(out, "\n  -record-size")]; !strings.Contains(q, "progress line") || !strings.Contains(q, "slow start") {
+		t.Errorf("help run: -q:%s", q)
+	}
+	// kurabe probe's --dir: its default said once (before: "(default:
+	// the temporary directory, …) (default "/tmp")").
+	out, _, _ = runCLI(t, testApp(), "help", "probe")
+	if dir := out[strings.Index(out, "\n  -dir"):strings.Index(out, "\n  -duration")]; strings.Count(dir, "default") != 1 {
+		t.Errorf("help probe: --dir's default:\n%s", dir)
+	}
 }
 
 // failingInserts is a fake: a real SQLite store whose sessions fail every

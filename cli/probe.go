@@ -21,7 +21,7 @@ func (a *App) probe(ctx context.Context, args []string, stdout, stderr io.Writer
 	var maxMiB int64
 	fs := flag.NewFlagSet("kurabe probe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&cfg.Dir, "dir", cfg.Dir, "the directory whose disk to probe (default: the temporary directory, where kurabe run keeps stores given without a path)")
+	fs.StringVar(&cfg.Dir, "dir", cfg.Dir, "the `directory` whose disk to probe, the stores' (kurabe run keeps stores given without a path in the temporary directory)")
 	durationVar(fs, &cfg.Duration, "duration", cfg.Duration, "the `duration` of each of the three measurements, e.g. 3s, or 3 (seconds)")
 	fs.Int64Var(&maxMiB, "max-mib", cfg.MaxBytes>>20, "size limit of the sequential file in MiB (it is also kept under a quarter of the free space)")
 	fs.BoolVar(&cfg.Cached, "cached", false, "sequential I/O through the page cache (synced, the cache dropped before reading) even where O_DIRECT works")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +168,26 @@ func TestDiskProbeOfAnotherFilesystem(t *testing.T) {
 		if tc.name == "tmpfs" && !strings.Contains(out, "kurabe probe --dir "+runDir) {
 			t.Errorf("tmpfs probe: does not say which probe to make:\n%s", out)
 		}
+	}
+
+	// Without --dir the stores live in a temporary directory that the run
+	// removes: the probe to make is of a directory that is still there,
+	// on the same filesystem (its parent). Before, the note named the
+	// removed directory, and following it gave "no such file or directory".
+	base := t.TempDir()
+	t.Setenv("TMPDIR", base)
+	out, errs, code := runCLI(t, testApp(), "run", "-w", "load", "--store", "sqlite:", "--dataset-rows", "200", "-q", "--disk-probe", probeOf(shm, "shm2.json"))
+	if code != ExitOK {
+		t.Fatalf("temporary directory: status %d\n%s%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`another filesystem than the stores' (\S+) .*run kurabe probe --dir (\S+) --json`).FindStringSubmatch(out)
+	if m == nil || filepath.Dir(m[1]) != base || m[2] != base {
+		t.Fatalf("temporary directory: want the stores' directory under %s and a probe of %s; got %q in:\n%s", base, base, m, out)
+	}
+	if _, err := os.Stat(m[1]); err == nil {
+		t.Errorf("the run's temporary directory %s is still there", m[1])
+	}
+	if fi, err := os.Stat(m[2]); err != nil || !fi.IsDir() {
+		t.Errorf("the directory to probe, %s: %v", m[2], err)
 	}
 }

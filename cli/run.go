@@ -118,7 +118,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	fs.StringVar(&f.format, "format", "text", "table format: "+strings.Join(report.FormatNames(), ", "))
 	fs.StringVar(&f.dir, "dir", "", "keep the data of stores given without a path in this directory (default: a temporary one, removed)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directory")
-	fs.BoolVar(&f.quiet, "q", false, "no progress line, even on a terminal")
+	fs.BoolVar(&f.quiet, "q", false, "no progress line (it is shown only on a terminal anyway), and no line on stderr about a slow start (outside a terminal, a store set up, a managed server started, a data set loaded or the sessions opened still going after 2s, and each minute after)")
 	fs.Var(&f.viaHTTP, "via-http", "bbs: also run each store through kurabe serve on loopback, and report the cost of the HTTP layer per operation; =cgi runs it as CGI (a process per request), =persistent,cgi both")
 	fs.StringVar(&f.probe, "disk-probe", "", "record kurabe probe --json FILE's disk figures in the result (load sets autocommit against them)")
 	fs.BoolVar(&f.isolate, "isolate", false, "give each client tables of its own (posts_c1, posts_c2, ...; a file each on the file store) instead of sharing the workload's tables")
@@ -511,8 +511,15 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			}
 		}
 	}
-	files := func(sp store.Spec) int { return a.driver(sp.Driver).FilesPerSession }
-	if err := checkOpenFiles(p.specs, files, slices.Max(p.levels), len(f.viaHTTP) > 0, openFileLimit()); err != nil {
+	files := func(sp store.Spec) (perSession, perTable int) {
+		drv := a.driver(sp.Driver)
+		if drv.FilesPerTable != nil {
+			perTable = drv.FilesPerTable(sp)
+		}
+		return drv.FilesPerSession, perTable
+	}
+	use := fileUse{clients: slices.Max(p.levels), tables: len(w.Tables()), isolate: p.isolated != nil, viaHTTP: len(f.viaHTTP) > 0}
+	if err := checkOpenFiles(p.specs, files, use, openFileLimit()); err != nil {
 		return nil, badFlag("c", "%v", err)
 	}
 	if tx, ok := w.(workload.Transactional); ok && tx.Transactional() {
@@ -610,23 +617,40 @@ func openFileLimit() int {
 	return int(rl.Cur)
 }
 
+// fileUse is what of a run decides how many files its stores hold open.
+type fileUse struct {
+	clients int
+	tables  int  // the workload's tables
+	isolate bool // --isolate: every client has tables of its own
+	viaHTTP bool
+}
+
 // checkOpenFiles refuses more clients than kurabe can hold the files of
-// (filesPerSession: a session's, stores.Entry.FilesPerSession):
-// with -c 25000 on SQLite the run opened sessions for many seconds, and
-// then every phase failed with "too many open files". A pool holds at most
+// (files: a session's and a table's, stores.Entry.FilesPerSession and
+// FilesPerTable): with -c 25000 on SQLite the run opened sessions for
+// many seconds, and then every phase failed with "too many open files";
+// the file store, counted as holding none, ran -c 100 under ulimit -n 64
+// with 44 of every phase's operations failing so. A pool holds at most
 // pool_size connections; with --via-http every client also holds both
 // ends of a loopback connection to kurabe serve, in this process.
-func checkOpenFiles(specs []store.Spec, filesPerSession func(store.Spec) int, clients int, viaHTTP bool, limit int) error {
+func checkOpenFiles(specs []store.Spec, files func(store.Spec) (perSession, perTable int), use fileUse, limit int) error {
 	if limit <= 0 {
 		return nil
 	}
 	const own = 64 // kurabe's own: its output, a managed server's pipes, listeners
+	clients := use.clients
 	for _, sp := range specs {
-		fixed, perClient := own, filesPerSession(sp)
+		perSession, perTable := files(sp)
+		fixed, perClient := own, perSession
 		if connectMode(sp) == "pool" {
 			fixed, perClient = fixed+perClient*min(poolSize(sp), clients), 0
 		}
-		if viaHTTP {
+		if use.isolate {
+			perClient += perTable * use.tables
+		} else {
+			fixed += perTable * use.tables
+		}
+		if use.viaHTTP {
 			perClient += 2
 		}
 		if need := fixed + perClient*clients; need > limit {

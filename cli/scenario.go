@@ -313,7 +313,7 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		}
 		lang = *p.f.lang
 		if len(steps) > 1 {
-			fmt.Fprint(stdout, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
+			fmt.Fprint(stdout, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(commandLine(redactArgs(p.args), a.runBoolFlags()))))
 		}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil
@@ -570,4 +570,41 @@ func stepOutputs(args []string, step int) []string {
 		}
 	}
 	return out
+}
+
+// commandLine writes a step's flags as the command line would have them:
+// a scenario's settings arrive as --name=value, and a one-letter flag is
+// written -c 1 (a boolean one -q for -q=true), as everywhere else; the
+// others stay --name=value, which kurabe run takes as it is. isBool says
+// which flags are boolean, which take no separate value.
+func commandLine(args []string, isBool func(name string) bool) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		name, val, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch {
+		case !strings.HasPrefix(a, "--") || !ok || len(name) != 1:
+			out = append(out, a)
+		case isBool(name) && val == "true":
+			out = append(out, "-"+name)
+		case isBool(name):
+			out = append(out, "-"+name+"="+val)
+		default:
+			out = append(out, "-"+name, val)
+		}
+	}
+	return out
+}
+
+// runBoolFlags says which of kurabe run's flags are boolean.
+func (a *App) runBoolFlags() func(name string) bool {
+	var f runFlags
+	fs := a.runFlagSet(&f, io.Discard).fs
+	return func(name string) bool {
+		fl := fs.Lookup(name)
+		if fl == nil {
+			return false
+		}
+		b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+		return ok && b.IsBoolFlag()
+	}
 }

@@ -73,6 +73,31 @@ func TestScenarioHeadingsFollowTheLanguage(t *testing.T) {
 	}
 }
 
+// A step's heading is a command line that runs the step, its one-letter
+// flags written as everywhere else (-c 1,2, -n 5, -q). Before, they were
+// --c=1,2 and --n=5.
+func TestScenarioHeadingsWriteShortFlags(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, n: 5}\nsteps:\n  - {c: 1}\n  - {c: [1, 2], d: 1s}\n")
+	out, errs, code := runCLI(t, testApp(), "run", p, "-q")
+	if code != ExitOK {
+		t.Fatalf("exit %d, %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{
+		"## step 1 of 2: kurabe run --store=file: --ops=write -n 5 -c 1 -q\n",
+		"## step 2 of 2: kurabe run --store=file: --ops=write -c 1,2 -d 1s -q\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+			continue
+		}
+		// The heading runs as it reads.
+		line := strings.TrimSuffix(want[strings.Index(want, "kurabe run ")+len("kurabe run "):], "\n")
+		if _, err := testApp().planRun(strings.Fields(line), io.Discard); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+}
+
 // Two scenario files are refused as such, not as an argument the first
 // file's step does not take.
 func TestTwoScenarioFiles(t *testing.T) {

@@ -715,14 +715,19 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 				active++
 			}
 		}
-		c, e := result.Summarize(&conn), result.Summarize(&excl)
-		res.Connect, res.LatencyExclConnect = &c, &e
-		// As pgbench does: the clients' time spent connecting, shared
-		// out over the clients, is taken off the elapsed time; over the
-		// clients that ran operations, since a load of one operation
-		// keeps one client of many busy.
-		if busy := res.Elapsed - float64(conn.Sum)/1e9/float64(max(active, 1)); busy > 0 {
-			res.OpsPerSecExclConnect = float64(res.Ops) / busy
+		// No operation connected through its session (a load's bulk
+		// phase, which the store runs on a connection of its own): there
+		// is no connecting to take out, and no figure without it.
+		if conn.Sum > 0 {
+			c, e := result.Summarize(&conn), result.Summarize(&excl)
+			res.Connect, res.LatencyExclConnect = &c, &e
+			// As pgbench does: the clients' time spent connecting, shared
+			// out over the clients, is taken off the elapsed time; over the
+			// clients that ran operations, since a load of one operation
+			// keeps one client of many busy.
+			if busy := res.Elapsed - float64(conn.Sum)/1e9/float64(max(active, 1)); busy > 0 {
+				res.OpsPerSecExclConnect = float64(res.Ops) / busy
+			}
 		}
 	}
 	first, last := time.Duration(-1), time.Duration(0)

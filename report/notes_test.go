@@ -167,6 +167,37 @@ func loadNotesDoc(fsyncs float64) *result.Document {
 	return d
 }
 
+// A load with a connection per statement (connect=per-op): the note
+// gives the rows' rate, with and without connecting, where it gave the
+// operations' (0.56 ops/s for a load of 1,000 rows); and a bulk phase,
+// which the store loads on a connection of its own, timed no connecting
+// and has no such note (before: "connecting took 0 on average", without
+// a unit).
+func TestPerOpLoadNoteGivesRows(t *testing.T) {
+	d := notesBase("load", 4, "autocommit", "bulk")
+	d.Run.Params = map[string]string{"rows": "1000", "chunk_rows": "1000"}
+	auto := result.Phase{Op: "autocommit", Clients: 1, Elapsed: 2, Ops: 1, OpsPerSec: 0.5, OpsPerSecExclConnect: 0.8,
+		Latency: result.Latency{Count: 1, Mean: 2e6}, Connect: &result.Latency{Count: 1, Mean: 750e3, Max: 750e3}, LatencyExclConnect: &result.Latency{Count: 1, Mean: 1.25e6},
+		Verify: []result.Verify{{Table: "records", Acked: 1000, After: 1000}}, BytesWritten: 1}
+	bulk := result.Phase{Op: "bulk", Clients: 1, Elapsed: 0.01, Ops: 1, OpsPerSec: 100, OpsPerSecExclConnect: 100,
+		Latency: result.Latency{Count: 1, Mean: 1e4}, Connect: &result.Latency{Count: 1}, LatencyExclConnect: &result.Latency{Count: 1, Mean: 1e4},
+		Verify: []result.Verify{{Table: "records", Acked: 1000, After: 1000}}, BytesWritten: 1}
+	d.Stores = []result.Store{{Label: "sqlite", Info: store.Info{Driver: "sqlite"}, Phases: []result.Phase{auto, bulk}}}
+	for _, lang := range []string{English, Japanese} {
+		text := strings.Join(Notes(d, lang), "\n")
+		want := map[string]string{
+			English:  "sqlite autocommit: a new connection per statement: 500 rows/s including connecting, 800 excluding; connecting took 750ms per operation on average (all of its connections), operations 1.25s without it",
+			Japanese: "sqlite autocommit: 文ごとに新しい接続: 接続を含めて 500 行/秒、除くと 800 行/秒。接続に操作あたり平均 750ms (そのすべての接続)、接続を除いた操作に平均 1.25s",
+		}[lang]
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: want %q in:\n%s", lang, want, text)
+		}
+		if strings.Contains(text, "sqlite bulk: ") {
+			t.Errorf("%s: a note on connecting in the bulk phase, which made no connection of its session:\n%s", lang, text)
+		}
+	}
+}
+
 // TestNotesGolden keeps the notes of every kind in both languages: the
 // Japanese file shows each sentence translated, the English one that the
 // English did not change.

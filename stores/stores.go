@@ -37,10 +37,17 @@ type Entry struct {
 	// checks before the store starts.
 	InFile bool
 	// FilesPerSession is how many files a client's session holds open at
-	// most: a connection's socket, SQLite's database and its journal, none
-	// for the file store, whose sessions share its file. The command line
-	// checks -c against ulimit -n with it.
+	// most: a connection's socket, SQLite's database and its journal, the
+	// file store's descriptor of its table's file (each session opens its
+	// own, with O_APPEND; every workload the file store runs has one
+	// table). The command line checks -c against ulimit -n with it.
 	FilesPerSession int
+	// FilesPerTable, when not nil, is how many files the store itself
+	// holds open for each table through the run: the file store's one per
+	// table with sync=interval, for its syncer. With --isolate every
+	// client has tables of its own, so the command line counts these per
+	// client too.
+	FilesPerTable func(store.Spec) int
 	// Server says how the throwaway server the driver starts itself
 	// (DRIVER:managed) takes a max_connections given as an option; nil
 	// for a driver that starts none. The command line checks -c against
@@ -86,11 +93,11 @@ var postgresServer = &Server{StartsFrom: 4, RunsAtLeast: func() int { return 1 }
 
 // Builtin lists the drivers kurabe ships.
 var Builtin = []Entry{
-	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", "", true, false, true, 0, nil, nil},
-	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", "", false, false, false, 1, nil, []string{"bbs"}},
-	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", "", false, false, false, 1, nil, []string{"bbs"}},
-	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql", false, false, false, 1, mysqlServer("mariadb"), nil},
-	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql", false, false, false, 1, mysqlServer("mysql"), nil},
-	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres", false, false, false, 1, postgresServer, nil},
-	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite", false, true, true, 2, nil, nil},
+	{"file", file.Open, "append-only text file, one post per line; options sync=none|write|interval, sync_interval", "file:/tmp/k/posts.txt?sync=write", "", true, false, true, 1, file.FilesPerTable, nil, nil},
+	{"http", httpstore.Open, "a message-board service speaking kurabe serve's API (docs/serve.md), kurabe serve or your own app; options keepalive=1|0, timeout", "http://127.0.0.1:3001", "", false, false, false, 1, nil, nil, []string{"bbs"}},
+	{"https", httpstore.Open, "the same over TLS (certificates checked against the system's roots)", "https://bbs.example.org/app", "", false, false, false, 1, nil, nil, []string{"bbs"}},
+	{"mariadb", mysql.Open, "MariaDB server: mariadb://user:pass@host:port[/db] or mariadb:managed (a throwaway server kurabe starts); options engine=InnoDB|MyISAM|Aria, row_format, page_compressed, encrypted, connect=session|pool|per-op, pool_size, driver=wire|sql, database, and for managed any server setting", "mariadb:managed?innodb_page_size=8k", "mysql", false, false, false, 1, nil, mysqlServer("mariadb"), nil},
+	{"mysql", mysql.Open, "MySQL or MariaDB server, as mariadb", "mysql://kurabe@127.0.0.1:3306/?engine=MyISAM", "mysql", false, false, false, 1, nil, mysqlServer("mysql"), nil},
+	{"postgres", postgres.Open, "PostgreSQL: an existing server by URL, or managed (a throwaway server kurabe starts); options connect=session|pool|per-op, pool_size, protocol=extended|simple, driver=wire|pgx, synchronous_commit, and for managed any server setting", "postgres:managed?shared_buffers=256MB", "postgres", false, false, false, 1, nil, postgresServer, nil},
+	{"sqlite", sqlite.Open, "SQLite database file; options connect=session|per-op, page_size, journal_mode, synchronous, cache_size, busy_timeout", "sqlite:/tmp/k/bbs.db?journal_mode=wal", "sqlite", false, true, true, 2, nil, nil, nil},
 }

@@ -98,6 +98,16 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 	return s, nil
 }
 
+// FilesPerTable is how many files the store holds open for each table
+// through a run, besides its sessions' (one each per table they use): with
+// sync=interval its syncer keeps every table's file open to flush it.
+func FilesPerTable(spec store.Spec) int {
+	if strings.EqualFold(spec.Options.Get("sync"), "interval") {
+		return 1
+	}
+	return 0
+}
+
 func indexOf(list []string, v string) int {
 	for i, x := range list {
 		if x == v {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -101,12 +102,8 @@ func commitSync(info store.Info) (int, string) {
 // the operations that succeeded (each a chunk of the data set, the last
 // one short), over the phase's elapsed time.
 func Rates(d *result.Document) []Rate {
-	if d.Run.Workload != "load" {
-		return nil
-	}
-	rows, _ := strconv.ParseInt(d.Run.Params["rows"], 10, 64)
-	chunk, _ := strconv.ParseInt(d.Run.Params["chunk_rows"], 10, 64)
-	if rows <= 0 || chunk <= 0 {
+	rows, chunk, ok := sizes(d)
+	if !ok {
 		return nil
 	}
 	chunks := (rows + chunk - 1) / chunk
@@ -119,12 +116,7 @@ func Rates(d *result.Document) []Rate {
 				r.GroupCommit = true
 			}
 			r.Sync, r.SyncSettings = commitSync(s.Info)
-			r.Rows = min(p.Ops*chunk, rows)
-			if acked, ok := ackedRows(p); ok {
-				// The rows stored, the committed ones of a chunk cut short
-				// (an interrupted autocommit) included.
-				r.Rows = acked
-			}
+			r.Rows, _ = PhaseRows(d, p)
 			r.Complete = p.Ops == chunks && p.Errors == 0 && !p.Interrupted
 			if p.Elapsed > 0 {
 				r.RowsPerSec = float64(r.Rows) / p.Elapsed
@@ -133,6 +125,33 @@ func Rates(d *result.Document) []Rate {
 		}
 	}
 	return out
+}
+
+// sizes are a load run's rows and rows per chunk, as its parameters say;
+// ok is false for a result of another workload.
+func sizes(d *result.Document) (rows, chunk int64, ok bool) {
+	if d.Run.Workload != "load" {
+		return 0, 0, false
+	}
+	rows, _ = strconv.ParseInt(d.Run.Params["rows"], 10, 64)
+	chunk, _ = strconv.ParseInt(d.Run.Params["chunk_rows"], 10, 64)
+	return rows, chunk, rows > 0 && chunk > 0
+}
+
+// PhaseRows is how many rows a phase of a load run loaded: the rows the
+// store acknowledged, as the phase's check counted them (the committed
+// ones of a chunk cut short, an interrupted autocommit, included), or
+// without a check the rows of the operations that succeeded. ok is false
+// for a result of another workload.
+func PhaseRows(d *result.Document, p result.Phase) (rows int64, ok bool) {
+	all, chunk, ok := sizes(d)
+	if !ok {
+		return 0, false
+	}
+	if acked, ok := ackedRows(p); ok {
+		return acked, true
+	}
+	return min(p.Ops*chunk, all), true
 }
 
 // Notes are the lines a report prints under a load run's table: rows per
@@ -192,8 +211,14 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 		// of fsyncs a second against a disk's store) would draw a wrong
 		// conclusion: say why none is drawn, and which probe to make.
 		pr := d.Env.Probe
+		// The run's temporary data directory is gone once the run ends:
+		// the probe to make is of its parent, on the same filesystem.
+		probeDir := o.Dir
+		if o.Dir == d.Run.Dir && !d.Run.DirKept {
+			probeDir = filepath.Dir(o.Dir)
+		}
 		out = append(out, say("autocommit against the disk: the disk probe (--disk-probe) measured %s (%s), another filesystem than the stores' %s (%s), so its %s fsync'd appends/s cannot judge these stores; run kurabe probe --dir %s --json disk.json and give that to --disk-probe",
-			pr.Dir, pr.Filesystem, o.Dir, o.Filesystem, group(pr.FsyncsPerSec), o.Dir))
+			pr.Dir, pr.Filesystem, o.Dir, o.Filesystem, group(pr.FsyncsPerSec), probeDir))
 		return out
 	}
 	if fsyncsPerSec <= 0 {
