@@ -1346,8 +1346,19 @@ func outcome(d *result.Document, lang string) error {
 			if p.Repeat != repeat {
 				failedBefore, repeat = false, p.Repeat
 			}
-			if p.Ops == 0 && p.Errors > 0 && !skipped(p) && !slices.Contains(nothing, s.Label+" "+p.Op) {
+			if p.Ops == 0 && p.Errors > 0 && !skipped(p.ErrorClasses) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
+			}
+			// In a mix, a kind whose every operation failed (every
+			// write, while the reads went through) is as broken as a
+			// phase that did.
+			if p.Ops > 0 && len(p.Kinds) > 1 {
+				for _, k := range p.Kinds {
+					where := s.Label + " " + p.Op + " (" + k.Name + ")"
+					if k.Ops == 0 && k.Errors > 0 && !skipped(k.ErrorClasses) && !slices.Contains(nothing, where) {
+						nothing = append(nothing, where)
+					}
+				}
 			}
 			for _, c := range p.ErrorClasses {
 				if c.Class != "skipped" && !slices.Contains(lostWork, c.Class) {
@@ -1408,16 +1419,17 @@ func outcome(d *result.Document, lang string) error {
 // before the run (key-order).
 var lostWork = []string{"missing", "lost", store.ClassKeyOrder}
 
-// skipped reports whether every error of a phase is of class skipped: a
-// workload said the phase does not apply to the store (a transaction on a
-// connection per statement), which the notes say; it failed nothing.
-func skipped(p result.Phase) bool {
-	for _, c := range p.ErrorClasses {
+// skipped reports whether every error of a phase (or of a kind of
+// operation in it), by its classes, is of class skipped: a workload said
+// the phase does not apply to the store (a transaction on a connection per
+// statement), which the notes say; it failed nothing.
+func skipped(classes []result.ErrorClass) bool {
+	for _, c := range classes {
 		if c.Class != "skipped" {
 			return false
 		}
 	}
-	return len(p.ErrorClasses) > 0
+	return len(classes) > 0
 }
 
 func (a *App) driver(name string) *stores.Entry {

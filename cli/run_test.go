@@ -1278,6 +1278,11 @@ func TestOutcome(t *testing.T) {
 		{"all failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitFailed, "every operation of a write failed"},
 		{"all skipped", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "transaction", Errors: 1, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 1}}}}}}}, ExitOK, ""},
 		{"skipped and failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "transaction", Errors: 3, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 1}, {Class: "error", Count: 2}}}}}}}, ExitFailed, "every operation of a transaction failed"},
+		// A mix whose writes all failed while its reads went through.
+		{"a kind all failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "mix", Ops: 40, Errors: 60, Kinds: []result.Kind{
+			{Name: "write", Errors: 60, ErrorClasses: []result.ErrorClass{{Class: "error", Count: 60}}}, {Name: "read-all", Ops: 40}}}}}}}, ExitFailed, "every operation of a mix (write) failed"},
+		{"a kind partly failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{{Op: "mix", Ops: 41, Errors: 59, Kinds: []result.Kind{
+			{Name: "write", Ops: 1, Errors: 59}, {Name: "read-all", Ops: 40}}}}}}}, ExitOK, ""},
 		{"interrupted", result.Document{Interrupted: true, Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(0, 5)}}}}, ExitInterrupted, "interrupted"},
 		{"store failed", result.Document{Stores: []result.Store{{Label: "a", Error: "boom"}}}, ExitFailed, "store a failed"},
 		// Errors that say work was lost fail the run, where others only
