@@ -441,7 +441,7 @@ func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
 	meta := "CREATE TABLE IF NOT EXISTS " + s.qualified(metaTable) +
 		" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 	if _, err := c.ExecContext(ctx, meta); err != nil {
-		return fmt.Errorf("%s: cannot create %s: %w", s.driver, s.qualified(metaTable), classify(err, false))
+		return fmt.Errorf("%s: cannot create %s: %w%s", s.driver, s.qualified(metaTable), classify(err, false), s.grantHint(ctx, c, err))
 	}
 	for _, t := range tables {
 		if err := s.setupTable(ctx, c, t); err != nil {
@@ -465,6 +465,25 @@ func (s *Store) createDatabase(ctx context.Context, c *sql.Conn) error {
 		return fmt.Errorf("%s: cannot create database %s: %w; create it (CHARACTER SET utf8mb4) and grant the user all on it, or name another with ?database=", s.driver, s.opts.database, classify(err, false))
 	}
 	return nil
+}
+
+// grantHint says what to grant when err is the server refusing kurabe's
+// user a statement on its database; "" for other errors.
+func (s *Store) grantHint(ctx context.Context, c *sql.Conn, err error) string {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1142 && me.Number != 1044 { // ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR
+		return ""
+	}
+	// The account as the server matched it (user@host), as GRANT names it.
+	account := "USER"
+	var cur string
+	if c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&cur) == nil {
+		if user, host, ok := strings.Cut(cur, "@"); ok {
+			account = "'" + user + "'@'" + host + "'"
+		}
+	}
+	return fmt.Sprintf("; kurabe makes, indexes, empties and drops its own tables in the database %s: grant the user that (GRANT ALL ON %s.* TO %s, or at least CREATE, DROP, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE), or name a database where it has them with ?database=",
+		s.opts.database, quote(s.opts.database), account)
 }
 
 // owned reports whether the table exists and whether kurabe_meta lists it.
@@ -526,7 +545,7 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 		if s.opts.encrypted {
 			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
 		}
-		return fmt.Errorf("%s: cannot create table %s: %w%s", s.driver, s.qualified(t.Name), classify(err, false), hint)
+		return fmt.Errorf("%s: cannot create table %s: %w%s%s", s.driver, s.qualified(t.Name), classify(err, false), s.grantHint(ctx, c, err), hint)
 	}
 	for _, q := range indexes {
 		if _, err := c.ExecContext(ctx, q); err != nil {

@@ -408,6 +408,25 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// A user who may read and write a database but not create tables in
+	// it is told what to grant, not only that CREATE was denied.
+	t.Run("DeniedSaysWhatToGrant", func(t *testing.T) {
+		lpw := "Lim-" + randomHex(t)
+		mustExec(t, root, "CREATE DATABASE limited",
+			"CREATE USER 'klimited'@'127.0.0.1' IDENTIFIED BY '"+lpw+"'",
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON limited.* TO 'klimited'@'127.0.0.1'")
+		st, err := openSpec(t, "mysql://klimited:"+lpw+"@"+addr+"/limited", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		posts := &store.Table{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+		err = st.Setup(ctx, []*store.Table{posts})
+		if err == nil || !strings.Contains(err.Error(), "GRANT ALL ON `limited`.* TO 'klimited'@'127.0.0.1'") || strings.Contains(err.Error(), lpw) {
+			t.Fatalf("Setup without CREATE = %v; want the GRANT that lets kurabe make its tables", err)
+		}
+	})
+
 	// A store whose tables could not be made (the server refused their
 	// create options) has no table to read its table options back from:
 	// Info gives them as given, marked so, never as if read back. Before,

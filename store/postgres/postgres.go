@@ -384,12 +384,26 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		return err
 	}
 	defer end()
-	for _, q := range []string{
-		"CREATE SCHEMA IF NOT EXISTS " + schema,
-		"CREATE TABLE IF NOT EXISTS " + qualified("kurabe_meta") + " (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())",
-	} {
+	// The schema is made only when it is missing: a user without CREATE
+	// on the database may own a kurabe schema made for it
+	// (CREATE SCHEMA kurabe AUTHORIZATION app), and the server refuses
+	// even CREATE SCHEMA IF NOT EXISTS to such a user.
+	var hasSchema bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", schema).Scan(&hasSchema); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
+	}
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + qualified("kurabe_meta") + " (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())"}
+	if !hasSchema {
+		stmts = append([]string{"CREATE SCHEMA " + schema}, stmts...)
+	}
+	for _, q := range stmts {
 		if _, err := tx.Exec(ctx, q); err != nil {
-			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
+			hint := ""
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s: have it made for this user (CREATE SCHEMA %s AUTHORIZATION %s), or grant the user CREATE on the database", schema, schema, s.cfg.User)
+			}
+			return s.fail(fmt.Errorf("postgres: %s: %s: %w%s", s.target, q, err, hint))
 		}
 	}
 	// A table of someone else's by kurabe_meta's name is not kurabe's list.

@@ -403,6 +403,45 @@ func TestRefusesForeignMeta(t *testing.T) {
 	}
 }
 
+// A user without CREATE on the database who owns a kurabe schema made
+// for it runs: Setup does not ask to create the schema that is there.
+// Before, CREATE SCHEMA IF NOT EXISTS was refused (permission denied for
+// database).
+func TestSetupInSchemaMadeForUser(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{"CREATE ROLE klimited LOGIN", "CREATE DATABASE lim", "REVOKE CREATE ON DATABASE lim FROM PUBLIC"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	base := strings.TrimSuffix(dsn, "/postgres")
+	base = strings.Replace(base, "//kurabe@", "//klimited@", 1)
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	// Without the schema, the message says how to have it made.
+	st := open(t, base+"/lim", store.Env{})
+	if err := st.Setup(ctx, []*store.Table{posts}); err == nil || !strings.Contains(err.Error(), "CREATE SCHEMA kurabe AUTHORIZATION klimited") {
+		t.Fatalf("Setup without the schema or CREATE = %v; want how to have the schema made", err)
+	}
+	u, err := pgx.Connect(ctx, strings.TrimSuffix(dsn, "/postgres")+"/lim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close(ctx)
+	if _, err := u.Exec(ctx, "CREATE SCHEMA kurabe AUTHORIZATION klimited"); err != nil {
+		t.Fatal(err)
+	}
+	st = open(t, base+"/lim", store.Env{})
+	if err := st.Setup(ctx, []*store.Table{posts}); err != nil {
+		t.Fatalf("Setup in the user's own kurabe schema: %v", err)
+	}
+}
+
 func TestPerOpReportsConnectTime(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()
