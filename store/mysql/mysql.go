@@ -36,9 +36,11 @@
 //     does, and sends the statement as text with its arguments interpolated
 //     by the driver (one round trip; PHP's PDO does the same by default),
 //     since a statement prepared for one use costs two.
-//   - kurabe works in a database of its own (option database, default
-//     kurabe), whatever database the URL names, and only ever drops or
-//     empties the tables its kurabe_meta table lists.
+//   - kurabe works in the database the URL names, or without one in the
+//     database of option database (default kurabe), and only ever drops
+//     or empties the tables its kurabe_meta table lists with the token
+//     their comment has (kurabe:TOKEN), so a table someone made again
+//     under one of those names is not taken for kurabe's.
 //   - A managed server is made fresh in the store's data directory by
 //     mariadb-install-db (given the settings fixed at creation, such as
 //     innodb_page_size) and runs as the mysql user (or nobody) when kurabe
@@ -84,8 +86,14 @@ import (
 
 const (
 	metaTable = "kurabe_meta"
-	// metaColumns are kurabe_meta's columns as kurabe makes it.
-	metaColumns = "name,created"
+	// metaColumns are kurabe_meta's columns as kurabe makes it: each
+	// table kurabe made, when, and the token in the table's comment;
+	// metaColumnsOld those of earlier kurabe, without the token.
+	metaColumns    = "name,created,token"
+	metaColumnsOld = "name,created"
+	// commentPrefix starts the comment of every table kurabe makes,
+	// followed by its token.
+	commentPrefix = "kurabe:"
 	// The driver refuses packets larger than this, whatever the server allows.
 	driverMaxPacket = 64 << 20
 	// A prepared statement takes at most this many placeholders.
@@ -430,21 +438,33 @@ func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
 	// Every table is checked before kurabe_meta is made: a refused run
 	// leaves nothing behind in a database that is someone else's.
 	for _, t := range tables {
-		exists, owned, err := s.owned(ctx, c, t.Name)
-		if err != nil {
+		if err := s.mayReplace(ctx, c, t.Name); err != nil {
 			return err
 		}
-		if exists && !owned {
-			return s.notOwned(t.Name)
+	}
+	shape, err := s.metaShape(ctx, c)
+	if err != nil {
+		return err
+	}
+	var meta string
+	switch shape {
+	case "":
+		meta = "CREATE TABLE " + s.qualified(metaTable) +
+			" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, token VARCHAR(64) NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+	case metaColumnsOld:
+		meta = "ALTER TABLE " + s.qualified(metaTable) + " ADD COLUMN token VARCHAR(64) NULL"
+	}
+	if meta != "" {
+		if _, err := c.ExecContext(ctx, meta); err != nil {
+			return fmt.Errorf("%s: cannot create %s: %w%s", s.driver, s.qualified(metaTable), classify(err, false), s.grantHint(ctx, c, err))
 		}
 	}
-	meta := "CREATE TABLE IF NOT EXISTS " + s.qualified(metaTable) +
-		" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
-	if _, err := c.ExecContext(ctx, meta); err != nil {
-		return fmt.Errorf("%s: cannot create %s: %w%s", s.driver, s.qualified(metaTable), classify(err, false), s.grantHint(ctx, c, err))
+	token, err := s.token(ctx, c)
+	if err != nil {
+		return err
 	}
 	for _, t := range tables {
-		if err := s.setupTable(ctx, c, t); err != nil {
+		if err := s.setupTable(ctx, c, t, token); err != nil {
 			return err
 		}
 	}
@@ -486,43 +506,130 @@ func (s *Store) grantHint(ctx context.Context, c *sql.Conn, err error) string {
 		s.opts.database, quote(s.opts.database), account)
 }
 
-// owned reports whether the table exists and whether kurabe_meta lists it.
-func (s *Store) owned(ctx context.Context, c *sql.Conn, table string) (exists, owned bool, err error) {
-	var n int
-	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, table).Scan(&n)
-	if err != nil {
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
-	}
-	exists = n > 0
-	// kurabe_meta may be missing (nothing of kurabe's is here yet) or be a
-	// table of someone else's by that name, which is not kurabe's list.
+// ownership is what a table name in kurabe's database is to kurabe.
+type ownership uint8
+
+const (
+	absent   ownership = iota // no table by that name
+	foreign                   // a table kurabe_meta does not list
+	replaced                  // listed, but not the table kurabe made: another by its name
+	unproven                  // listed by an earlier kurabe without a token, and made again or altered since
+	ours                      // the table kurabe made
+)
+
+// metaShape is kurabe_meta's columns, "" when there is none; a table of
+// someone else's by that name is an error.
+func (s *Store) metaShape(ctx context.Context, c *sql.Conn) (string, error) {
 	var cols sql.NullString
-	err = c.QueryRowContext(ctx, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, metaTable).Scan(&cols)
+	err := c.QueryRowContext(ctx, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, metaTable).Scan(&cols)
 	switch {
 	case err != nil:
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+		return "", fmt.Errorf("%s: %w", s.driver, classify(err, false))
 	case !cols.Valid:
-		return exists, false, nil
-	case !strings.EqualFold(cols.String, metaColumns):
-		return false, false, s.notOwned(metaTable)
+		return "", nil
+	case strings.EqualFold(cols.String, metaColumns), strings.EqualFold(cols.String, metaColumnsOld):
+		return strings.ToLower(cols.String), nil
 	}
-	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(metaTable)+" WHERE name = ?", table).Scan(&n)
-	if err != nil {
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
-	}
-	return exists, n > 0, nil
+	return "", s.notOwned(metaTable)
 }
 
-func (s *Store) notOwned(table string) error {
+// owner says what the table is to kurabe. kurabe makes every table with
+// the comment kurabe:TOKEN and lists it in kurabe_meta with the token, a
+// random one per database: a table someone made again under the name has
+// no such comment. The token, not the table's CREATE_TIME, since InnoDB's
+// changes when the table is altered or optimized, and a comment stays
+// through ALTER, OPTIMIZE and RENAME. An entry of an earlier kurabe,
+// which kept no token, is taken as kurabe's while the table is no newer
+// than the entry: kurabe listed a table right after making it, and one
+// made again later (or altered, for InnoDB) is refused.
+func (s *Store) owner(ctx context.Context, c *sql.Conn, table string) (ownership, error) {
+	var n int
+	var comment string
+	err := c.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MAX(TABLE_COMMENT), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, table).Scan(&n, &comment)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	if n == 0 {
+		return absent, nil
+	}
+	shape, err := s.metaShape(ctx, c)
+	if err != nil || shape == "" {
+		return foreign, err
+	}
+	tokenCol := "m.token"
+	if shape == metaColumnsOld {
+		tokenCol = "NULL"
+	}
+	var token sql.NullString
+	var older bool
+	err = c.QueryRowContext(ctx, "SELECT "+tokenCol+", COALESCE(t.CREATE_TIME <= m.created, 0) FROM "+s.qualified(metaTable)+
+		" m LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = ? AND t.TABLE_NAME = m.name WHERE m.name = ?", s.opts.database, table).Scan(&token, &older)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return foreign, nil
+	case err != nil:
+		return 0, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	case token.Valid && comment == commentPrefix+token.String, !token.Valid && older:
+		return ours, nil
+	case !token.Valid:
+		return unproven, nil
+	}
+	return replaced, nil
+}
+
+// mayReplace refuses a table by that name that is not the one kurabe
+// made; one that is not there, or is kurabe's, may be dropped.
+func (s *Store) mayReplace(ctx context.Context, c *sql.Conn, table string) error {
+	o, err := s.owner(ctx, c, table)
+	if err != nil || o == absent || o == ours {
+		return err
+	}
+	return s.refusal(table, o)
+}
+
+// token is the token of kurabe's tables in its database: the one
+// kurabe_meta has, or a new one.
+func (s *Store) token(ctx context.Context, c *sql.Conn) (string, error) {
+	var tok string
+	err := c.QueryRowContext(ctx, "SELECT token FROM "+s.qualified(metaTable)+" WHERE token IS NOT NULL ORDER BY created LIMIT 1").Scan(&tok)
+	switch {
+	case err == nil && identRE.MatchString(tok):
+		return tok, nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return "", fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	return randomPassword()
+}
+
+// record lists the table as kurabe's, with the token its comment has.
+func (s *Store) record(ctx context.Context, c *sql.Conn, table, token string) error {
+	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created, token) VALUES (?, NOW(), ?) ON DUPLICATE KEY UPDATE created = NOW(), token = VALUES(token)"
+	if _, err := c.ExecContext(ctx, rec, table, token); err != nil {
+		return fmt.Errorf("%s: cannot record table %s in %s: %w", s.driver, table, metaTable, classify(err, false))
+	}
+	return nil
+}
+
+func (s *Store) notOwned(table string) error { return s.refusal(table, foreign) }
+
+// refusal is the error for a table kurabe may not change, by what it is.
+func (s *Store) refusal(table string, o ownership) error {
 	if table == metaTable {
 		return fmt.Errorf("%s: table %s.%s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database with ?database=NAME",
-			s.driver, s.opts.database, table, store.ErrNotOwned, metaColumns)
+			s.driver, s.opts.database, table, store.ErrNotOwned, strings.ReplaceAll(metaColumns, ",", ", "))
 	}
-	return fmt.Errorf("%s: table %s.%s exists and was %w (it is not in %s.%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
-		s.driver, s.opts.database, table, store.ErrNotOwned, s.opts.database, metaTable)
+	why := "it is not in " + s.opts.database + "." + metaTable
+	switch o {
+	case replaced:
+		why = s.opts.database + "." + metaTable + " lists a table of that name, but this is not the table kurabe made: it was replaced since"
+	case unproven:
+		why = s.opts.database + "." + metaTable + " lists it, from an earlier kurabe that did not mark the tables it made, and the table was made again or altered since, so kurabe cannot tell it is the one it made"
+	}
+	return fmt.Errorf("%s: table %s.%s exists and was %w (%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
+		s.driver, s.opts.database, table, store.ErrNotOwned, why)
 }
 
-func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) error {
+func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table, token string) error {
 	if len(t.Name) > 64 || t.Name == metaTable || len(t.Columns) == 0 || t.Columns[0].Kind != store.Int {
 		return fmt.Errorf("%s: cannot create table %q: names are at most 64 bytes, %s is kurabe's own, and column 0 must be an integer key", s.driver, t.Name, metaTable)
 	}
@@ -530,17 +637,13 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 	if err != nil {
 		return err
 	}
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil {
+	if err := s.mayReplace(ctx, c, t.Name); err != nil {
 		return err
-	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
 	}
 	if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.qualified(t.Name)); err != nil {
 		return fmt.Errorf("%s: cannot drop kurabe's table %s: %w", s.driver, s.qualified(t.Name), classify(err, false))
 	}
-	if _, err := c.ExecContext(ctx, s.createSQL(t)); err != nil {
+	if _, err := c.ExecContext(ctx, s.createSQL(t)+" COMMENT='"+commentPrefix+token+"'"); err != nil {
 		hint := ""
 		if s.opts.encrypted {
 			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
@@ -552,9 +655,8 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 			return fmt.Errorf("%s: cannot index table %s: %s: %w", s.driver, s.qualified(t.Name), q, classify(err, false))
 		}
 	}
-	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
-	if _, err := c.ExecContext(ctx, rec, t.Name); err != nil {
-		return fmt.Errorf("%s: cannot record table %s in %s: %w", s.driver, t.Name, metaTable, classify(err, false))
+	if err := s.record(ctx, c, t.Name, token); err != nil {
+		return err
 	}
 	// A server without NO_ENGINE_SUBSTITUTION in sql_mode quietly uses its
 	// default engine instead; a comparison of engines must not.
@@ -691,12 +793,8 @@ func (s *Store) truncate(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil {
+	if err := s.mayReplace(ctx, c, t.Name); err != nil {
 		return err
-	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
 	}
 	if _, err := c.ExecContext(ctx, "TRUNCATE TABLE "+s.qualified(t.Name)); err != nil {
 		return fmt.Errorf("%s: %w", s.driver, classify(err, false))
@@ -1145,21 +1243,30 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	defer c.Close()
 	old := t.Name + "_old"
-	exists, owned, err := s.owned(ctx, c, t.Name)
+	o, err := s.owner(ctx, c, t.Name)
 	if err != nil {
 		return err
 	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
+	if o != absent && o != ours {
+		return s.refusal(t.Name, o)
 	}
-	oldExists, oldOwned, err := s.owned(ctx, c, old)
-	if err != nil {
+	exists := o == ours
+	if err := s.mayReplace(ctx, c, old); err != nil {
 		return err
 	}
-	if oldExists && !oldOwned {
-		return s.notOwned(old)
+	switch so, err := s.owner(ctx, c, staged.Name); {
+	case err != nil:
+		return err
+	case so == absent:
+		return fmt.Errorf("%s: the staging table %s is not there; run Setup first", s.driver, s.qualified(staged.Name))
+	case so != ours:
+		return s.refusal(staged.Name, so)
 	}
-	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
+	// Each entry moves with its table: t's goes with t to old, and
+	// staged's (its token, which its comment has) with staged into t's
+	// place.
+	recAs := "INSERT INTO " + s.qualified(metaTable) + " (name, created, token) SELECT ?, created, token FROM " + s.qualified(metaTable) +
+		" WHERE name = ? ON DUPLICATE KEY UPDATE created = VALUES(created), token = VALUES(token)"
 	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
 	type step struct {
 		q    string
@@ -1171,7 +1278,7 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	if exists {
 		steps = append(steps,
-			step{rec, []any{old}},
+			step{recAs, []any{old, t.Name}},
 			step{"RENAME TABLE " + s.qualified(t.Name) + " TO " + s.qualified(old) + ", " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil},
 			step{"DROP TABLE " + s.qualified(old), nil},
 			step{unrec, []any{old}})
@@ -1180,10 +1287,10 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 		// the two steps cannot leave a table kurabe then refuses as not
 		// its own (a listed table that is not there is nothing).
 		steps = append(steps,
-			step{rec, []any{t.Name}},
+			step{recAs, []any{t.Name, staged.Name}},
 			step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
 	}
-	steps = append(steps, step{rec, []any{t.Name}}, step{unrec, []any{staged.Name}})
+	steps = append(steps, step{recAs, []any{t.Name, staged.Name}}, step{unrec, []any{staged.Name}})
 	for _, st := range steps {
 		if _, err := c.ExecContext(ctx, st.q, st.args...); err != nil {
 			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
@@ -1203,11 +1310,14 @@ func (s *Store) drop(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil || !exists || !owned {
-		return err
+	o, err := s.owner(ctx, c, t.Name)
+	switch {
+	case err != nil || o == foreign || o == absent:
+		return err // not kurabe's or not there: left as it is
+	case o != ours:
+		return s.refusal(t.Name, o)
 	}
-	for _, q := range []string{"DROP TABLE IF EXISTS " + s.qualified(t.Name), "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"} {
+	for _, q := range []string{"DROP TABLE " + s.qualified(t.Name), "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"} {
 		args := []any{}
 		if strings.HasPrefix(q, "DELETE") {
 			args = append(args, t.Name)

@@ -408,6 +408,100 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// The tester's steps: kurabe ran in appdb, its user then dropped
+	// kurabe's crud and made a crud of their own with their data. kurabe
+	// still lists crud in kurabe_meta, but refuses the table there as not
+	// its own, on every path that would drop, empty or replace it, and
+	// the user's row survives. Before, ownership was the name alone, and
+	// the next run replaced the user's table without a word. A table of
+	// kurabe's that was altered or optimized is still kurabe's.
+	t.Run("TableMadeAgainByUser", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE appdb")
+		st, err := openSpec(t, dsn+"appdb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		crud := &store.Table{Name: "crud", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}}
+		if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "OPTIMIZE TABLE appdb.crud", "ALTER TABLE appdb.crud ADD INDEX by_payload (payload(10))", "ALTER TABLE appdb.crud ENGINE=Aria", "ALTER TABLE appdb.crud ENGINE=InnoDB")
+		if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+			t.Fatalf("Setup over kurabe's own table, altered and optimized: %v", err)
+		}
+		mustExec(t, root, "DROP TABLE appdb.crud", "CREATE TABLE appdb.crud (id INT PRIMARY KEY, important TEXT)", "INSERT INTO appdb.crud VALUES (1, 'keep me')")
+		sw := st.(store.Swapper)
+		for what, err := range map[string]error{
+			"Setup":    st.Setup(ctx, []*store.Table{crud}),
+			"Truncate": store.Truncate(ctx, st, crud),
+			"Drop":     sw.Drop(ctx, crud),
+			"Replace": func() error {
+				_, _, err := store.Replace(ctx, st, crud, func(*store.Table) (int64, error) { return 0, nil })
+				return err
+			}(),
+			"BulkLoad": func() error {
+				_, err := st.(store.BulkLoader).BulkLoad(ctx, crud, func() (store.Row, bool) { return nil, false })
+				return err
+			}(),
+		} {
+			if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "appdb.crud") || !strings.Contains(err.Error(), "replaced since") || strings.Contains(err.Error(), pw) {
+				t.Errorf("%s of the user's table = %v; want ErrNotOwned saying it was replaced since kurabe made it", what, err)
+			}
+		}
+		var important string
+		if err := root.QueryRow("SELECT important FROM appdb.crud WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+			t.Fatalf("the user's row: %q, %v", important, err)
+		}
+		// A staging table the user made again is not swapped in.
+		other := &store.Table{Name: "other", AutoKey: true, Columns: crud.Columns}
+		staged := store.Staged(other)
+		if err := st.Setup(ctx, []*store.Table{staged}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "DROP TABLE appdb.other_new", "CREATE TABLE appdb.other_new (id BIGINT PRIMARY KEY, payload LONGTEXT)", "INSERT INTO appdb.other_new VALUES (7, 'mine')")
+		if err := sw.Swap(ctx, staged, other); !errors.Is(err, store.ErrNotOwned) {
+			t.Errorf("Swap of a staging table the user made again = %v; want ErrNotOwned", err)
+		}
+		var n int
+		if err := root.QueryRow("SELECT COUNT(*) FROM appdb.other_new").Scan(&n); err != nil || n != 1 {
+			t.Errorf("the user's appdb.other_new: %d rows, %v", n, err)
+		}
+	})
+
+	// kurabe_meta as earlier kurabe made it (name, created) gains the token
+	// column. Its entries have none: a table no newer than its entry is
+	// kurabe's; one made since is refused.
+	t.Run("MetaOfEarlierKurabe", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE earlier",
+			"CREATE TABLE earlier.kurabe_meta (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+			"CREATE TABLE earlier.old (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, payload LONGTEXT NOT NULL)",
+			"INSERT INTO earlier.kurabe_meta VALUES ('old', NOW())",
+			"INSERT INTO earlier.kurabe_meta VALUES ('mine', NOW() - INTERVAL 1 HOUR)",
+			"CREATE TABLE earlier.mine (id INT PRIMARY KEY, important TEXT)", "INSERT INTO earlier.mine VALUES (1, 'keep me')")
+		st, err := openSpec(t, dsn+"earlier", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		if err := st.Setup(ctx, []*store.Table{{Name: "old", AutoKey: true, Columns: cols}}); err != nil {
+			t.Fatalf("Setup over an earlier kurabe's table: %v", err)
+		}
+		var token sql.NullString
+		if err := root.QueryRow("SELECT token FROM earlier.kurabe_meta WHERE name = 'old'").Scan(&token); err != nil || !token.Valid {
+			t.Fatalf("old's token: %v, %v", token, err)
+		}
+		err = st.Setup(ctx, []*store.Table{{Name: "mine", AutoKey: true, Columns: cols}})
+		if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "earlier kurabe") {
+			t.Fatalf("Setup over a table made since an earlier kurabe listed it = %v; want ErrNotOwned saying why", err)
+		}
+		var important string
+		if err := root.QueryRow("SELECT important FROM earlier.mine WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+			t.Fatalf("the user's row: %q, %v", important, err)
+		}
+	})
+
 	// A user who may read and write a database but not create tables in
 	// it is told what to grant, not only that CREATE was denied.
 	t.Run("DeniedSaysWhatToGrant", func(t *testing.T) {
