@@ -1328,3 +1328,96 @@ func (s *Store) drop(ctx context.Context, t *store.Table) error {
 	}
 	return nil
 }
+
+var _ store.Cleaner = (*Store)(nil)
+
+// Clean drops kurabe's tables and then kurabe_meta, never the database,
+// which may hold the user's tables (and which kurabe made only when the
+// address named none). DDL commits by itself in MySQL and MariaDB, so it
+// is done table by table, each checked just before it is dropped; with
+// dryRun nothing is run but the checks.
+func (s *Store) Clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	out, err := s.clean(ctx, dryRun)
+	return out, scrub(err, s.secret)
+}
+
+func (s *Store) clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	if s.m != nil {
+		return nil, fmt.Errorf("%s: a managed server is thrown away with its tables when kurabe stops; there is nothing to clean", s.driver)
+	}
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	meta := s.opts.database + "." + metaTable
+	shape, err := s.metaShape(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if shape == "" {
+		return []store.Cleaned{{Name: meta, Outcome: store.CleanNothing}}, nil
+	}
+	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable)+" ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+	}
+	run := func(q string, args ...any) error {
+		if dryRun {
+			return nil
+		}
+		if _, err := c.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("%s: cleaning %s: %s: %w", s.driver, s.opts.database, q, classify(err, false))
+		}
+		return nil
+	}
+	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
+	var out []store.Cleaned
+	left := false
+	for _, name := range names {
+		o, err := s.owner(ctx, c, name)
+		if err != nil {
+			return out, err
+		}
+		cl := store.Cleaned{Name: s.opts.database + "." + name}
+		switch o {
+		case ours:
+			if err := run("DROP TABLE " + s.qualified(name)); err != nil {
+				return out, err
+			}
+			cl.Outcome = store.CleanDropped
+		case absent:
+			cl.Outcome = store.CleanUnlisted
+		case unproven:
+			cl.Outcome, left = store.CleanUnproven, true
+		default:
+			cl.Outcome, left = store.CleanReplaced, true
+		}
+		if o == ours || o == absent {
+			if err := run(unrec, name); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, cl)
+	}
+	if left {
+		return append(out, store.Cleaned{Name: meta, Outcome: store.CleanListKept}), nil
+	}
+	if err := run("DROP TABLE " + s.qualified(metaTable)); err != nil {
+		return out, err
+	}
+	return append(out, store.Cleaned{Name: meta, Outcome: store.CleanDropped}), nil
+}

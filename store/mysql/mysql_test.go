@@ -469,6 +469,56 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// Clean drops kurabe's tables and leaves the user's beside them: one
+	// kurabe_meta does not list, and one made again under a listed name.
+	t.Run("Clean", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE cleandb")
+		st, err := openSpec(t, dsn+"cleandb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		if err := st.Setup(ctx, []*store.Table{{Name: "posts", Columns: cols}, {Name: "crud", AutoKey: true, Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "CREATE TABLE cleandb.users (id INT PRIMARY KEY)", "INSERT INTO cleandb.users VALUES (1)",
+			"DROP TABLE cleandb.crud", "CREATE TABLE cleandb.crud (id INT PRIMARY KEY, important TEXT)", "INSERT INTO cleandb.crud VALUES (1, 'keep me')")
+		tables := func() string {
+			var names []string
+			rows, err := root.Query("SHOW TABLES IN cleandb")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var n string
+				rows.Scan(&n)
+				names = append(names, n)
+			}
+			return strings.Join(names, ",")
+		}
+		cl := st.(store.Cleaner)
+		for _, c := range []struct {
+			dry    bool
+			want   string
+			tables string
+		}{
+			{true, "[{cleandb.crud 2} {cleandb.posts 0} {cleandb.kurabe_meta 4}]", "crud,kurabe_meta,posts,users"},
+			{false, "[{cleandb.crud 2} {cleandb.posts 0} {cleandb.kurabe_meta 4}]", "crud,kurabe_meta,users"},
+		} {
+			got, err := cl.Clean(ctx, c.dry)
+			if err != nil || fmt.Sprint(got) != c.want || tables() != c.tables {
+				t.Fatalf("Clean(dry run %v) = %v, %v, tables %s; want %s, tables %s", c.dry, got, err, tables(), c.want, c.tables)
+			}
+		}
+		mustExec(t, root, "DROP TABLE cleandb.crud")
+		got, err := cl.Clean(ctx, false)
+		if err != nil || fmt.Sprint(got) != "[{cleandb.crud 1} {cleandb.kurabe_meta 0}]" || tables() != "users" {
+			t.Fatalf("Clean after the user dropped their crud = %v, %v, tables %s", got, err, tables())
+		}
+	})
+
 	// kurabe_meta as earlier kurabe made it (name, created) gains the token
 	// column. Its entries have none: a table no newer than its entry is
 	// kurabe's; one made since is refused.

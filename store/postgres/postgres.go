@@ -104,6 +104,9 @@ import (
 // schema is the namespace kurabe owns on the server.
 const schema = "kurabe"
 
+// schemaMark is the comment of a schema kurabe made.
+const schemaMark = "made by kurabe; kurabe clean drops it when nothing else is in it"
+
 // metaColumns are kurabe_meta's columns: each table kurabe made, when,
 // and its OID; metaColumnsOld those of earlier kurabe, without the OID.
 const (
@@ -411,7 +414,8 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 	}
 	var stmts []string
 	if !hasSchema {
-		stmts = append(stmts, "CREATE SCHEMA "+schema)
+		// Marked, so that kurabe clean drops only a schema kurabe made.
+		stmts = append(stmts, "CREATE SCHEMA "+schema, "COMMENT ON SCHEMA "+schema+" IS '"+schemaMark+"'")
 	}
 	switch cols {
 	case "":
@@ -1054,4 +1058,136 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 		return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
 	}
 	return nil
+}
+
+var _ store.Cleaner = (*Store)(nil)
+
+// Clean drops kurabe's tables, kurabe_meta and the schema kurabe made, in
+// one transaction, so it happens whole or not at all; with dryRun the
+// same is done and rolled back, so the report is exactly what a clean
+// would do (it holds the tables' locks for as long).
+func (s *Store) Clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	if s.managed != nil {
+		return nil, errors.New("postgres: a managed server is thrown away with its tables when kurabe stops; there is nothing to clean")
+	}
+	tx, end, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	var cols string
+	var mark *string
+	if err := tx.QueryRow(ctx, `SELECT (SELECT obj_description(oid, 'pg_namespace') FROM pg_catalog.pg_namespace WHERE nspname = $1),
+		(SELECT coalesce(string_agg(column_name, ',' ORDER BY ordinal_position), '') FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kurabe_meta')`,
+		schema).Scan(&mark, &cols); err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
+	}
+	meta := schema + ".kurabe_meta"
+	switch cols {
+	case "":
+		out := []store.Cleaned{{Name: meta, Outcome: store.CleanNothing}}
+		if mark != nil && *mark == schemaMark {
+			// kurabe_meta is gone, and the schema kurabe made is left.
+			c, err := s.dropSchema(ctx, tx)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		if !dryRun {
+			if err := tx.Commit(ctx); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: committing the clean: %w", s.target, err))
+			}
+		}
+		return out, nil
+	case metaColumnsOld:
+		// owner reads the OID column; an earlier kurabe's entries have none.
+		if _, err := tx.Exec(ctx, "ALTER TABLE "+qualified("kurabe_meta")+" ADD COLUMN relid oid"); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, meta, err))
+		}
+	case metaColumns:
+	default:
+		return nil, fmt.Errorf("postgres: %s on %s was %w (kurabe's list of its tables has the columns %s), so it lists nothing kurabe may drop; kurabe will not change it",
+			meta, s.target, store.ErrNotOwned, strings.ReplaceAll(metaColumns, ",", ", "))
+	}
+	rows, err := tx.Query(ctx, "SELECT name FROM "+qualified("kurabe_meta")+" ORDER BY name")
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: reading %s: %w", s.target, meta, err))
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: reading %s: %w", s.target, meta, err))
+	}
+	var out []store.Cleaned
+	left := false
+	for _, name := range names {
+		o, err := s.owner(ctx, tx, name)
+		if err != nil {
+			return nil, err
+		}
+		c := store.Cleaned{Name: schema + "." + name}
+		switch o {
+		case ours:
+			if _, err := tx.Exec(ctx, "DROP TABLE "+qualified(name)); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, c.Name, err))
+			}
+			c.Outcome = store.CleanDropped
+		case absent:
+			c.Outcome = store.CleanUnlisted
+		case unproven:
+			c.Outcome, left = store.CleanUnproven, true
+		default:
+			c.Outcome, left = store.CleanReplaced, true
+		}
+		if o == ours || o == absent {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", name); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, meta, err))
+			}
+		}
+		out = append(out, c)
+	}
+	if left {
+		out = append(out, store.Cleaned{Name: meta, Outcome: store.CleanListKept})
+	} else {
+		if _, err := tx.Exec(ctx, "DROP TABLE "+qualified("kurabe_meta")); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, meta, err))
+		}
+		out = append(out, store.Cleaned{Name: meta, Outcome: store.CleanDropped})
+		c := store.Cleaned{Name: "schema " + schema, Outcome: store.CleanNotMade}
+		if mark != nil && *mark == schemaMark {
+			if c, err = s.dropSchema(ctx, tx); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, c)
+	}
+	if !dryRun {
+		if err := tx.Commit(ctx); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: committing the clean: %w", s.target, err))
+		}
+	}
+	return out, nil
+}
+
+// dropSchema drops kurabe's schema inside tx unless something is in it.
+func (s *Store) dropSchema(ctx context.Context, tx pgx.Tx) (store.Cleaned, error) {
+	c := store.Cleaned{Name: "schema " + schema, Outcome: store.CleanDropped}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return c, s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	// RESTRICT: the server refuses if anything else is in it.
+	if _, err := sp.Exec(ctx, "DROP SCHEMA "+schema+" RESTRICT"); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "2BP01" { // dependent_objects_still_exist
+			return c, s.fail(fmt.Errorf("postgres: %s: dropping schema %s: %w", s.target, schema, err))
+		}
+		sp.Rollback(ctx)
+		c.Outcome = store.CleanNotEmpty
+		return c, nil
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return c, s.fail(fmt.Errorf("postgres: %s: dropping schema %s: %w", s.target, schema, err))
+	}
+	return c, nil
 }
