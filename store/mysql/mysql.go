@@ -67,6 +67,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -216,6 +217,9 @@ type Store struct {
 	sqlPool map[string]*sql.Stmt
 	// How the last BulkLoad went in (bulkLoadData or bulkInsert).
 	bulkPath string
+	// The tables this store made (Setup, Swap), whose options and sizes
+	// Info reads back: kurabe_meta may list others, of earlier runs.
+	made map[string]bool
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -658,6 +662,12 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table, tok
 	if err := s.record(ctx, c, t.Name, token); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	if s.made == nil {
+		s.made = map[string]bool{}
+	}
+	s.made[t.Name] = true
+	s.mu.Unlock()
 	// A server without NO_ENGINE_SUBSTITUTION in sql_mode quietly uses its
 	// default engine instead; a comparison of engines must not.
 	var engine string
@@ -984,6 +994,11 @@ func variable(ctx context.Context, c *sql.Conn, name string) (string, bool) {
 // options (where page_compressed and encrypted show), and their size. It
 // says whether it found a table to read them from.
 func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bool {
+	// Only this store's tables: kurabe_meta also lists those of earlier
+	// runs (an Aria table of a --vary engine run beside a load run's).
+	s.mu.Lock()
+	made := maps.Clone(s.made)
+	s.mu.Unlock()
 	ours := map[string]bool{}
 	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable))
 	if err != nil {
@@ -991,7 +1006,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bo
 	}
 	for rows.Next() {
 		var n string
-		if rows.Scan(&n) == nil {
+		if rows.Scan(&n) == nil && made[n] {
 			ours[n] = true
 		}
 	}
@@ -1296,6 +1311,13 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
 		}
 	}
+	s.mu.Lock()
+	if s.made == nil {
+		s.made = map[string]bool{}
+	}
+	delete(s.made, staged.Name)
+	s.made[t.Name] = true
+	s.mu.Unlock()
 	return nil
 }
 

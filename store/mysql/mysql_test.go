@@ -519,6 +519,39 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// Info reads back the tables this store made, not every table
+	// kurabe_meta lists: an earlier run's Aria posts is not this run's.
+	// Before, a load run's store line showed posts.engine=Aria.
+	t.Run("InfoReadsThisRunsTables", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE infodb")
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		earlier, err := openSpec(t, dsn+"infodb?engine=Aria", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer earlier.Close()
+		if err := earlier.Setup(ctx, []*store.Table{{Name: "posts", Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := openSpec(t, dsn+"infodb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.Setup(ctx, []*store.Table{{Name: "records", Columns: cols}, {Name: "postal", Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		info := st.Info(ctx)
+		for k, v := range info.Options {
+			if strings.HasPrefix(k, "posts.") || v == "Aria" {
+				t.Errorf("Info of this run reads back the earlier run's posts: %s=%s", k, v)
+			}
+		}
+		if info.Options["engine"] != "InnoDB" {
+			t.Errorf("engine read back %q, want InnoDB", info.Options["engine"])
+		}
+	})
+
 	// kurabe_meta as earlier kurabe made it (name, created) gains the token
 	// column. Its entries have none: a table no newer than its entry is
 	// kurabe's; one made since is refused.
