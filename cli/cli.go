@@ -234,6 +234,8 @@ func StoppingLine(args []string, getenv func(string) string) string {
 		return "\nkurabe: stopping: no new connections; the requests in flight finish (for up to 10 s), then the store is closed; press Ctrl-C again to stop at once\n"
 	case "capture":
 		return "\nkurabe: stopping: the command gets the interrupt, then the server stops and the log of what ran is saved; press Ctrl-C again to stop at once without saving it\n"
+	case "clean":
+		return "\nkurabe: stopping the clean; press Ctrl-C again to stop at once\n"
 	case "probe":
 		return "\nkurabe: stopping the probe; it measures nothing and removes its files; press Ctrl-C again to stop at once\n"
 	case "report", "compare":
@@ -303,6 +305,8 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return a.probe(ctx, args[1:], stdout, stderr)
 	case "dataset":
 		return a.dataset(ctx, args[1:], stdout, stderr)
+	case "clean":
+		return a.clean(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		if len(args) > 1 {
 			if helpWord(args[1]) {
@@ -337,7 +341,7 @@ func (a *App) Run(ctx context.Context, args []string, stdout, stderr io.Writer) 
 const versionUsage = "Usage: kurabe version\n\nPrints kurabe's version, as every result records it."
 
 // commands are kurabe's commands, for messages.
-var commands = []string{"run", "report", "compare", "serve", "http", "replay", "capture", "probe", "dataset", "version", "help"}
+var commands = []string{"run", "report", "compare", "serve", "http", "replay", "capture", "probe", "dataset", "clean", "version", "help"}
 
 func (a *App) usage(w io.Writer) {
 	// One column for the names, as wide as the longest (select-only).
@@ -378,6 +382,8 @@ Usage:
                           the disk's sequential MB/s and fsync'd 4 KB appends per second
   kurabe dataset [list | import KEN_ALL.CSV [--store SPEC]]
                           the data sets; check and load Japan Post's postal-code file
+  kurabe clean --store SPEC [--dry-run]
+                          drop the tables kurabe made in a PostgreSQL or MariaDB/MySQL database
   kurabe version          print the version
   kurabe help COMMAND     a command's flags, e.g. kurabe help run
 

@@ -254,7 +254,10 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if err != nil {
 		state := "the " + name + " table is incomplete"
 		if atomic {
-			state = kept(st, t, name, swapping)
+			// A swap refused for a table kurabe may not touch (the
+			// user's postal_old in its way) is refused before it
+			// changes anything: the table is as it was.
+			state = kept(st, t, name, swapping && !errors.Is(err, store.ErrNotOwned))
 		}
 		if ctx.Err() != nil {
 			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("import interrupted after %s; %s", numfmt.Count(loaded, "record", "records"), state)}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
+
 	"kurabe/dataset/postal"
 	"kurabe/datasets"
 	"kurabe/store"
@@ -385,5 +387,29 @@ func TestDatasetReimportCutShortKeepsTheTable(t *testing.T) {
 				t.Fatal("the staging table was left behind")
 			}
 		})
+	}
+}
+
+// A swap refused before it changed anything (a table kurabe may not touch
+// in its way) says plainly that nothing was changed, not that the table
+// holds "what it held before or every record loaded". Here the user took
+// kurabe_postal off kurabe_meta's list, so it is no longer kurabe's.
+func TestDatasetRefusedSwapSaysNothingChanged(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "postal.db")
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db, "--rows", "700"); code != ExitOK {
+		t.Fatalf("first import: exit %d: %s", code, errs)
+	}
+	c, err := sqlite3.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Exec("DELETE FROM kurabe_meta WHERE name = 'kurabe_postal'")
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db)
+	if code != ExitFailed || !strings.Contains(errs, "nothing was changed: the kurabe_postal table holds the 700 records it held before") || strings.Contains(errs, "or every record loaded") {
+		t.Fatalf("import refused at the swap: exit %d: %s", code, errs)
 	}
 }

@@ -168,12 +168,23 @@ var words = map[string][2]string{
 
 	// The line at the first Ctrl-C of kurabe report and compare, which
 	// run no operations: they write what is left, then stop.
-	"stopping.report":   {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
-	"stopped.results":   {"stopped at once, writing no results (no table, JSON or HTML)", "すぐに停止しました。結果 (表・JSON・HTML) は書き出していません"},
-	"stopped.report":    {"stopped at once; what was not yet written was not written", "すぐに停止しました。まだ書き出していなかった分は書き出していません"},
-	"abandon.killed":    {"killed %d server process group(s) it had started", "起動したサーバーのプロセスグループ %d 個を終了しました"},
-	"abandon.removed":   {"removed %s", "%s を削除しました"},
-	"abandon.unremoved": {"could not remove %s: %v", "%s を削除できませんでした: %v"},
+	"stopping.report":    {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopped.results":    {"stopped at once, writing no results (no table, JSON or HTML)", "すぐに停止しました。結果 (表・JSON・HTML) は書き出していません"},
+	"stopped.report":     {"stopped at once; what was not yet written was not written", "すぐに停止しました。まだ書き出していなかった分は書き出していません"},
+	"abandon.killed":     {"killed %d server process group(s) it had started", "起動したサーバーのプロセスグループ %d 個を終了しました"},
+	"abandon.removed":    {"removed %s", "%s を削除しました"},
+	"abandon.unremoved":  {"could not remove %s: %v", "%s を削除できませんでした: %v"},
+	"clean.dropped":      {"dropped %s", "%s を削除しました"},
+	"clean.dropped.dry":  {"would drop %s", "%s を削除します"},
+	"clean.unlisted":     {"%s is not there: its entry in kurabe_meta was removed", "%s はありません。kurabe_meta の項目を消しました"},
+	"clean.unlisted.dry": {"%s is not there: its entry in kurabe_meta would be removed", "%s はありません。kurabe_meta の項目を消します"},
+	"clean.replaced":     {"left %s: kurabe_meta lists it, but it is not the table kurabe made (it was replaced since); drop it yourself if it may go", "%s は残しました。kurabe_meta に載っていますが、kurabe が作ったテーブルではありません（その後作り直されています）。不要なら自分で削除してください"},
+	"clean.unproven":     {"left %s: an earlier kurabe listed it without recording which table it made, and it was made again or altered since, so kurabe cannot tell it is its own; drop it yourself if it may go", "%s は残しました。作ったテーブルを記録しない以前の kurabe が載せたもので、その後作り直されたか変更されているため、kurabe のものか確かめられません。不要なら自分で削除してください"},
+	"clean.listkept":     {"left %s: it still lists the tables left above", "%s は残しました。上で残したテーブルをまだ載せています"},
+	"clean.notmade":      {"left %s: kurabe did not make it (or an earlier kurabe did, which did not mark it); drop it yourself if it is empty and may go", "%s は残しました。kurabe が作ったものではありません（または印を付けない以前の kurabe が作りました）。空で不要なら自分で削除してください"},
+	"clean.notempty":     {"left %s: something else is in it", "%s は残しました。ほかのものが入っています"},
+	"clean.nothing":      {"nothing of kurabe's is here: there is no %s", "kurabe のものはありません（%s がありません）"},
+	"clean.dry":          {"dry run: nothing was changed", "試しに調べただけで、何も変更していません"},
 
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.
@@ -198,6 +209,7 @@ var words = map[string][2]string{
 	// languages, so the numbers of a Japanese and an English report line up;
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
 	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
+	"note.bulk-insert": {"%s: bulk ran as multi-row INSERTs, not LOAD DATA LOCAL INFILE: the server has local_infile=OFF (SET GLOBAL local_infile=ON, or start it with --local-infile, to measure LOAD DATA)", "%s: bulk は LOAD DATA LOCAL INFILE ではなく複数行の INSERT で実行しました。サーバーが local_infile=OFF です（LOAD DATA を測るには SET GLOBAL local_infile=ON とするか、--local-infile を付けて起動してください）"},
 	"note.loaded":      {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
 	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
 	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},

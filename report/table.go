@@ -653,6 +653,12 @@ func notes(d *result.Document, l tr) []string {
 			said[n] = true
 		}
 		out = append(out, settingNotes(l, s)...)
+		// MariaDB/MySQL's bulk path falls back to multi-row INSERTs where
+		// the server has local_infile off; the bulk figure is then not
+		// LOAD DATA's, and the table would not say so.
+		if strings.HasPrefix(s.Info.Facts["bulk_load"], "multi-row INSERT") && slices.ContainsFunc(s.Phases, func(p result.Phase) bool { return p.Op == "bulk" }) {
+			out = append(out, l.f("note.bulk-insert", s.Label))
+		}
 		for _, p := range s.Prepared {
 			if p.Rows == 0 {
 				continue

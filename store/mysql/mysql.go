@@ -36,9 +36,11 @@
 //     does, and sends the statement as text with its arguments interpolated
 //     by the driver (one round trip; PHP's PDO does the same by default),
 //     since a statement prepared for one use costs two.
-//   - kurabe works in a database of its own (option database, default
-//     kurabe), whatever database the URL names, and only ever drops or
-//     empties the tables its kurabe_meta table lists.
+//   - kurabe works in the database the URL names, or without one in the
+//     database of option database (default kurabe), and only ever drops
+//     or empties the tables its kurabe_meta table lists with the token
+//     their comment has (kurabe:TOKEN), so a table someone made again
+//     under one of those names is not taken for kurabe's.
 //   - A managed server is made fresh in the store's data directory by
 //     mariadb-install-db (given the settings fixed at creation, such as
 //     innodb_page_size) and runs as the mysql user (or nobody) when kurabe
@@ -85,8 +87,14 @@ import (
 
 const (
 	metaTable = "kurabe_meta"
-	// metaColumns are kurabe_meta's columns as kurabe makes it.
-	metaColumns = "name,created"
+	// metaColumns are kurabe_meta's columns as kurabe makes it: each
+	// table kurabe made, when, and the token in the table's comment;
+	// metaColumnsOld those of earlier kurabe, without the token.
+	metaColumns    = "name,created,token"
+	metaColumnsOld = "name,created"
+	// commentPrefix starts the comment of every table kurabe makes,
+	// followed by its token.
+	commentPrefix = "kurabe:"
 	// The driver refuses packets larger than this, whatever the server allows.
 	driverMaxPacket = 64 << 20
 	// A prepared statement takes at most this many placeholders.
@@ -213,6 +221,9 @@ type Store struct {
 	// tables the table options, set on each connection as it is made.
 	replay       bool
 	replayParams map[string]string
+	// The tables this store made (Setup, Swap), whose options and sizes
+	// Info reads back: kurabe_meta may list others, of earlier runs.
+	made map[string]bool
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -441,21 +452,33 @@ func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
 	// Every table is checked before kurabe_meta is made: a refused run
 	// leaves nothing behind in a database that is someone else's.
 	for _, t := range tables {
-		exists, owned, err := s.owned(ctx, c, t.Name)
-		if err != nil {
+		if err := s.mayReplace(ctx, c, t.Name); err != nil {
 			return err
 		}
-		if exists && !owned {
-			return s.notOwned(t.Name)
+	}
+	shape, err := s.metaShape(ctx, c)
+	if err != nil {
+		return err
+	}
+	var meta string
+	switch shape {
+	case "":
+		meta = "CREATE TABLE " + s.qualified(metaTable) +
+			" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, token VARCHAR(64) NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+	case metaColumnsOld:
+		meta = "ALTER TABLE " + s.qualified(metaTable) + " ADD COLUMN token VARCHAR(64) NULL"
+	}
+	if meta != "" {
+		if _, err := c.ExecContext(ctx, meta); err != nil {
+			return fmt.Errorf("%s: cannot create %s: %w%s", s.driver, s.qualified(metaTable), classify(err, false), s.grantHint(ctx, c, err))
 		}
 	}
-	meta := "CREATE TABLE IF NOT EXISTS " + s.qualified(metaTable) +
-		" (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
-	if _, err := c.ExecContext(ctx, meta); err != nil {
-		return fmt.Errorf("%s: cannot create %s: %w", s.driver, s.qualified(metaTable), classify(err, false))
+	token, err := s.token(ctx, c)
+	if err != nil {
+		return err
 	}
 	for _, t := range tables {
-		if err := s.setupTable(ctx, c, t); err != nil {
+		if err := s.setupTable(ctx, c, t, token); err != nil {
 			return err
 		}
 	}
@@ -478,43 +501,149 @@ func (s *Store) createDatabase(ctx context.Context, c *sql.Conn) error {
 	return nil
 }
 
-// owned reports whether the table exists and whether kurabe_meta lists it.
-func (s *Store) owned(ctx context.Context, c *sql.Conn, table string) (exists, owned bool, err error) {
-	var n int
-	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, table).Scan(&n)
-	if err != nil {
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+// grantHint says what to grant when err is the server refusing kurabe's
+// user a statement on its database; "" for other errors.
+func (s *Store) grantHint(ctx context.Context, c *sql.Conn, err error) string {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1142 && me.Number != 1044 { // ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR
+		return ""
 	}
-	exists = n > 0
-	// kurabe_meta may be missing (nothing of kurabe's is here yet) or be a
-	// table of someone else's by that name, which is not kurabe's list.
+	// The account as the server matched it (user@host), as GRANT names it.
+	account := "USER"
+	var cur string
+	if c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&cur) == nil {
+		if user, host, ok := strings.Cut(cur, "@"); ok {
+			account = "'" + user + "'@'" + host + "'"
+		}
+	}
+	return fmt.Sprintf("; kurabe makes, indexes, empties and drops its own tables in the database %s: grant the user that (GRANT ALL ON %s.* TO %s, or at least CREATE, DROP, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE), or name a database where it has them with ?database=",
+		s.opts.database, quote(s.opts.database), account)
+}
+
+// ownership is what a table name in kurabe's database is to kurabe.
+type ownership uint8
+
+const (
+	absent   ownership = iota // no table by that name
+	foreign                   // a table kurabe_meta does not list
+	replaced                  // listed, but not the table kurabe made: another by its name
+	unproven                  // listed by an earlier kurabe without a token, and made again or altered since
+	ours                      // the table kurabe made
+)
+
+// metaShape is kurabe_meta's columns, "" when there is none; a table of
+// someone else's by that name is an error.
+func (s *Store) metaShape(ctx context.Context, c *sql.Conn) (string, error) {
 	var cols sql.NullString
-	err = c.QueryRowContext(ctx, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, metaTable).Scan(&cols)
+	err := c.QueryRowContext(ctx, "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, metaTable).Scan(&cols)
 	switch {
 	case err != nil:
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+		return "", fmt.Errorf("%s: %w", s.driver, classify(err, false))
 	case !cols.Valid:
-		return exists, false, nil
-	case !strings.EqualFold(cols.String, metaColumns):
-		return false, false, s.notOwned(metaTable)
+		return "", nil
+	case strings.EqualFold(cols.String, metaColumns), strings.EqualFold(cols.String, metaColumnsOld):
+		return strings.ToLower(cols.String), nil
 	}
-	err = c.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.qualified(metaTable)+" WHERE name = ?", table).Scan(&n)
-	if err != nil {
-		return false, false, fmt.Errorf("%s: %w", s.driver, classify(err, false))
-	}
-	return exists, n > 0, nil
+	return "", s.notOwned(metaTable)
 }
 
-func (s *Store) notOwned(table string) error {
+// owner says what the table is to kurabe. kurabe makes every table with
+// the comment kurabe:TOKEN and lists it in kurabe_meta with the token, a
+// random one per database: a table someone made again under the name has
+// no such comment. The token, not the table's CREATE_TIME, since InnoDB's
+// changes when the table is altered or optimized, and a comment stays
+// through ALTER, OPTIMIZE and RENAME. An entry of an earlier kurabe,
+// which kept no token, is taken as kurabe's while the table is no newer
+// than the entry: kurabe listed a table right after making it, and one
+// made again later (or altered, for InnoDB) is refused.
+func (s *Store) owner(ctx context.Context, c *sql.Conn, table string) (ownership, error) {
+	var n int
+	var comment string
+	err := c.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MAX(TABLE_COMMENT), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", s.opts.database, table).Scan(&n, &comment)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	if n == 0 {
+		return absent, nil
+	}
+	shape, err := s.metaShape(ctx, c)
+	if err != nil || shape == "" {
+		return foreign, err
+	}
+	tokenCol := "m.token"
+	if shape == metaColumnsOld {
+		tokenCol = "NULL"
+	}
+	var token sql.NullString
+	var older bool
+	err = c.QueryRowContext(ctx, "SELECT "+tokenCol+", COALESCE(t.CREATE_TIME <= m.created, 0) FROM "+s.qualified(metaTable)+
+		" m LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = ? AND t.TABLE_NAME = m.name WHERE m.name = ?", s.opts.database, table).Scan(&token, &older)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return foreign, nil
+	case err != nil:
+		return 0, fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	case token.Valid && comment == commentPrefix+token.String, !token.Valid && older:
+		return ours, nil
+	case !token.Valid:
+		return unproven, nil
+	}
+	return replaced, nil
+}
+
+// mayReplace refuses a table by that name that is not the one kurabe
+// made; one that is not there, or is kurabe's, may be dropped.
+func (s *Store) mayReplace(ctx context.Context, c *sql.Conn, table string) error {
+	o, err := s.owner(ctx, c, table)
+	if err != nil || o == absent || o == ours {
+		return err
+	}
+	return s.refusal(table, o)
+}
+
+// token is the token of kurabe's tables in its database: the one
+// kurabe_meta has, or a new one.
+func (s *Store) token(ctx context.Context, c *sql.Conn) (string, error) {
+	var tok string
+	err := c.QueryRowContext(ctx, "SELECT token FROM "+s.qualified(metaTable)+" WHERE token IS NOT NULL ORDER BY created LIMIT 1").Scan(&tok)
+	switch {
+	case err == nil && identRE.MatchString(tok):
+		return tok, nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return "", fmt.Errorf("%s: %w", s.driver, classify(err, false))
+	}
+	return randomPassword()
+}
+
+// record lists the table as kurabe's, with the token its comment has.
+func (s *Store) record(ctx context.Context, c *sql.Conn, table, token string) error {
+	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created, token) VALUES (?, NOW(), ?) ON DUPLICATE KEY UPDATE created = NOW(), token = VALUES(token)"
+	if _, err := c.ExecContext(ctx, rec, table, token); err != nil {
+		return fmt.Errorf("%s: cannot record table %s in %s: %w", s.driver, table, metaTable, classify(err, false))
+	}
+	return nil
+}
+
+func (s *Store) notOwned(table string) error { return s.refusal(table, foreign) }
+
+// refusal is the error for a table kurabe may not change, by what it is.
+func (s *Store) refusal(table string, o ownership) error {
 	if table == metaTable {
 		return fmt.Errorf("%s: table %s.%s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database with ?database=NAME",
-			s.driver, s.opts.database, table, store.ErrNotOwned, metaColumns)
+			s.driver, s.opts.database, table, store.ErrNotOwned, strings.ReplaceAll(metaColumns, ",", ", "))
 	}
-	return fmt.Errorf("%s: table %s.%s exists and was %w (it is not in %s.%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
-		s.driver, s.opts.database, table, store.ErrNotOwned, s.opts.database, metaTable)
+	why := "it is not in " + s.opts.database + "." + metaTable
+	switch o {
+	case replaced:
+		why = s.opts.database + "." + metaTable + " lists a table of that name, but this is not the table kurabe made: it was replaced since"
+	case unproven:
+		why = s.opts.database + "." + metaTable + " lists it, from an earlier kurabe that did not mark the tables it made, and the table was made again or altered since, so kurabe cannot tell it is the one it made"
+	}
+	return fmt.Errorf("%s: table %s.%s exists and was %w (%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database with ?database=NAME",
+		s.driver, s.opts.database, table, store.ErrNotOwned, why)
 }
 
-func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) error {
+func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table, token string) error {
 	if len(t.Name) > 64 || t.Name == metaTable || len(t.Columns) == 0 || t.Columns[0].Kind != store.Int {
 		return fmt.Errorf("%s: cannot create table %q: names are at most 64 bytes, %s is kurabe's own, and column 0 must be an integer key", s.driver, t.Name, metaTable)
 	}
@@ -522,32 +651,33 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table) err
 	if err != nil {
 		return err
 	}
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil {
+	if err := s.mayReplace(ctx, c, t.Name); err != nil {
 		return err
-	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
 	}
 	if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.qualified(t.Name)); err != nil {
 		return fmt.Errorf("%s: cannot drop kurabe's table %s: %w", s.driver, s.qualified(t.Name), classify(err, false))
 	}
-	if _, err := c.ExecContext(ctx, s.createSQL(t)); err != nil {
+	if _, err := c.ExecContext(ctx, s.createSQL(t)+" COMMENT='"+commentPrefix+token+"'"); err != nil {
 		hint := ""
 		if s.opts.encrypted {
 			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
 		}
-		return fmt.Errorf("%s: cannot create table %s: %w%s", s.driver, s.qualified(t.Name), classify(err, false), hint)
+		return fmt.Errorf("%s: cannot create table %s: %w%s%s", s.driver, s.qualified(t.Name), classify(err, false), s.grantHint(ctx, c, err), hint)
 	}
 	for _, q := range indexes {
 		if _, err := c.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: cannot index table %s: %s: %w", s.driver, s.qualified(t.Name), q, classify(err, false))
 		}
 	}
-	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
-	if _, err := c.ExecContext(ctx, rec, t.Name); err != nil {
-		return fmt.Errorf("%s: cannot record table %s in %s: %w", s.driver, t.Name, metaTable, classify(err, false))
+	if err := s.record(ctx, c, t.Name, token); err != nil {
+		return err
 	}
+	s.mu.Lock()
+	if s.made == nil {
+		s.made = map[string]bool{}
+	}
+	s.made[t.Name] = true
+	s.mu.Unlock()
 	// A server without NO_ENGINE_SUBSTITUTION in sql_mode quietly uses its
 	// default engine instead; a comparison of engines must not.
 	var engine string
@@ -683,12 +813,8 @@ func (s *Store) truncate(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil {
+	if err := s.mayReplace(ctx, c, t.Name); err != nil {
 		return err
-	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
 	}
 	if _, err := c.ExecContext(ctx, "TRUNCATE TABLE "+s.qualified(t.Name)); err != nil {
 		return fmt.Errorf("%s: %w", s.driver, classify(err, false))
@@ -881,6 +1007,11 @@ func variable(ctx context.Context, c *sql.Conn, name string) (string, bool) {
 // options (where page_compressed and encrypted show), and their size. It
 // says whether it found a table to read them from.
 func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bool {
+	// Only this store's tables: kurabe_meta also lists those of earlier
+	// runs (an Aria table of a --vary engine run beside a load run's).
+	s.mu.Lock()
+	made := maps.Clone(s.made)
+	s.mu.Unlock()
 	ours := map[string]bool{}
 	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable))
 	if err != nil {
@@ -888,7 +1019,7 @@ func (s *Store) tableInfo(ctx context.Context, c *sql.Conn, info *store.Info) bo
 	}
 	for rows.Next() {
 		var n string
-		if rows.Scan(&n) == nil {
+		if rows.Scan(&n) == nil && made[n] {
 			ours[n] = true
 		}
 	}
@@ -1140,21 +1271,30 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	defer c.Close()
 	old := t.Name + "_old"
-	exists, owned, err := s.owned(ctx, c, t.Name)
+	o, err := s.owner(ctx, c, t.Name)
 	if err != nil {
 		return err
 	}
-	if exists && !owned {
-		return s.notOwned(t.Name)
+	if o != absent && o != ours {
+		return s.refusal(t.Name, o)
 	}
-	oldExists, oldOwned, err := s.owned(ctx, c, old)
-	if err != nil {
+	exists := o == ours
+	if err := s.mayReplace(ctx, c, old); err != nil {
 		return err
 	}
-	if oldExists && !oldOwned {
-		return s.notOwned(old)
+	switch so, err := s.owner(ctx, c, staged.Name); {
+	case err != nil:
+		return err
+	case so == absent:
+		return fmt.Errorf("%s: the staging table %s is not there; run Setup first", s.driver, s.qualified(staged.Name))
+	case so != ours:
+		return s.refusal(staged.Name, so)
 	}
-	rec := "INSERT INTO " + s.qualified(metaTable) + " (name, created) VALUES (?, NOW()) ON DUPLICATE KEY UPDATE created = NOW()"
+	// Each entry moves with its table: t's goes with t to old, and
+	// staged's (its token, which its comment has) with staged into t's
+	// place.
+	recAs := "INSERT INTO " + s.qualified(metaTable) + " (name, created, token) SELECT ?, created, token FROM " + s.qualified(metaTable) +
+		" WHERE name = ? ON DUPLICATE KEY UPDATE created = VALUES(created), token = VALUES(token)"
 	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
 	type step struct {
 		q    string
@@ -1166,7 +1306,7 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	if exists {
 		steps = append(steps,
-			step{rec, []any{old}},
+			step{recAs, []any{old, t.Name}},
 			step{"RENAME TABLE " + s.qualified(t.Name) + " TO " + s.qualified(old) + ", " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil},
 			step{"DROP TABLE " + s.qualified(old), nil},
 			step{unrec, []any{old}})
@@ -1175,15 +1315,22 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 		// the two steps cannot leave a table kurabe then refuses as not
 		// its own (a listed table that is not there is nothing).
 		steps = append(steps,
-			step{rec, []any{t.Name}},
+			step{recAs, []any{t.Name, staged.Name}},
 			step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
 	}
-	steps = append(steps, step{rec, []any{t.Name}}, step{unrec, []any{staged.Name}})
+	steps = append(steps, step{recAs, []any{t.Name, staged.Name}}, step{unrec, []any{staged.Name}})
 	for _, st := range steps {
 		if _, err := c.ExecContext(ctx, st.q, st.args...); err != nil {
 			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
 		}
 	}
+	s.mu.Lock()
+	if s.made == nil {
+		s.made = map[string]bool{}
+	}
+	delete(s.made, staged.Name)
+	s.made[t.Name] = true
+	s.mu.Unlock()
 	return nil
 }
 
@@ -1198,11 +1345,14 @@ func (s *Store) drop(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	exists, owned, err := s.owned(ctx, c, t.Name)
-	if err != nil || !exists || !owned {
-		return err
+	o, err := s.owner(ctx, c, t.Name)
+	switch {
+	case err != nil || o == foreign || o == absent:
+		return err // not kurabe's or not there: left as it is
+	case o != ours:
+		return s.refusal(t.Name, o)
 	}
-	for _, q := range []string{"DROP TABLE IF EXISTS " + s.qualified(t.Name), "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"} {
+	for _, q := range []string{"DROP TABLE " + s.qualified(t.Name), "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"} {
 		args := []any{}
 		if strings.HasPrefix(q, "DELETE") {
 			args = append(args, t.Name)
@@ -1212,4 +1362,97 @@ func (s *Store) drop(ctx context.Context, t *store.Table) error {
 		}
 	}
 	return nil
+}
+
+var _ store.Cleaner = (*Store)(nil)
+
+// Clean drops kurabe's tables and then kurabe_meta, never the database,
+// which may hold the user's tables (and which kurabe made only when the
+// address named none). DDL commits by itself in MySQL and MariaDB, so it
+// is done table by table, each checked just before it is dropped; with
+// dryRun nothing is run but the checks.
+func (s *Store) Clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	out, err := s.clean(ctx, dryRun)
+	return out, scrub(err, s.secret)
+}
+
+func (s *Store) clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	if s.m != nil {
+		return nil, fmt.Errorf("%s: a managed server is thrown away with its tables when kurabe stops; there is nothing to clean", s.driver)
+	}
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	meta := s.opts.database + "." + metaTable
+	shape, err := s.metaShape(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if shape == "" {
+		return []store.Cleaned{{Name: meta, Outcome: store.CleanNothing}}, nil
+	}
+	rows, err := c.QueryContext(ctx, "SELECT name FROM "+s.qualified(metaTable)+" ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: reading %s: %w", s.driver, meta, classify(err, false))
+	}
+	run := func(q string, args ...any) error {
+		if dryRun {
+			return nil
+		}
+		if _, err := c.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("%s: cleaning %s: %s: %w", s.driver, s.opts.database, q, classify(err, false))
+		}
+		return nil
+	}
+	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
+	var out []store.Cleaned
+	left := false
+	for _, name := range names {
+		o, err := s.owner(ctx, c, name)
+		if err != nil {
+			return out, err
+		}
+		cl := store.Cleaned{Name: s.opts.database + "." + name}
+		switch o {
+		case ours:
+			if err := run("DROP TABLE " + s.qualified(name)); err != nil {
+				return out, err
+			}
+			cl.Outcome = store.CleanDropped
+		case absent:
+			cl.Outcome = store.CleanUnlisted
+		case unproven:
+			cl.Outcome, left = store.CleanUnproven, true
+		default:
+			cl.Outcome, left = store.CleanReplaced, true
+		}
+		if o == ours || o == absent {
+			if err := run(unrec, name); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, cl)
+	}
+	if left {
+		return append(out, store.Cleaned{Name: meta, Outcome: store.CleanListKept}), nil
+	}
+	if err := run("DROP TABLE " + s.qualified(metaTable)); err != nil {
+		return out, err
+	}
+	return append(out, store.Cleaned{Name: meta, Outcome: store.CleanDropped}), nil
 }

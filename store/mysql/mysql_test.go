@@ -408,6 +408,202 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// The tester's steps: kurabe ran in appdb, its user then dropped
+	// kurabe's crud and made a crud of their own with their data. kurabe
+	// still lists crud in kurabe_meta, but refuses the table there as not
+	// its own, on every path that would drop, empty or replace it, and
+	// the user's row survives. Before, ownership was the name alone, and
+	// the next run replaced the user's table without a word. A table of
+	// kurabe's that was altered or optimized is still kurabe's.
+	t.Run("TableMadeAgainByUser", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE appdb")
+		st, err := openSpec(t, dsn+"appdb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		crud := &store.Table{Name: "crud", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}}
+		if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "OPTIMIZE TABLE appdb.crud", "ALTER TABLE appdb.crud ADD INDEX by_payload (payload(10))", "ALTER TABLE appdb.crud ENGINE=Aria", "ALTER TABLE appdb.crud ENGINE=InnoDB")
+		if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+			t.Fatalf("Setup over kurabe's own table, altered and optimized: %v", err)
+		}
+		mustExec(t, root, "DROP TABLE appdb.crud", "CREATE TABLE appdb.crud (id INT PRIMARY KEY, important TEXT)", "INSERT INTO appdb.crud VALUES (1, 'keep me')")
+		sw := st.(store.Swapper)
+		for what, err := range map[string]error{
+			"Setup":    st.Setup(ctx, []*store.Table{crud}),
+			"Truncate": store.Truncate(ctx, st, crud),
+			"Drop":     sw.Drop(ctx, crud),
+			"Replace": func() error {
+				_, _, err := store.Replace(ctx, st, crud, func(*store.Table) (int64, error) { return 0, nil })
+				return err
+			}(),
+			"BulkLoad": func() error {
+				_, err := st.(store.BulkLoader).BulkLoad(ctx, crud, func() (store.Row, bool) { return nil, false })
+				return err
+			}(),
+		} {
+			if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "appdb.crud") || !strings.Contains(err.Error(), "replaced since") || strings.Contains(err.Error(), pw) {
+				t.Errorf("%s of the user's table = %v; want ErrNotOwned saying it was replaced since kurabe made it", what, err)
+			}
+		}
+		var important string
+		if err := root.QueryRow("SELECT important FROM appdb.crud WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+			t.Fatalf("the user's row: %q, %v", important, err)
+		}
+		// A staging table the user made again is not swapped in.
+		other := &store.Table{Name: "other", AutoKey: true, Columns: crud.Columns}
+		staged := store.Staged(other)
+		if err := st.Setup(ctx, []*store.Table{staged}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "DROP TABLE appdb.other_new", "CREATE TABLE appdb.other_new (id BIGINT PRIMARY KEY, payload LONGTEXT)", "INSERT INTO appdb.other_new VALUES (7, 'mine')")
+		if err := sw.Swap(ctx, staged, other); !errors.Is(err, store.ErrNotOwned) {
+			t.Errorf("Swap of a staging table the user made again = %v; want ErrNotOwned", err)
+		}
+		var n int
+		if err := root.QueryRow("SELECT COUNT(*) FROM appdb.other_new").Scan(&n); err != nil || n != 1 {
+			t.Errorf("the user's appdb.other_new: %d rows, %v", n, err)
+		}
+	})
+
+	// Clean drops kurabe's tables and leaves the user's beside them: one
+	// kurabe_meta does not list, and one made again under a listed name.
+	t.Run("Clean", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE cleandb")
+		st, err := openSpec(t, dsn+"cleandb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		if err := st.Setup(ctx, []*store.Table{{Name: "posts", Columns: cols}, {Name: "crud", AutoKey: true, Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, root, "CREATE TABLE cleandb.users (id INT PRIMARY KEY)", "INSERT INTO cleandb.users VALUES (1)",
+			"DROP TABLE cleandb.crud", "CREATE TABLE cleandb.crud (id INT PRIMARY KEY, important TEXT)", "INSERT INTO cleandb.crud VALUES (1, 'keep me')")
+		tables := func() string {
+			var names []string
+			rows, err := root.Query("SHOW TABLES IN cleandb")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var n string
+				rows.Scan(&n)
+				names = append(names, n)
+			}
+			return strings.Join(names, ",")
+		}
+		cl := st.(store.Cleaner)
+		for _, c := range []struct {
+			dry    bool
+			want   string
+			tables string
+		}{
+			{true, "[{cleandb.crud 2} {cleandb.posts 0} {cleandb.kurabe_meta 4}]", "crud,kurabe_meta,posts,users"},
+			{false, "[{cleandb.crud 2} {cleandb.posts 0} {cleandb.kurabe_meta 4}]", "crud,kurabe_meta,users"},
+		} {
+			got, err := cl.Clean(ctx, c.dry)
+			if err != nil || fmt.Sprint(got) != c.want || tables() != c.tables {
+				t.Fatalf("Clean(dry run %v) = %v, %v, tables %s; want %s, tables %s", c.dry, got, err, tables(), c.want, c.tables)
+			}
+		}
+		mustExec(t, root, "DROP TABLE cleandb.crud")
+		got, err := cl.Clean(ctx, false)
+		if err != nil || fmt.Sprint(got) != "[{cleandb.crud 1} {cleandb.kurabe_meta 0}]" || tables() != "users" {
+			t.Fatalf("Clean after the user dropped their crud = %v, %v, tables %s", got, err, tables())
+		}
+	})
+
+	// Info reads back the tables this store made, not every table
+	// kurabe_meta lists: an earlier run's Aria posts is not this run's.
+	// Before, a load run's store line showed posts.engine=Aria.
+	t.Run("InfoReadsThisRunsTables", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE infodb")
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		earlier, err := openSpec(t, dsn+"infodb?engine=Aria", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer earlier.Close()
+		if err := earlier.Setup(ctx, []*store.Table{{Name: "posts", Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := openSpec(t, dsn+"infodb", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.Setup(ctx, []*store.Table{{Name: "records", Columns: cols}, {Name: "postal", Columns: cols}}); err != nil {
+			t.Fatal(err)
+		}
+		info := st.Info(ctx)
+		for k, v := range info.Options {
+			if strings.HasPrefix(k, "posts.") || v == "Aria" {
+				t.Errorf("Info of this run reads back the earlier run's posts: %s=%s", k, v)
+			}
+		}
+		if info.Options["engine"] != "InnoDB" {
+			t.Errorf("engine read back %q, want InnoDB", info.Options["engine"])
+		}
+	})
+
+	// kurabe_meta as earlier kurabe made it (name, created) gains the token
+	// column. Its entries have none: a table no newer than its entry is
+	// kurabe's; one made since is refused.
+	t.Run("MetaOfEarlierKurabe", func(t *testing.T) {
+		mustExec(t, root, "CREATE DATABASE earlier",
+			"CREATE TABLE earlier.kurabe_meta (name VARCHAR(64) NOT NULL PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+			"CREATE TABLE earlier.old (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, payload LONGTEXT NOT NULL)",
+			"INSERT INTO earlier.kurabe_meta VALUES ('old', NOW())",
+			"INSERT INTO earlier.kurabe_meta VALUES ('mine', NOW() - INTERVAL 1 HOUR)",
+			"CREATE TABLE earlier.mine (id INT PRIMARY KEY, important TEXT)", "INSERT INTO earlier.mine VALUES (1, 'keep me')")
+		st, err := openSpec(t, dsn+"earlier", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+		if err := st.Setup(ctx, []*store.Table{{Name: "old", AutoKey: true, Columns: cols}}); err != nil {
+			t.Fatalf("Setup over an earlier kurabe's table: %v", err)
+		}
+		var token sql.NullString
+		if err := root.QueryRow("SELECT token FROM earlier.kurabe_meta WHERE name = 'old'").Scan(&token); err != nil || !token.Valid {
+			t.Fatalf("old's token: %v, %v", token, err)
+		}
+		err = st.Setup(ctx, []*store.Table{{Name: "mine", AutoKey: true, Columns: cols}})
+		if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "earlier kurabe") {
+			t.Fatalf("Setup over a table made since an earlier kurabe listed it = %v; want ErrNotOwned saying why", err)
+		}
+		var important string
+		if err := root.QueryRow("SELECT important FROM earlier.mine WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+			t.Fatalf("the user's row: %q, %v", important, err)
+		}
+	})
+
+	// A user who may read and write a database but not create tables in
+	// it is told what to grant, not only that CREATE was denied.
+	t.Run("DeniedSaysWhatToGrant", func(t *testing.T) {
+		lpw := "Lim-" + randomHex(t)
+		mustExec(t, root, "CREATE DATABASE limited",
+			"CREATE USER 'klimited'@'127.0.0.1' IDENTIFIED BY '"+lpw+"'",
+			"GRANT SELECT, INSERT, UPDATE, DELETE ON limited.* TO 'klimited'@'127.0.0.1'")
+		st, err := openSpec(t, "mysql://klimited:"+lpw+"@"+addr+"/limited", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		posts := &store.Table{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+		err = st.Setup(ctx, []*store.Table{posts})
+		if err == nil || !strings.Contains(err.Error(), "GRANT ALL ON `limited`.* TO 'klimited'@'127.0.0.1'") || strings.Contains(err.Error(), lpw) {
+			t.Fatalf("Setup without CREATE = %v; want the GRANT that lets kurabe make its tables", err)
+		}
+	})
+
 	// A store whose tables could not be made (the server refused their
 	// create options) has no table to read its table options back from:
 	// Info gives them as given, marked so, never as if read back. Before,

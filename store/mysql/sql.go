@@ -451,14 +451,14 @@ func (s *Store) bulkLoad(ctx context.Context, t *store.Table, next func() (store
 		return 0, err
 	}
 	defer c.Close()
-	exists, owned, err := s.owned(ctx, c, t.Name)
+	o, err := s.owner(ctx, c, t.Name)
 	switch {
 	case err != nil:
 		return 0, err
-	case exists && !owned:
-		return 0, s.notOwned(t.Name)
-	case !exists:
+	case o == absent:
 		return 0, fmt.Errorf("%s: table %s does not exist; run Setup first", s.driver, s.qualified(t.Name))
+	case o != ours:
+		return 0, s.refusal(t.Name, o)
 	}
 	var cols []int
 	for i := range t.Columns {

@@ -47,8 +47,10 @@
 //     like SET would, without an extra round trip per connection.
 //
 // Tables live in the schema kurabe, and kurabe.kurabe_meta lists the ones
-// kurabe created. A table in that schema that is not listed is never
-// dropped, truncated or altered: Setup fails with store.ErrNotOwned. A
+// kurabe created, each with its OID. A table in that schema that is not
+// listed, or is listed but has another OID (someone made it again under
+// that name), is never dropped, truncated or altered: Setup fails with
+// store.ErrNotOwned. A
 // table's secondary indexes are created with it, in the same transaction,
 // named kurabe_<table>_<columns> (cut and ended with a hash past 63 bytes).
 //
@@ -101,6 +103,16 @@ import (
 
 // schema is the namespace kurabe owns on the server.
 const schema = "kurabe"
+
+// schemaMark is the comment of a schema kurabe made.
+const schemaMark = "made by kurabe; kurabe clean drops it when nothing else is in it"
+
+// metaColumns are kurabe_meta's columns: each table kurabe made, when,
+// and its OID; metaColumnsOld those of earlier kurabe, without the OID.
+const (
+	metaColumns    = "name,created,relid"
+	metaColumnsOld = "name,created"
+)
 
 type connectMode uint8
 
@@ -384,23 +396,46 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		return err
 	}
 	defer end()
-	for _, q := range []string{
-		"CREATE SCHEMA IF NOT EXISTS " + schema,
-		"CREATE TABLE IF NOT EXISTS " + qualified("kurabe_meta") + " (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())",
-	} {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
-		}
+	// The schema is made only when it is missing: a user without CREATE
+	// on the database may own a kurabe schema made for it
+	// (CREATE SCHEMA kurabe AUTHORIZATION app), and the server refuses
+	// even CREATE SCHEMA IF NOT EXISTS to such a user.
+	var hasSchema bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", schema).Scan(&hasSchema); err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
 	}
-	// A table of someone else's by kurabe_meta's name is not kurabe's list.
+	// A table of someone else's by kurabe_meta's name is not kurabe's
+	// list. One of an earlier kurabe (name, created) is given the column
+	// of tables' identities; its entries have none until made again.
 	var cols string
 	if err := tx.QueryRow(ctx, `SELECT coalesce(string_agg(column_name, ',' ORDER BY ordinal_position), '')
 		FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kurabe_meta'`, schema).Scan(&cols); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: looking up %s.kurabe_meta: %w", s.target, schema, err))
 	}
-	if cols != "name,created" {
-		return fmt.Errorf("postgres: %s.kurabe_meta on %s was %w (kurabe's list of its tables has the columns name, created); kurabe will not change it: drop or rename it yourself if it is disposable, or point kurabe at another database",
-			schema, s.target, store.ErrNotOwned)
+	var stmts []string
+	if !hasSchema {
+		// Marked, so that kurabe clean drops only a schema kurabe made.
+		stmts = append(stmts, "CREATE SCHEMA "+schema, "COMMENT ON SCHEMA "+schema+" IS '"+schemaMark+"'")
+	}
+	switch cols {
+	case "":
+		stmts = append(stmts, "CREATE TABLE "+qualified("kurabe_meta")+" (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now(), relid oid)")
+	case metaColumnsOld:
+		stmts = append(stmts, "ALTER TABLE "+qualified("kurabe_meta")+" ADD COLUMN relid oid")
+	case metaColumns:
+	default:
+		return fmt.Errorf("postgres: %s.kurabe_meta on %s was %w (kurabe's list of its tables has the columns %s); kurabe will not change it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+			schema, s.target, store.ErrNotOwned, strings.ReplaceAll(metaColumns, ",", ", "))
+	}
+	for _, q := range stmts {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			hint := ""
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s: have it made for this user (CREATE SCHEMA %s AUTHORIZATION %s), or grant the user CREATE on the database", schema, schema, s.cfg.User)
+			}
+			return s.fail(fmt.Errorf("postgres: %s: %s: %w%s", s.target, q, err, hint))
+		}
 	}
 	for _, t := range tables {
 		if t.Name == "kurabe_meta" {
@@ -429,8 +464,8 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 				return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 			}
 		}
-		if _, err := tx.Exec(ctx, "INSERT INTO "+qualified("kurabe_meta")+" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET created = now()", t.Name); err != nil {
-			return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, t.Name, err))
+		if err := s.record(ctx, tx, t.Name); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -851,6 +886,9 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	if err := s.mayReplace(ctx, tx, t.Name); err != nil {
 		return err
 	}
+	if err := s.mustOwn(ctx, tx, staged.Name); err != nil {
+		return err
+	}
 	var pkey string
 	if err := tx.QueryRow(ctx, "SELECT coalesce((SELECT conname FROM pg_catalog.pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'), '')",
 		qualified(staged.Name)).Scan(&pkey); err != nil {
@@ -877,8 +915,8 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, q, err))
 		}
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO "+qualified("kurabe_meta")+" (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET created = now()", t.Name); err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, t.Name, err))
+	if err := s.record(ctx, tx, t.Name); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", staged.Name); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, staged.Name, err))
@@ -889,21 +927,96 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	return nil
 }
 
-// mayReplace refuses, inside tx, a table of kurabe's schema by that name
-// that kurabe did not create (it is not listed in kurabe_meta); one that
-// is not there, or is kurabe's, may be dropped and made anew.
-func (s *Store) mayReplace(ctx context.Context, tx pgx.Tx, name string) error {
-	var exists, owned bool
-	err := tx.QueryRow(ctx, `SELECT
-		EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = $1 AND c.relname = $2),
-		EXISTS (SELECT 1 FROM `+qualified("kurabe_meta")+` WHERE name = $2)`, schema, name).Scan(&exists, &owned)
+// ownership is what a name in kurabe's schema is to kurabe.
+type ownership uint8
+
+const (
+	absent   ownership = iota // no table by that name
+	foreign                   // a table kurabe_meta does not list
+	replaced                  // listed, but not the table kurabe made: another by its name
+	unproven                  // listed by an earlier kurabe without its identity, and changed since
+	ours                      // the table kurabe made
+)
+
+// rowQuerier is a connection or a transaction.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// owner says what the table name in kurabe's schema is to kurabe. A table
+// is kurabe's when kurabe_meta lists it with its OID, which kurabe
+// records when it makes the table: a table someone made again under the
+// name has another (PostgreSQL does not give an OID in use twice, and
+// reaches one it gave before only after four billion new objects). An
+// entry of an earlier kurabe, which recorded no OID, is checked by
+// transaction: kurabe made the table and listed it in one, so the
+// table's pg_class row and its entry were written by the same transaction
+// (xmin) unless the table was made again, renamed or altered since.
+func (s *Store) owner(ctx context.Context, q rowQuerier, name string) (ownership, error) {
+	var oid, relid uint32
+	var listed, sameXact bool
+	err := q.QueryRow(ctx, `SELECT coalesce(c.oid, 0), m.name IS NOT NULL, coalesce(m.relid, 0), coalesce(c.xmin = m.xmin, false)
+		FROM (SELECT 1) one
+		LEFT JOIN (pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace AND n.nspname = $1) ON c.relname = $2
+		LEFT JOIN `+qualified("kurabe_meta")+` m ON m.name = $2`, schema, name).Scan(&oid, &listed, &relid, &sameXact)
 	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, name, err))
+		return 0, s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, name, err))
 	}
-	if exists && !owned {
-		return fmt.Errorf("postgres: %s.%s on %s was %w (it is not listed in %s.kurabe_meta); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
-			schema, name, s.target, store.ErrNotOwned, schema)
+	switch {
+	case oid == 0:
+		return absent, nil
+	case !listed:
+		return foreign, nil
+	case relid == oid, relid == 0 && sameXact:
+		return ours, nil
+	case relid == 0:
+		return unproven, nil
+	}
+	return replaced, nil
+}
+
+// refusal is the error for a table kurabe may not change, by what it is.
+func (s *Store) refusal(name string, o ownership) error {
+	why := "it is not listed in " + schema + ".kurabe_meta"
+	switch o {
+	case replaced:
+		why = schema + ".kurabe_meta lists a table of that name, but this is not the table kurabe made: it was replaced since"
+	case unproven:
+		why = schema + ".kurabe_meta lists it, from an earlier kurabe that did not record which table it made, and the table was made again, renamed or altered since, so kurabe cannot tell it is the one it made"
+	}
+	return fmt.Errorf("postgres: %s.%s on %s was %w (%s); kurabe will not drop it: drop or rename it yourself if it is disposable, or point kurabe at another database",
+		schema, name, s.target, store.ErrNotOwned, why)
+}
+
+// mayReplace refuses, inside tx, a table of kurabe's schema by that name
+// that is not the one kurabe made; one that is not there, or is kurabe's,
+// may be dropped and made anew.
+func (s *Store) mayReplace(ctx context.Context, tx pgx.Tx, name string) error {
+	o, err := s.owner(ctx, tx, name)
+	if err != nil || o == absent || o == ours {
+		return err
+	}
+	return s.refusal(name, o)
+}
+
+// mustOwn fails unless the table is there and kurabe's.
+func (s *Store) mustOwn(ctx context.Context, q rowQuerier, name string) error {
+	o, err := s.owner(ctx, q, name)
+	switch {
+	case err != nil || o == ours:
+		return err
+	case o == absent:
+		return fmt.Errorf("postgres: %s.%s on %s is not there; run Setup first", schema, name, s.target)
+	}
+	return s.refusal(name, o)
+}
+
+// record lists the table kurabe has just made, with its OID.
+func (s *Store) record(ctx context.Context, tx pgx.Tx, name string) error {
+	_, err := tx.Exec(ctx, "INSERT INTO "+qualified("kurabe_meta")+" (name, relid) VALUES ($1, $2::regclass::oid) ON CONFLICT (name) DO UPDATE SET created = now(), relid = excluded.relid",
+		name, qualified(name))
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: %s: recording table %s: %w", s.target, name, err))
 	}
 	return nil
 }
@@ -927,18 +1040,154 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer end()
-	tag, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", t.Name)
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
+	o, err := s.owner(ctx, tx, t.Name)
+	switch {
+	case err != nil || o == foreign:
+		return err // not kurabe's: left as it is, as one that is not there
+	case o == replaced || o == unproven:
+		return s.refusal(t.Name, o)
+	case o == ours:
+		if _, err := tx.Exec(ctx, "DROP TABLE "+qualified(t.Name)); err != nil {
+			return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
+		}
 	}
-	if tag.RowsAffected() == 0 {
-		return nil // not kurabe's, or not there
-	}
-	if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+qualified(t.Name)); err != nil {
+	if _, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", t.Name); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, t.Name, err))
 	}
 	return nil
+}
+
+var _ store.Cleaner = (*Store)(nil)
+
+// Clean drops kurabe's tables, kurabe_meta and the schema kurabe made, in
+// one transaction, so it happens whole or not at all; with dryRun the
+// same is done and rolled back, so the report is exactly what a clean
+// would do (it holds the tables' locks for as long).
+func (s *Store) Clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error) {
+	if s.managed != nil {
+		return nil, errors.New("postgres: a managed server is thrown away with its tables when kurabe stops; there is nothing to clean")
+	}
+	tx, end, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	var cols string
+	var mark *string
+	if err := tx.QueryRow(ctx, `SELECT (SELECT obj_description(oid, 'pg_namespace') FROM pg_catalog.pg_namespace WHERE nspname = $1),
+		(SELECT coalesce(string_agg(column_name, ',' ORDER BY ordinal_position), '') FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kurabe_meta')`,
+		schema).Scan(&mark, &cols); err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
+	}
+	meta := schema + ".kurabe_meta"
+	switch cols {
+	case "":
+		out := []store.Cleaned{{Name: meta, Outcome: store.CleanNothing}}
+		if mark != nil && *mark == schemaMark {
+			// kurabe_meta is gone, and the schema kurabe made is left.
+			c, err := s.dropSchema(ctx, tx)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		if !dryRun {
+			if err := tx.Commit(ctx); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: committing the clean: %w", s.target, err))
+			}
+		}
+		return out, nil
+	case metaColumnsOld:
+		// owner reads the OID column; an earlier kurabe's entries have none.
+		if _, err := tx.Exec(ctx, "ALTER TABLE "+qualified("kurabe_meta")+" ADD COLUMN relid oid"); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, meta, err))
+		}
+	case metaColumns:
+	default:
+		return nil, fmt.Errorf("postgres: %s on %s was %w (kurabe's list of its tables has the columns %s), so it lists nothing kurabe may drop; kurabe will not change it",
+			meta, s.target, store.ErrNotOwned, strings.ReplaceAll(metaColumns, ",", ", "))
+	}
+	rows, err := tx.Query(ctx, "SELECT name FROM "+qualified("kurabe_meta")+" ORDER BY name")
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: reading %s: %w", s.target, meta, err))
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: %s: reading %s: %w", s.target, meta, err))
+	}
+	var out []store.Cleaned
+	left := false
+	for _, name := range names {
+		o, err := s.owner(ctx, tx, name)
+		if err != nil {
+			return nil, err
+		}
+		c := store.Cleaned{Name: schema + "." + name}
+		switch o {
+		case ours:
+			if _, err := tx.Exec(ctx, "DROP TABLE "+qualified(name)); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, c.Name, err))
+			}
+			c.Outcome = store.CleanDropped
+		case absent:
+			c.Outcome = store.CleanUnlisted
+		case unproven:
+			c.Outcome, left = store.CleanUnproven, true
+		default:
+			c.Outcome, left = store.CleanReplaced, true
+		}
+		if o == ours || o == absent {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+qualified("kurabe_meta")+" WHERE name = $1", name); err != nil {
+				return nil, s.fail(fmt.Errorf("postgres: %s: %s: %w", s.target, meta, err))
+			}
+		}
+		out = append(out, c)
+	}
+	if left {
+		out = append(out, store.Cleaned{Name: meta, Outcome: store.CleanListKept})
+	} else {
+		if _, err := tx.Exec(ctx, "DROP TABLE "+qualified("kurabe_meta")); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: dropping %s: %w", s.target, meta, err))
+		}
+		out = append(out, store.Cleaned{Name: meta, Outcome: store.CleanDropped})
+		c := store.Cleaned{Name: "schema " + schema, Outcome: store.CleanNotMade}
+		if mark != nil && *mark == schemaMark {
+			if c, err = s.dropSchema(ctx, tx); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, c)
+	}
+	if !dryRun {
+		if err := tx.Commit(ctx); err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: %s: committing the clean: %w", s.target, err))
+		}
+	}
+	return out, nil
+}
+
+// dropSchema drops kurabe's schema inside tx unless something is in it.
+func (s *Store) dropSchema(ctx context.Context, tx pgx.Tx) (store.Cleaned, error) {
+	c := store.Cleaned{Name: "schema " + schema, Outcome: store.CleanDropped}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return c, s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
+	}
+	// RESTRICT: the server refuses if anything else is in it.
+	if _, err := sp.Exec(ctx, "DROP SCHEMA "+schema+" RESTRICT"); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "2BP01" { // dependent_objects_still_exist
+			return c, s.fail(fmt.Errorf("postgres: %s: dropping schema %s: %w", s.target, schema, err))
+		}
+		sp.Rollback(ctx)
+		c.Outcome = store.CleanNotEmpty
+		return c, nil
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return c, s.fail(fmt.Errorf("postgres: %s: dropping schema %s: %w", s.target, schema, err))
+	}
+	return c, nil
 }

@@ -403,6 +403,165 @@ func TestRefusesForeignMeta(t *testing.T) {
 	}
 }
 
+// A user without CREATE on the database who owns a kurabe schema made
+// for it runs: Setup does not ask to create the schema that is there.
+// Before, CREATE SCHEMA IF NOT EXISTS was refused (permission denied for
+// database).
+func TestSetupInSchemaMadeForUser(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{"CREATE ROLE klimited LOGIN", "CREATE DATABASE lim", "REVOKE CREATE ON DATABASE lim FROM PUBLIC"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	base := strings.TrimSuffix(dsn, "/postgres")
+	base = strings.Replace(base, "//kurabe@", "//klimited@", 1)
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	// Without the schema, the message says how to have it made.
+	st := open(t, base+"/lim", store.Env{})
+	if err := st.Setup(ctx, []*store.Table{posts}); err == nil || !strings.Contains(err.Error(), "CREATE SCHEMA kurabe AUTHORIZATION klimited") {
+		t.Fatalf("Setup without the schema or CREATE = %v; want how to have the schema made", err)
+	}
+	u, err := pgx.Connect(ctx, strings.TrimSuffix(dsn, "/postgres")+"/lim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close(ctx)
+	if _, err := u.Exec(ctx, "CREATE SCHEMA kurabe AUTHORIZATION klimited"); err != nil {
+		t.Fatal(err)
+	}
+	st = open(t, base+"/lim", store.Env{})
+	if err := st.Setup(ctx, []*store.Table{posts}); err != nil {
+		t.Fatalf("Setup in the user's own kurabe schema: %v", err)
+	}
+}
+
+// freshDB makes a database of its own on the shared server and returns
+// kurabe's address of it and a connection to it as its owner.
+func freshDB(t *testing.T, name string) (string, *pgx.Conn) {
+	t.Helper()
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSuffix(dsn, "/postgres") + "/" + name
+	u, err := pgx.Connect(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { u.Close(ctx) })
+	return addr, u
+}
+
+func execAll(t *testing.T, c *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// A table kurabe made, dropped by its user and made again under the same
+// name with the user's data, is still listed in kurabe_meta: kurabe
+// refuses it as it refuses any table it did not make, and the user's row
+// survives every path that would empty, drop or replace it. Before,
+// ownership was the name alone, and Setup dropped the user's table.
+func TestRefusesTableMadeAgainByUser(t *testing.T) {
+	addr, u := freshDB(t, "replaced")
+	ctx := context.Background()
+	crud := &store.Table{Name: "crud", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}}
+	st := open(t, addr, store.Env{})
+	if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, u, "DROP TABLE kurabe.crud", "CREATE TABLE kurabe.crud (id int PRIMARY KEY, important text)", "INSERT INTO kurabe.crud VALUES (1, 'keep me')")
+	sw := st.(store.Swapper)
+	staged := store.Staged(crud)
+	for what, err := range map[string]error{
+		"Setup":    st.Setup(ctx, []*store.Table{crud}),
+		"Truncate": store.Truncate(ctx, st, crud),
+		"Drop":     sw.Drop(ctx, crud),
+		"Replace": func() error {
+			_, _, err := store.Replace(ctx, st, crud, func(*store.Table) (int64, error) { return 0, nil })
+			return err
+		}(),
+	} {
+		if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "kurabe.crud") || !strings.Contains(err.Error(), "replaced since") {
+			t.Errorf("%s of the user's table = %v; want ErrNotOwned saying it was replaced since kurabe made it", what, err)
+		}
+	}
+	var important string
+	if err := u.QueryRow(ctx, "SELECT important FROM kurabe.crud WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+		t.Fatalf("the user's row: %q, %v", important, err)
+	}
+	// The staging table of that Replace was kurabe's and is gone.
+	var left bool
+	u.QueryRow(ctx, "SELECT to_regclass('kurabe.crud_new') IS NOT NULL").Scan(&left)
+	if left {
+		t.Errorf("the staging table %s was left behind", staged.Name)
+	}
+	// A staging table replaced by the user's is not swapped in.
+	other := &store.Table{Name: "other", AutoKey: true, Columns: crud.Columns}
+	ostaged := store.Staged(other)
+	if err := st.Setup(ctx, []*store.Table{ostaged}); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, u, "DROP TABLE kurabe.other_new", "CREATE TABLE kurabe.other_new (id bigint PRIMARY KEY, payload text)", "INSERT INTO kurabe.other_new VALUES (7, 'mine')")
+	if err := sw.Swap(ctx, ostaged, other); !errors.Is(err, store.ErrNotOwned) {
+		t.Errorf("Swap of a staging table the user made again = %v; want ErrNotOwned", err)
+	}
+	var n int
+	if err := u.QueryRow(ctx, "SELECT count(*) FROM kurabe.other_new").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the user's kurabe.other_new: %d rows, %v", n, err)
+	}
+}
+
+// kurabe_meta as earlier kurabe made it (name, created) gains the OID
+// column. Its entries carry no OID: a table made in the same transaction
+// as its entry, as kurabe made them, is taken as kurabe's (and recorded
+// with its OID when made anew); one made again since is refused.
+func TestMetaOfEarlierKurabe(t *testing.T) {
+	addr, u := freshDB(t, "earlier")
+	ctx := context.Background()
+	execAll(t, u, "CREATE SCHEMA kurabe",
+		"CREATE TABLE kurabe.kurabe_meta (name text PRIMARY KEY, created timestamptz NOT NULL DEFAULT now())",
+		"BEGIN", "CREATE TABLE kurabe.old (id bigserial PRIMARY KEY, payload text)", "INSERT INTO kurabe.kurabe_meta (name) VALUES ('old')", "COMMIT",
+		"BEGIN", "CREATE TABLE kurabe.mine (id bigint PRIMARY KEY, payload text)", "INSERT INTO kurabe.kurabe_meta (name) VALUES ('mine')", "COMMIT",
+		"DROP TABLE kurabe.mine", "CREATE TABLE kurabe.mine (id int PRIMARY KEY, important text)", "INSERT INTO kurabe.mine VALUES (1, 'keep me')")
+	cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+	old := &store.Table{Name: "old", AutoKey: true, Columns: cols}
+	mine := &store.Table{Name: "mine", AutoKey: true, Columns: cols}
+	st := open(t, addr, store.Env{})
+	if err := st.Setup(ctx, []*store.Table{old}); err != nil {
+		t.Fatalf("Setup over an earlier kurabe's table: %v", err)
+	}
+	var relid uint32
+	if err := u.QueryRow(ctx, "SELECT relid FROM kurabe.kurabe_meta WHERE name = 'old'").Scan(&relid); err != nil || relid == 0 {
+		t.Fatalf("old's recorded OID: %d, %v", relid, err)
+	}
+	err := st.Setup(ctx, []*store.Table{mine})
+	if !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "earlier kurabe") {
+		t.Fatalf("Setup over a table made again since an earlier kurabe listed it = %v; want ErrNotOwned saying why", err)
+	}
+	var important string
+	if err := u.QueryRow(ctx, "SELECT important FROM kurabe.mine WHERE id = 1").Scan(&important); err != nil || important != "keep me" {
+		t.Fatalf("the user's row: %q, %v", important, err)
+	}
+}
+
 func TestPerOpReportsConnectTime(t *testing.T) {
 	dsn := sharedDSN(t, "kurabe")
 	ctx := context.Background()

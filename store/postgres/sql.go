@@ -406,14 +406,7 @@ func (c *copySource) Values() ([]any, error) {
 
 func (c *copySource) Err() error { return c.err }
 
-// checkOwned fails unless kurabe.kurabe_meta lists t.
+// checkOwned fails unless t is the table kurabe made.
 func (s *Store) checkOwned(ctx context.Context, c *pgx.Conn, t *store.Table) error {
-	var owned bool
-	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+qualified("kurabe_meta")+" WHERE name = $1)", t.Name).Scan(&owned); err != nil {
-		return s.fail(fmt.Errorf("postgres: %s: looking up table %s: %w", s.target, t.Name, err))
-	}
-	if !owned {
-		return fmt.Errorf("postgres: %s.%s on %s was %w; run Setup first", schema, t.Name, s.target, store.ErrNotOwned)
-	}
-	return nil
+	return s.mustOwn(ctx, c, t.Name)
 }
