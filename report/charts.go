@@ -28,6 +28,7 @@ import (
 	"kurabe/hist"
 	"kurabe/outfile"
 	"kurabe/result"
+	"kurabe/workload/load"
 )
 
 // Chart sizes. 525 pt is 700 px at 96 dpi, a blog's column; PNG files are
@@ -67,6 +68,7 @@ type legendEntry struct {
 	label string
 	color color.Color
 	line  bool // a line sample rather than a filled box
+	dot   bool // a dot, as a chart's single points are drawn
 	dash  []vg.Length
 }
 
@@ -147,12 +149,10 @@ func newChartStyle(lang string, cjk *font.Face, docs []*result.Document) *chartS
 	st.handler = plottext.Plain{Fonts: cache}
 	for _, d := range docs {
 		for _, s := range d.Stores {
-			// A --vary run's matrix colours stores by their base spec,
-			// its other charts by variant: the base comes first.
-			for _, k := range []string{baseStore(s), s.Label} {
-				if _, ok := st.colors[k]; !ok {
-					st.colors[k] = len(st.colors)
-				}
+			// Every chart colours a store (a --vary run's variant) by its
+			// label, so it has one colour in all of them.
+			if _, ok := st.colors[s.Label]; !ok {
+				st.colors[s.Label] = len(st.colors)
 			}
 		}
 	}
@@ -188,7 +188,25 @@ func (st *chartStyle) newPlot(xlabel, ylabel string) *plot.Plot {
 		a.Color = color.Gray{0x80}
 	}
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p.Y.Label.Padding = yLabelPadding(p.Y.Label.TextStyle)
 	return p
+}
+
+// yLabelGap is the room between a Y axis's title, turned upright, and its
+// widest tick label.
+const yLabelGap = 3 * vg.Length(1)
+
+// yLabelPadding is the padding that leaves yLabelGap between a Y axis's
+// upright title and its tick labels, whatever the font. gonum/plot keeps
+// the title's height and descent beside the tick labels, but draws the
+// title's baseline (ascent - size) nearer them: with Liberation Sans,
+// whose ascent is about its size, that leaves 3 pt; with Noto Sans CJK,
+// whose ascent is 1.16 times its size, 1.3 pt, and "ops/s" touched
+// "200,000".
+func yLabelPadding(sty plottext.Style) vg.Length {
+	e := sty.FontExtents()
+	natural := e.Descent + sty.Font.Size - e.Ascent
+	return max(0, yLabelGap-natural)
 }
 
 // grid adds light horizontal grid lines behind the data.
@@ -223,9 +241,12 @@ func (ch *chart) draw(c draw.Canvas) {
 	swatch := vg.Points(16)
 	for i, e := range ch.legend {
 		x, ly := c.Min.X+pad+l.at[i].X, y-l.at[i].Y
-		if e.line {
+		switch {
+		case e.line:
 			c.StrokeLine2(draw.LineStyle{Color: e.color, Width: vg.Points(2), Dashes: e.dash}, x, ly, x+swatch, ly)
-		} else {
+		case e.dot:
+			c.DrawGlyph(draw.GlyphStyle{Color: e.color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, vg.Point{X: x + swatch/2, Y: ly})
+		default:
 			h := vg.Points(4)
 			c.FillPolygon(e.color, []vg.Point{{X: x, Y: ly - h}, {X: x + swatch, Y: ly - h}, {X: x + swatch, Y: ly + h}, {X: x, Y: ly + h}})
 		}
@@ -265,11 +286,12 @@ type legend struct {
 const legendRows = 2
 
 // legendLayout places the legend on a chart width wide. A legend that
-// fits in legendRows rows flows left to right, wrapping; a longer one (a
-// --vary matrix's 12 variants) goes in columns as wide as its widest
-// entry, filled top to bottom, so it takes as few rows as the width
-// allows and the entries line up to be read down; when its entries are
-// too wide for two columns, its text is a point smaller if that makes two.
+// fits in one row flows left to right; a longer one goes in columns, each
+// as wide as its widest entry, filled top to bottom, in as few rows as the
+// width allows, so the entries of every row line up to be read down (a
+// legend wrapped as a row would start its second row's entries wherever
+// the first row's ended). When its entries are too wide for two columns,
+// its text is a point smaller if that makes two.
 func (ch *chart) legendLayout(width vg.Length) legend {
 	if len(ch.legend) == 0 {
 		return legend{}
@@ -279,43 +301,55 @@ func (ch *chart) legendLayout(width vg.Length) legend {
 	l := legend{size: legendPt}
 	lt := ch.style.text(l.size)
 	rowH := lt.Height("Ag") + vg.Points(4)
-	x, rows := vg.Length(0), 1
-	for i, e := range ch.legend {
-		w := swatch + vg.Points(4) + lt.Width(e.label) + vg.Points(14)
-		if x+w > avail && i > 0 {
-			x = 0
-			rows++
-		}
-		l.at = append(l.at, vg.Point{X: x, Y: rowH*vg.Length(rows-1) + rowH/2})
-		x += w
+	x := vg.Length(0)
+	for _, e := range ch.legend {
+		l.at = append(l.at, vg.Point{X: x, Y: rowH / 2})
+		x += swatch + vg.Points(4) + lt.Width(e.label) + vg.Points(14)
 	}
-	if rows > legendRows {
-		// Columns: an entry and the gap before the next column.
-		gap := vg.Points(10)
-		var colW vg.Length
-		cols := 0
-		for _, size := range []float64{legendPt, legendPt - 1} {
-			lt = ch.style.text(size)
-			colW = 0
-			for _, e := range ch.legend {
-				colW = max(colW, swatch+vg.Points(4)+lt.Width(e.label)+gap)
-			}
-			if cols = max(1, int((avail+gap)/colW)); cols > 1 {
-				l.size = size
-				break
-			}
-		}
-		if cols == 1 {
-			lt = ch.style.text(l.size)
-		}
-		rowH = lt.Height("Ag") + vg.Points(4)
-		rows = (len(ch.legend) + cols - 1) / cols
-		for i := range l.at {
-			l.at[i] = vg.Point{X: colW * vg.Length(i/rows), Y: rowH*vg.Length(i%rows) + rowH/2}
+	if x <= avail {
+		l.h = rowH
+		return l
+	}
+	// Columns, with a gap between them.
+	gap := vg.Points(10)
+	at, rows, cols := ch.legendColumns(lt, avail, gap)
+	if cols == 1 {
+		small := ch.style.text(legendPt - 1)
+		if at2, rows2, cols2 := ch.legendColumns(small, avail, gap); cols2 > 1 {
+			at, rows, lt, l.size = at2, rows2, small, legendPt-1
 		}
 	}
-	l.h = rowH * vg.Length(rows)
+	rowH = lt.Height("Ag") + vg.Points(4)
+	for i := range at {
+		at[i].Y = rowH*at[i].Y + rowH/2
+	}
+	l.at, l.h = at, rowH*vg.Length(rows)
 	return l
+}
+
+// legendColumns lays the legend out in columns, filled top to bottom,
+// each as wide as its widest entry, in the fewest rows that fit avail (or
+// one column): each entry's x, and its row in y; the rows and the columns.
+func (ch *chart) legendColumns(lt plottext.Style, avail, gap vg.Length) (at []vg.Point, rows, cols int) {
+	swatch := vg.Points(16)
+	n := len(ch.legend)
+	for rows = 1; rows <= n; rows++ {
+		at = at[:0]
+		x, colW := vg.Length(0), vg.Length(0)
+		for i, e := range ch.legend {
+			if i > 0 && i%rows == 0 {
+				x += colW + gap
+				colW = 0
+			}
+			at = append(at, vg.Point{X: x, Y: vg.Length(i % rows)})
+			colW = max(colW, swatch+vg.Points(4)+lt.Width(e.label))
+		}
+		if x+colW <= avail {
+			break
+		}
+	}
+	rows = min(rows, n)
+	return at, rows, (n + rows - 1) / rows
 }
 
 // height is the chart's height: its own, and the legend's rows beyond
@@ -497,19 +531,16 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 		cats = append(cats, c)
 		x++
 	}
-	ch := &chart{Name: "throughput", Title: st.l.t("chart.throughput"), h: chartH, style: st}
-	p := st.newPlot("", st.l.t("axis.ops/s"))
+	fig := barFigureOf(d)
+	ch := &chart{Name: "throughput", Title: st.l.t(fig.title), h: chartH, style: st}
+	p := st.newPlot("", st.l.t(fig.axis))
 	grid(p)
 	b := &bars{style: st, labels: len(stores) <= 4}
 	width := 0.8 / float64(len(stores))
 	for j, s := range stores {
 		for i, k := range keys {
-			v := opsPerSecAt(d, s, k)
-			if v.n == 0 {
-				continue
-			}
 			x := cats[i].x - 0.4 + width*float64(j)
-			b.add(x, x+width*0.92, v, st.color(s.Label))
+			b.addPhase(d, s, k, fig, x, x+width*0.92, st.color(s.Label))
 		}
 		ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label)})
 	}
@@ -530,7 +561,7 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 
 // matrixCharts draws, for a --vary run, one chart per operation (and
 // client level): one group of bars per combination of settings, one bar
-// per store.
+// per store, each variant in its colour on the report's other charts.
 func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 	if len(d.Run.Vary) == 0 {
 		return nil
@@ -551,26 +582,24 @@ func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 	}
 	var out []*chart
 	levels := levelsVary(d)
+	fig := barFigureOf(d)
 	for _, k := range phaseKeys(d) {
-		ch := &chart{Name: "vary-" + k.fileName(levels), Title: st.l.f("chart.matrix", k.name(levels)), h: chartH, style: st}
-		p := st.newPlot(strings.Join(names, " · "), st.l.t("axis.ops/s"))
+		ch := &chart{Name: "vary-" + k.fileName(levels), Title: st.l.f(fig.matrixTitle, k.name(levels)), h: chartH, style: st}
+		p := st.newPlot(strings.Join(names, " · "), st.l.t(fig.axis))
 		grid(p)
 		b := &bars{style: st, labels: len(variants)*len(bases) <= 12}
 		width := 0.8 / float64(len(bases))
 		for _, s := range d.Stores {
-			v := opsPerSecAt(d, s, k)
-			if v.n == 0 {
-				continue
-			}
 			i, j := slices.Index(variants, variantValues(s.Variant)), slices.Index(bases, baseStore(s))
 			x := float64(i) - 0.4 + width*float64(j)
-			b.add(x, x+width*0.92, v, st.color(baseStore(s)))
+			// Each variant in its own colour, as on the latency and
+			// timeline charts of the report, and named as there.
+			if b.addPhase(d, s, k, fig, x, x+width*0.92, st.color(s.Label)) {
+				ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label)})
+			}
 		}
 		if len(b.items) == 0 {
 			continue
-		}
-		for _, base := range bases {
-			ch.legend = append(ch.legend, legendEntry{label: base, color: st.color(base)})
 		}
 		p.Add(b)
 		p.NominalX(variants...)
@@ -649,14 +678,15 @@ func seriesLabel(d *result.Document, label string) string {
 	return name
 }
 
-// latencyQuantiles are the points of a percentile curve: from p50 to
-// p99.99, evenly spaced in "nines" (x = -log10(1-q)).
-func nines(q float64) float64 { return -math.Log10(1 - q) }
-
 // latencyCharts draws, per operation (and client level), each store's
-// latency percentiles from p50 to p99.99 on a log scale, from the histogram in the document
-// (all repeats merged). A curve stops where the sample runs out: with n
-// operations, quantiles above 1 - 1/n are all the maximum.
+// latency percentiles from p50 on a log scale, from the histogram in the
+// document (all repeats merged). A curve ends where its sample does, at its
+// slowest operation, the table's max (see percentileCurve), marked with a
+// dot. The x axis runs to p99.99, or further when a curve does (more than
+// 10,000 operations). A store with one operation has no curve: its
+// latency, every percentile of it, is a dot at p50, and its legend entry
+// says "1 operation" (before, such a chart was empty axes). A phase
+// skipped on a store measured nothing and is left out.
 func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
 	levels := levelsVary(d)
@@ -664,7 +694,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 		ch := &chart{Name: "latency-" + k.fileName(levels), Title: st.l.f("chart.latency", k.name(levels)), h: chartH, style: st}
 		p := st.newPlot(st.l.t("axis.percentile"), st.l.t("axis.latency"))
 		grid(p)
-		lo, hi := math.Inf(1), 0.0
+		lo, hi, right := math.Inf(1), 0.0, 4.0
 		for _, s := range d.Stores {
 			var h hist.Snapshot
 			for _, ph := range s.Phases {
@@ -675,31 +705,46 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 			if h.Count == 0 {
 				continue
 			}
-			top := math.Min(4, math.Log10(float64(h.Count)))
-			var xys plotter.XYs
-			for x := math.Log10(2); ; x += 0.05 {
-				x = math.Min(x, top)
-				v := math.Max(h.Quantile(1-math.Pow(10, -x))/1e3, 0.001)
-				xys = append(xys, plotter.XY{X: x, Y: v})
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-				if x >= top {
-					break
+			xys := percentileCurve(&h)
+			for _, xy := range xys {
+				lo, hi, right = math.Min(lo, xy.Y), math.Max(hi, xy.Y), math.Max(right, xy.X)
+			}
+			c, dash := st.color(s.Label), st.dash(s.Label)
+			e := legendEntry{label: seriesLabel(d, s.Label), color: c, line: true, dash: dash}
+			if len(xys) == 1 {
+				sc, err := plotter.NewScatter(xys)
+				if err != nil {
+					continue
 				}
+				sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+				p.Add(sc)
+				e.label, e.line, e.dot = st.l.f("legend.one-op", e.label), false, true
+			} else {
+				l, err := plotter.NewLine(xys)
+				if err != nil {
+					continue
+				}
+				l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2), Dashes: dash}
+				p.Add(l)
+				// A dot on the end, the maximum: where curves end at
+				// the same percentile their rises overlap.
+				end, err := plotter.NewScatter(xys[len(xys)-1:])
+				if err != nil {
+					continue
+				}
+				end.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+				p.Add(end)
 			}
-			l, err := plotter.NewLine(xys)
-			if err != nil {
-				continue
-			}
-			l.LineStyle = draw.LineStyle{Color: st.color(s.Label), Width: vg.Points(2), Dashes: st.dash(s.Label)}
-			p.Add(l)
-			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label), line: true, dash: st.dash(s.Label)})
+			ch.legend = append(ch.legend, e)
 		}
 		if len(ch.legend) == 0 {
 			continue
 		}
-		p.X.Min, p.X.Max = math.Log10(2), 4
-		p.X.Tick.Marker = plot.ConstantTicks{{Value: math.Log10(2), Label: "p50"}, {Value: 1, Label: "p90"},
-			{Value: 2, Label: "p99"}, {Value: 3, Label: "p99.9"}, {Value: 4, Label: "p99.99"}}
+		// A little room left of p50 and right of the last curve's end, so
+		// that a curve's rise at either (two operations; the maximum) is
+		// not drawn on an axis.
+		p.X.Min, p.X.Max = math.Log10(2)-0.08, right+0.08
+		p.X.Tick.Marker = ninesTicks{}
 		logY(p, lo, hi)
 		ch.plots = []*plot.Plot{p}
 		out = append(out, ch)
@@ -707,9 +752,46 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	return out
 }
 
+// percentileCurve is the latency percentile curve of a histogram, in µs
+// against nines (x = -log10(1-q)): from p50 every 0.05 nines up to
+// log10(n), where n operations' sample runs out (quantile 1 - 1/n, the
+// second slowest operation), then straight up to the slowest, which every
+// quantile above 1 - 1/n is. So the curve always reaches the table's max
+// (before, it stopped one operation short of it: a curve of 500 operations
+// ended at 472µs, the max being 601µs). One operation is one point: its
+// latency, at p50.
+func percentileCurve(h *hist.Snapshot) plotter.XYs {
+	us := func(ns float64) float64 { return math.Max(ns/1e3, 0.001) }
+	n := float64(h.Count)
+	p50 := math.Log10(2)
+	if h.Count < 2 {
+		return plotter.XYs{{X: p50, Y: us(float64(h.Max))}}
+	}
+	top := math.Log10(n)
+	var xys plotter.XYs
+	for x := p50; x < top-1e-9; x += 0.05 {
+		xys = append(xys, plotter.XY{X: x, Y: us(h.Quantile(1 - math.Pow(10, -x)))})
+	}
+	// The second slowest (rank n-1 of n) and the slowest.
+	xys = append(xys, plotter.XY{X: top, Y: us(h.Quantile((n - 1.5) / n))}, plotter.XY{X: top, Y: us(float64(h.Max))})
+	return xys
+}
+
+// ninesTicks marks a percentile axis in nines: p50, p90, p99, p99.9, ...
+type ninesTicks struct{}
+
+func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := []plot.Tick{{Value: math.Log10(2), Label: "p50"}}
+	for x := 1.0; x <= hi; x++ {
+		ticks = append(ticks, plot.Tick{Value: x, Label: "p" + strconv.FormatFloat(100*(1-math.Pow(10, -x)), 'f', max(0, int(x)-2), 64)})
+	}
+	return ticks
+}
+
 // timelineCharts draws, per operation (and client level), each store's
 // ops/s and p99 latency second by second (first repeat), with the warm-up shaded: warm-up,
-// stalls and slow starts show here and nowhere else.
+// stalls and slow starts show here and nowhere else. A store that skipped
+// the phase is left out.
 func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
 	levels := levelsVary(d)
@@ -724,7 +806,10 @@ func timelineCharts(st *chartStyle, d *result.Document) []*chart {
 		for _, s := range d.Stores {
 			var ph *result.Phase
 			for i := range s.Phases {
-				if keyOf(d, s.Phases[i]) == k && s.Phases[i].Repeat == 0 && len(s.Phases[i].Series) > 0 {
+				// A skipped phase measured nothing: drawn, it would be a
+				// measured 0 ops/s (as the latency charts, the timelines
+				// leave it out; the throughput chart says skipped).
+				if keyOf(d, s.Phases[i]) == k && s.Phases[i].Repeat == 0 && len(s.Phases[i].Series) > 0 && !skippedPhase(s.Phases[i]) {
 					ph = &s.Phases[i]
 					break
 				}
@@ -833,16 +918,45 @@ func logY(p *plot.Plot, lo, hi float64) {
 	p.Y.Tick.Marker = durTicks{}
 }
 
-// durTicks marks a log axis of microseconds at powers of ten, and at 2 and
-// 5 times them when the axis spans less than two decades, labelled with
-// the table's duration format.
+// durTicks marks a log axis of microseconds at powers of ten, labelled
+// with the table's duration format: an axis spanning two decades or more
+// has two labels or more. A shorter one needs at least minLabels to be
+// read: 2 and 5 times the powers of ten are labelled too, then 3 times
+// them (3ms 5ms 10ms), and on an axis spanning so little that even those
+// are too few (1.6ms to 3.9ms, where they were one, 2ms), round values at
+// even steps (2ms 2.5ms 3ms 3.5ms), as a linear axis would have them.
+// (Every multiple, 6ms 7ms 8ms 9ms, would crowd the top of a short
+// decade.)
 type durTicks struct{}
 
+const minLabels = 3
+
 func (durTicks) Ticks(lo, hi float64) []plot.Tick {
-	steps := []float64{1}
-	if hi/lo < 100 {
-		steps = []float64{1, 2, 5}
+	if hi/lo >= 100 {
+		return decadeTicks(lo, hi, []float64{1})
 	}
+	var ticks []plot.Tick
+	for _, steps := range [][]float64{{1, 2, 5}, {1, 2, 3, 5}} {
+		ticks = decadeTicks(lo, hi, steps)
+		if labelled(ticks) >= minLabels {
+			return ticks
+		}
+	}
+	even := plot.DefaultTicks{}.Ticks(lo, hi)
+	if labelled(even) <= labelled(ticks) {
+		return ticks
+	}
+	for i := range even {
+		if even[i].Label != "" {
+			even[i].Label = durLabel(even[i].Value)
+		}
+	}
+	return even
+}
+
+// decadeTicks marks every multiple of a power of ten from lo to hi,
+// labelling those whose multiplier is among steps.
+func decadeTicks(lo, hi float64, steps []float64) []plot.Tick {
 	var ticks []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		for m := 1.0; m < 10; m++ {
@@ -858,6 +972,16 @@ func (durTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+func labelled(ticks []plot.Tick) int {
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // durLabel writes a round latency in µs without trailing zeros: 20µs,
@@ -908,14 +1032,88 @@ type bar struct {
 	x0, x1 float64
 	v      spread
 	color  color.Color
+	note   string // no bar, but this word where it would stand: skipped
 }
 
 // labelGap is the room between a whisker's (or a bar's) top and its value.
 const labelGap = 3 * vg.Length(1)
 
 func (b *bars) add(x0, x1 float64, v spread, c color.Color) {
-	b.items = append(b.items, bar{x0, x1, v, c})
+	b.items = append(b.items, bar{x0: x0, x1: x1, v: v, color: c})
 	b.max = math.Max(b.max, v.hi)
+}
+
+// addPhase adds store s's bar of phase k, its figure over repeats, at
+// x0..x1: or, when every repeat of the phase was skipped, "skipped" where
+// the bar would stand, so that it is not read as a store that was not run
+// or a bar too short to see. It reports whether it added either.
+func (b *bars) addPhase(d *result.Document, s result.Store, k phaseKey, fig barFigure, x0, x1 float64, c color.Color) bool {
+	if v := fig.at(d, s, k); v.n > 0 {
+		b.add(x0, x1, v, c)
+		return true
+	}
+	if skippedAt(d, s, k) {
+		b.items = append(b.items, bar{x0: x0, x1: x1, color: c, note: b.style.l.t("skipped")})
+		return true
+	}
+	return false
+}
+
+// skippedAt reports whether store s ran phase k and skipped it whole in
+// every repeat.
+func skippedAt(d *result.Document, s result.Store, k phaseKey) bool {
+	ran := false
+	for _, p := range s.Phases {
+		if keyOf(d, p) == k {
+			if !skippedPhase(p) {
+				return false
+			}
+			ran = true
+		}
+	}
+	return ran
+}
+
+// barFigure is what the throughput and --vary bars measure: ops/s, or,
+// for the load workload, rows/s. One load operation is a whole data set
+// (or a chunk of it): its ops/s (sqlite 0.32 against file 79.1) says
+// nothing a reader looks for, its rows/s, which the notes give, does.
+type barFigure struct {
+	title, matrixTitle, axis string
+	rows                     map[loadPhase]float64 // rows/s of each load phase
+}
+
+type loadPhase struct {
+	store, op       string
+	clients, repeat int
+}
+
+func barFigureOf(d *result.Document) barFigure {
+	rates := load.Rates(d)
+	if rates == nil {
+		return barFigure{title: "chart.throughput", matrixTitle: "chart.matrix", axis: "axis.ops/s"}
+	}
+	f := barFigure{title: "chart.throughput.rows", matrixTitle: "chart.matrix.rows", axis: "axis.rows/s", rows: map[loadPhase]float64{}}
+	for _, r := range rates {
+		if r.Rows > 0 {
+			f.rows[loadPhase{r.Store, r.Way, r.Clients, r.Repeat}] = r.RowsPerSec
+		}
+	}
+	return f
+}
+
+// at is store s's figure of phase k over its repeats.
+func (f barFigure) at(d *result.Document, s result.Store, k phaseKey) spread {
+	if f.rows == nil {
+		return opsPerSecAt(d, s, k)
+	}
+	var vs []float64
+	for _, p := range s.Phases {
+		if v, ok := f.rows[loadPhase{s.Label, p.Op, p.Clients, p.Repeat}]; ok && keyOf(d, p) == k {
+			vs = append(vs, v)
+		}
+	}
+	return spreadOf(vs)
 }
 
 // whiskered reports whether a bar has a whisker: repeats that differ.
@@ -956,6 +1154,13 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for _, it := range b.items {
 		x0, x1, y0, y1 := trX(it.x0), trX(it.x1), trY(0), trY(it.v.med)
+		if it.note != "" {
+			if lt, at, ok := b.labelAt(it.note, x0, x1, y0+vg.Points(0.5)); ok {
+				lt.Color = color.Gray{0x50}
+				c.FillText(lt, at, it.note)
+			}
+			continue
+		}
 		c.FillPolygon(it.color, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 		if it.whiskered() {
 			xm := (x0 + x1) / 2
@@ -981,13 +1186,15 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 // up along the bar (which one is known only when drawn, on the canvas):
 // the plot shrinks so that no value runs into the legend or the title.
 func (b *bars) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
-	if !b.labels {
-		return nil
-	}
 	lt := b.labelStyle()
 	var out []plot.GlyphBox
 	for _, it := range b.items {
 		s := num(it.v.med)
+		if it.note != "" {
+			s = it.note
+		} else if !b.labels {
+			continue
+		}
 		room := labelGap + vg.Points(0.5) + max(lt.Width(s), lt.Height(s))
 		out = append(out, plot.GlyphBox{X: p.X.Norm((it.x0 + it.x1) / 2), Y: p.Y.Norm(it.top()),
 			Rectangle: vg.Rectangle{Max: vg.Point{Y: room}}})

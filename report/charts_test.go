@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"kurabe/hist"
 	"kurabe/result"
 )
 
@@ -35,6 +36,44 @@ type geomCanvas struct {
 	texts    []geomText
 	whiskers []vg.Rectangle
 	fills    []vg.Rectangle
+	paths    []geomPath // every stroke and fill, with its colour
+}
+
+// geomPath is a stroked or filled path: its colour and points.
+type geomPath struct {
+	col  color.Color
+	fill bool
+	pts  []vg.Point
+}
+
+// of returns the paths of colour c, stroked or filled.
+func (g *geomCanvas) of(c color.Color, fill bool) []geomPath {
+	var out []geomPath
+	for _, p := range g.paths {
+		if p.fill == fill && colorEq(p.col, c) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func colorEq(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	r1, g1, b1, a1 := a.RGBA()
+	r2, g2, b2, a2 := b.RGBA()
+	return r1 == r2 && g1 == g2 && b1 == b2 && a1 == a2
+}
+
+func pathPoints(p vg.Path) []vg.Point {
+	var ps []vg.Point
+	for _, c := range p {
+		if c.Type == vg.MoveComp || c.Type == vg.LineComp {
+			ps = append(ps, c.Pos)
+		}
+	}
+	return ps
 }
 
 type geomText struct {
@@ -58,6 +97,7 @@ func (g *geomCanvas) Translate(pt vg.Point) {
 }
 
 func (g *geomCanvas) Stroke(p vg.Path) {
+	g.paths = append(g.paths, geomPath{g.col, false, pathPoints(p)})
 	if g.col == (color.Gray{0x30}) {
 		r := pathBounds(p)
 		h := g.width / 2
@@ -67,6 +107,7 @@ func (g *geomCanvas) Stroke(p vg.Path) {
 }
 
 func (g *geomCanvas) Fill(p vg.Path) {
+	g.paths = append(g.paths, geomPath{g.col, true, pathPoints(p)})
 	if r := pathBounds(p); r.Size().X < 500 { // not the background
 		g.fills = append(g.fills, r)
 	}
@@ -539,6 +580,424 @@ func TestRepeatChartsSaySoInThePicture(t *testing.T) {
 			for _, not := range []string{"median of repeats", "first repeat"} {
 				if want == "" && strings.Contains(string(b), not) {
 					t.Errorf("%d repeat: %s says %q", c.repeats, file, not)
+				}
+			}
+		}
+	}
+}
+
+// latencyOf is the latency summary of the given values in µs, as a run
+// records it.
+func latencyOf(us ...float64) result.Latency {
+	r := hist.NewRecorder()
+	for _, v := range us {
+		r.Record(int64(v * 1e3))
+	}
+	var s hist.Snapshot
+	r.AddTo(&s)
+	return result.Summarize(&s)
+}
+
+// repeated is n copies of v.
+func repeated(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// drawGeom draws a chart on a geomCanvas.
+func drawGeom(ch *chart) *geomCanvas {
+	g := &geomCanvas{CanvasSizer: vgsvg.New(chartW, ch.height())}
+	ch.draw(draw.New(g))
+	return g
+}
+
+// top is the highest point of a colour's strokes and fills (glyphs) in
+// the plot, below the legend (y, from the bottom, less than below).
+func (g *geomCanvas) top(c color.Color, below vg.Length) vg.Length {
+	hi := vg.Length(math.Inf(-1))
+	for _, p := range g.paths {
+		if !colorEq(p.col, c) {
+			continue
+		}
+		for _, pt := range p.pts {
+			if pt.Y < below {
+				hi = max(hi, pt.Y)
+			}
+		}
+	}
+	return hi
+}
+
+// Every latency curve ends at its slowest operation, the max the table
+// shows: a curve of n operations once stopped at quantile 1 - 1/n, the
+// second slowest (500 operations: 472µs drawn, 601µs the max), or at
+// p99.99 with more than 10,000. Each case draws two stores: "a", whose
+// slowest operation alone is 601µs, and "ref", half of whose operations
+// are, so that its curve is at 601µs for most of its length; a's highest
+// point must be as high as ref's.
+func TestLatencyCurvesReachTheMax(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    []float64
+	}{
+		{"500 operations", append(append(repeated(498, 100), 472), 601)},
+		{"two operations", []float64{100, 601}},
+		{"20,000 operations, beyond p99.99", append(append(repeated(19997, 100), 300, 472), 601)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ref := append(repeated(50, 100), repeated(50, 601)...)
+			d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 1}}
+			for _, s := range []struct {
+				label string
+				us    []float64
+			}{{"a", c.a}, {"ref", ref}} {
+				d.Stores = append(d.Stores, result.Store{Label: s.label, Phases: []result.Phase{{Op: "write", Clients: 1, Ops: int64(len(s.us)), Latency: latencyOf(s.us...)}}})
+			}
+			if got := d.Stores[0].Phases[0].Latency.Max; got != 601 {
+				t.Fatalf("the table's max is %vµs, want 601µs", got)
+			}
+			st := newChartStyle(English, nil, []*result.Document{d})
+			chs := latencyCharts(st, d)
+			if len(chs) != 1 {
+				t.Fatalf("%d charts", len(chs))
+			}
+			g := drawGeom(chs[0])
+			below := g.legendBottom(chs[0])
+			a, r := g.top(st.color("a"), below), g.top(st.color("ref"), below)
+			// 601µs against the bucket's midpoint near it: well within a
+			// point, where 472µs is some 10 points lower.
+			if math.Abs(float64(a-r)) > 1 {
+				t.Errorf("a's curve tops out at y=%.1f, ref's (601µs) at y=%.1f: a does not reach its max", a, r)
+			}
+		})
+	}
+}
+
+// legendBottom is the y (from the bottom) of a chart's legend's lowest
+// text: the plot is below it.
+func (g *geomCanvas) legendBottom(ch *chart) vg.Length {
+	lo := vg.Length(math.Inf(1))
+	for _, x := range g.texts {
+		if slices.ContainsFunc(ch.legend, func(e legendEntry) bool { return e.label == x.s }) {
+			lo = min(lo, x.r.Min.Y)
+		}
+	}
+	return lo
+}
+
+// A phase of one operation (the load workload's, crud's batch-read at a
+// small -n) is drawn as a dot at p50 per store, its latency, with a legend
+// that says so; before, its chart was empty axes under a legend.
+func TestLatencyOfOneOperationIsADot(t *testing.T) {
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "load", Ops: []string{"autocommit"}, Clients: 1}}
+	for _, s := range []struct {
+		label string
+		us    float64
+	}{{"sqlite", 5.2e6}, {"file", 33e3}} {
+		d.Stores = append(d.Stores, result.Store{Label: s.label, Phases: []result.Phase{{Op: "autocommit", Clients: 1, Ops: 1, Latency: latencyOf(s.us)}}})
+	}
+	st := newChartStyle(English, nil, []*result.Document{d})
+	chs := latencyCharts(st, d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts, want the latency chart", len(chs))
+	}
+	var labels []string
+	for _, e := range chs[0].legend {
+		labels = append(labels, e.label)
+	}
+	if want := []string{"sqlite (1 operation)", "file (1 operation)"}; !slices.Equal(labels, want) {
+		t.Errorf("legend %q, want %q", labels, want)
+	}
+	g := drawGeom(chs[0])
+	below := g.legendBottom(chs[0])
+	dotY := map[string]vg.Length{}
+	for _, label := range []string{"sqlite", "file"} {
+		var dots []vg.Length
+		for _, p := range g.of(st.color(label), true) {
+			if p.pts[0].Y < below {
+				dots = append(dots, p.pts[0].Y)
+			}
+		}
+		if len(dots) != 1 {
+			t.Fatalf("%s: %d dots drawn in the plot, want 1", label, len(dots))
+		}
+		dotY[label] = dots[0]
+	}
+	if dotY["sqlite"] <= dotY["file"] {
+		t.Errorf("sqlite's dot (5.2s) at y=%.1f is not above file's (33ms) at y=%.1f", dotY["sqlite"], dotY["file"])
+	}
+}
+
+// A phase the workload skipped on a store (crud's update on the file
+// store) is left out of its timeline: before, it was a point at 0 ops/s,
+// t=0, that read as measured, and an entry in the legend.
+func TestTimelineLeavesSkippedPhasesOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	skipped := result.Phase{Op: "update", Clients: 1, Errors: 20, ErrorClasses: []result.ErrorClass{{Class: "skipped", Count: 20, First: "crud update needs SQL"}},
+		Series: []result.Second{{T: 0, Errors: 20}}}
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "crud", Ops: []string{"update"}, Clients: 1, Count: 20},
+		Stores: []result.Store{
+			{Label: "sqlite", Phases: []result.Phase{{Op: "update", Clients: 1, Ops: 20, OpsPerSec: 900, Latency: latencies(rng, 20, 1e6), Series: series(rng, 0, 2, 900, 5000, 0)}}},
+			{Label: "file", Phases: []result.Phase{skipped}},
+		}}
+	st := newChartStyle(English, nil, []*result.Document{d})
+	chs := timelineCharts(st, d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts", len(chs))
+	}
+	for _, e := range chs[0].legend {
+		if strings.HasPrefix(e.label, "file") {
+			t.Errorf("legend names the skipped store: %q", e.label)
+		}
+	}
+	g := drawGeom(chs[0])
+	if n := len(g.of(st.color("file"), true)) + len(g.of(st.color("file"), false)); n != 0 {
+		t.Errorf("%d paths drawn in file's colour; its phase was skipped", n)
+	}
+	if len(g.of(st.color("sqlite"), false)) == 0 {
+		t.Error("sqlite's measured line is not drawn")
+	}
+	// With every store skipping it, the phase has no timeline.
+	d.Stores = d.Stores[1:]
+	if chs := timelineCharts(st, d); len(chs) != 0 {
+		t.Errorf("%d timelines of a phase every store skipped", len(chs))
+	}
+}
+
+// A log axis spanning less than a decade (a timeline's p99 panel, whose
+// latencies barely move) has at least three labelled ticks, each inside
+// the axis and written as the table writes durations; before, it had one
+// or none (1.6ms to 3.9ms: only 2ms).
+func TestShortLogAxesHaveThreeLabels(t *testing.T) {
+	for _, c := range []struct{ lo, hi float64 }{
+		{1540 / 1.3, 3900 * 1.3}, // tpcb at -c 1,2: 1.5ms to 3.9ms
+		{1180, 1600},             // a steady p99: less than a third of a decade
+		{3000 / 1.3, 12000 * 1.3},
+		{2.3, 3.1},
+		{800, 5000},
+		{40e3, 55e3},
+	} {
+		ticks := durTicks{}.Ticks(c.lo, c.hi)
+		var labels []string
+		for _, tk := range ticks {
+			if tk.Label == "" {
+				continue
+			}
+			labels = append(labels, tk.Label)
+			if tk.Value < c.lo || tk.Value > c.hi {
+				t.Errorf("%v..%vµs: tick %s at %v is outside the axis", c.lo, c.hi, tk.Label, tk.Value)
+			}
+			if tk.Label != durLabel(tk.Value) {
+				t.Errorf("%v..%vµs: tick at %v labelled %q, want %q", c.lo, c.hi, tk.Value, tk.Label, durLabel(tk.Value))
+			}
+		}
+		if len(labels) < 3 || len(slices.Compact(slices.Clone(labels))) != len(labels) {
+			t.Errorf("%v..%vµs: labels %q, want 3 or more, all different", c.lo, c.hi, labels)
+		}
+	}
+	// The timeline of a run whose p99 stays between 1.5 and 1.6ms.
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "tpcb", Ops: []string{"tpcb"}, Clients: 1},
+		Stores: []result.Store{{Label: "sqlite", Phases: []result.Phase{{Op: "tpcb", Clients: 1, Ops: 2300, Series: []result.Second{
+			{T: 1, Ops: 1140, OpsPerSec: 1140, P99: 1630}, {T: 2, Ops: 1160, OpsPerSec: 1160, P99: 1520}}}}}}}
+	chs := timelineCharts(newChartStyle(English, nil, []*result.Document{d}), d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts", len(chs))
+	}
+	y := chs[0].plots[1].Y
+	n := 0
+	for _, tk := range y.Tick.Marker.Ticks(y.Min, y.Max) {
+		if tk.Label != "" {
+			n++
+		}
+	}
+	if n < 3 {
+		t.Errorf("the p99 panel, %.0f to %.0fµs, has %d labelled ticks, want 3 or more", y.Min, y.Max, n)
+	}
+}
+
+// A Y axis's title, turned upright, keeps 3 pt from its widest tick label
+// in every language: with Japanese text (Noto Sans CJK, whose ascent is
+// larger than its size) it was 1.3 pt, "ops/s" against "200,000".
+func TestYAxisTitleClearsTickLabels(t *testing.T) {
+	d := crowdedDoc(2) // ops/s in the hundred thousands
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := range d.Stores {
+		for j := range d.Stores[i].Phases {
+			d.Stores[i].Phases[j].Latency = latencies(rng, 1000, 2e6)
+		}
+	}
+	for _, lang := range []string{English, Japanese} {
+		cjk := cjkFont(lang)
+		if lang == Japanese && cjk == nil {
+			t.Log("no Japanese font installed: Japanese charts are drawn in English")
+			continue
+		}
+		st := newChartStyle(lang, cjk, []*result.Document{d})
+		for _, ch := range append(throughputChart(st, d), latencyCharts(st, d)...) {
+			g := drawGeom(ch)
+			p := ch.plots[0]
+			var ticks []string
+			for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+				if tk.Label != "" {
+					ticks = append(ticks, tk.Label)
+				}
+			}
+			var title *geomText
+			for i, x := range g.texts {
+				if x.turned && x.s == p.Y.Label.Text {
+					title = &g.texts[i]
+				}
+			}
+			if title == nil {
+				t.Fatalf("%s %s: no upright title %q", lang, ch.Name, p.Y.Label.Text)
+			}
+			gap, n := vg.Length(math.Inf(1)), 0
+			for _, x := range g.texts {
+				if !x.turned && slices.Contains(ticks, x.s) && x.r.Min.X < title.r.Max.X+60 {
+					gap = min(gap, x.r.Min.X-title.r.Max.X)
+					n++
+				}
+			}
+			if n == 0 {
+				t.Fatalf("%s %s: no tick labels %q found", lang, ch.Name, ticks)
+			}
+			if gap < yLabelGap-0.01 {
+				t.Errorf("%s %s: %q is %.2f pt from its tick labels, want %v", lang, ch.Name, title.s, float64(gap), yLabelGap)
+			}
+		}
+	}
+}
+
+// loadDoc is a load run on sqlite and file of 5,000 rows, each way one
+// operation; file skips the transaction way.
+func loadDoc() *result.Document {
+	d := &result.Document{Schema: result.Schema, Run: result.RunConfig{Workload: "load", Ops: []string{"autocommit", "transaction", "batch"}, Clients: 1, Count: 1,
+		Params: map[string]string{"rows": "5000", "chunk_rows": "5000"}}}
+	for _, s := range []struct {
+		label   string
+		seconds []float64 // per way; 0: skipped
+	}{{"sqlite", []float64{5.3, 0.048, 0.043}}, {"file", []float64{0.034, 0, 0.0197}}} {
+		st := result.Store{Label: s.label}
+		for i, op := range d.Run.Ops {
+			p := result.Phase{Op: op, Clients: 1}
+			if sec := s.seconds[i]; sec > 0 {
+				p.Ops, p.Elapsed, p.OpsPerSec, p.Latency = 1, sec, 1/sec, latencyOf(sec*1e6)
+				p.Verify = []result.Verify{{Table: "records", Acked: 5000, After: 5000}}
+			} else {
+				p.Errors, p.ErrorClasses = 1, []result.ErrorClass{{Class: "skipped", Count: 1, First: "load transaction needs BEGIN and COMMIT"}}
+			}
+			st.Phases = append(st.Phases, p)
+		}
+		d.Stores = append(d.Stores, st)
+	}
+	return d
+}
+
+// The load workload's bars are its rows/s, which the notes give, on an
+// axis that says so, not ops/s (one operation being the whole data set:
+// sqlite autocommit 0.19 ops/s); a way a store skipped says so where its
+// bar would stand, in the report's language.
+func TestLoadChartsRowsPerSecond(t *testing.T) {
+	d := loadDoc()
+	for _, c := range []struct {
+		lang, axis, skipped string
+	}{{English, "rows/s", "skipped"}, {Japanese, "行/秒", "スキップ"}} {
+		st := newChartStyle(c.lang, cjkFont(c.lang), []*result.Document{d})
+		if string(st.l) != c.lang {
+			t.Logf("no Japanese font installed: %s charts not checked", c.lang)
+			continue
+		}
+		chs := throughputChart(st, d)
+		if len(chs) != 1 {
+			t.Fatalf("%d charts", len(chs))
+		}
+		if got := chs[0].plots[0].Y.Label.Text; got != c.axis {
+			t.Errorf("%s: y axis %q, want %q", c.lang, got, c.axis)
+		}
+		g := drawGeom(chs[0])
+		drawn := map[string]int{}
+		for _, x := range g.texts {
+			drawn[x.s]++
+		}
+		for _, want := range []string{"943", "104,167", "116,279", "147,059", "253,807"} {
+			if drawn[want] != 1 {
+				t.Errorf("%s: the bar value %s drawn %d times, want once (texts %v)", c.lang, want, drawn[want], drawn)
+			}
+		}
+		if drawn[c.skipped] != 1 {
+			t.Errorf("%s: %q drawn %d times, want once, for file's transaction", c.lang, c.skipped, drawn[c.skipped])
+		}
+	}
+}
+
+// Every store of a --vary run (every variant) has one colour in every
+// chart of the report: the ops/s bars are coloured and named as the
+// latency and timeline lines are (before, one blue "sqlite:" for every
+// bar against a colour per variant on the lines).
+func TestVaryChartsColourVariantsAlike(t *testing.T) {
+	d := varyDoc()
+	st := newChartStyle(English, nil, []*result.Document{d})
+	legend := func(ch *chart) map[string]color.Color {
+		m := map[string]color.Color{}
+		for _, e := range ch.legend {
+			m[e.label] = e.color
+		}
+		return m
+	}
+	bars := matrixCharts(st, d)
+	if len(bars) != 1 {
+		t.Fatalf("%d vary charts", len(bars))
+	}
+	want := legend(bars[0])
+	if len(want) != len(d.Stores) {
+		t.Fatalf("vary chart's legend %v, want one entry per variant (%d)", want, len(d.Stores))
+	}
+	for _, ch := range append(latencyCharts(st, d), timelineCharts(st, d)...) {
+		got := legend(ch)
+		for label, c := range want {
+			if !colorEq(got[label], c) {
+				t.Errorf("%s: %q is %v, on the vary chart %v", ch.Name, label, got[label], c)
+			}
+		}
+	}
+	// Each variant's bar is filled in its colour.
+	g := drawGeom(bars[0])
+	for _, s := range d.Stores {
+		if n := len(g.of(st.color(s.Label), true)); n < 2 { // its bar and its legend's swatch
+			t.Errorf("%s: %d fills in its colour, want its bar and its swatch", s.Label, n)
+		}
+	}
+}
+
+// A legend of more than one row is in columns: the entries of every row
+// start at the same x, column by column (before, a wrapped row started
+// its second entry wherever the first row's first entry ended).
+func TestLegendRowsLineUp(t *testing.T) {
+	d := varyDoc() // four long names: two rows
+	st := newChartStyle(English, nil, []*result.Document{d})
+	for _, ch := range append(latencyCharts(st, d), matrixCharts(st, d)...) {
+		g := drawGeom(ch)
+		rows := map[vg.Length][]vg.Length{} // y -> xs
+		for _, x := range g.texts {
+			if slices.ContainsFunc(ch.legend, func(e legendEntry) bool { return e.label == x.s }) {
+				rows[x.r.Min.Y] = append(rows[x.r.Min.Y], x.r.Min.X)
+			}
+		}
+		if len(rows) < 2 {
+			t.Fatalf("%s: legend in %d row(s), want 2 or more for this test", ch.Name, len(rows))
+		}
+		var first []vg.Length
+		for _, xs := range rows {
+			slices.Sort(xs)
+			if first == nil {
+				first = xs
+			}
+			for i := range min(len(xs), len(first)) {
+				if math.Abs(float64(xs[i]-first[i])) > 0.01 {
+					t.Errorf("%s: entry %d of a row at x=%.1f, of another at x=%.1f", ch.Name, i+1, xs[i], first[i])
 				}
 			}
 		}
