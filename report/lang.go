@@ -182,12 +182,12 @@ var words = map[string][2]string{
 	"clean.dropped.dry":  {"would drop %s", "%s を削除します"},
 	"clean.unlisted":     {"%s is not there: its entry in kurabe_meta was removed", "%s はありません。kurabe_meta の項目を消しました"},
 	"clean.unlisted.dry": {"%s is not there: its entry in kurabe_meta would be removed", "%s はありません。kurabe_meta の項目を消します"},
-	"clean.replaced":     {"left %s: kurabe_meta lists it, but it is not the table kurabe made (it was replaced since); drop it yourself if it may go", "%s は残しました。kurabe_meta に載っていますが、kurabe が作ったテーブルではありません（その後作り直されています）。不要なら自分で削除してください"},
+	"clean.replaced":     {"left %s: kurabe_meta lists it, but it is not the table kurabe made (it was replaced since); drop it yourself if it may go", "%s は残しました。kurabe_meta に載っていますが、kurabe が作ったテーブルではありません (その後作り直されています)。不要なら自分で削除してください"},
 	"clean.unproven":     {"left %s: an earlier kurabe listed it without recording which table it made, and it was made again or altered since, so kurabe cannot tell it is its own; drop it yourself if it may go", "%s は残しました。作ったテーブルを記録しない以前の kurabe が載せたもので、その後作り直されたか変更されているため、kurabe のものか確かめられません。不要なら自分で削除してください"},
 	"clean.listkept":     {"left %s: it still lists the tables left above", "%s は残しました。上で残したテーブルをまだ載せています"},
-	"clean.notmade":      {"left %s: kurabe did not make it (or an earlier kurabe did, which did not mark it); drop it yourself if it is empty and may go", "%s は残しました。kurabe が作ったものではありません（または印を付けない以前の kurabe が作りました）。空で不要なら自分で削除してください"},
+	"clean.notmade":      {"left %s: kurabe did not make it (or an earlier kurabe did, which did not mark it); drop it yourself if it is empty and may go", "%s は残しました。kurabe が作ったものではありません (または印を付けない以前の kurabe が作りました)。空で不要なら自分で削除してください"},
 	"clean.notempty":     {"left %s: something else is in it", "%s は残しました。ほかのものが入っています"},
-	"clean.nothing":      {"nothing of kurabe's is here: there is no %s", "kurabe のものはありません（%s がありません）"},
+	"clean.nothing":      {"nothing of kurabe's is here: there is no %s", "kurabe のものはありません (%s がありません)"},
 	"clean.dry":          {"dry run: nothing was changed", "試しに調べただけで、何も変更していません"},
 
 	// compare's notes on a store that failed, and the clients chart's
