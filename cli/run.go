@@ -891,7 +891,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
+				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
 			}
@@ -1005,8 +1005,11 @@ func isolate(def workload.Definition, ops []string, w workload.Workload, n int) 
 // with _cI before the extension, beside it: board_c1.db beside board.db,
 // and for a store without a path kurabe_c1.db beside its kurabe.db in the
 // store's directory under the data directory (the store line names the
-// clients' files).
-func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, error) {
+// clients' files). The settings it returns are read back from the
+// clients' databases, which ran the workload: the store's own file holds
+// none of their tables and never had its per-database settings (such as
+// journal_mode=wal) applied.
+func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, *store.Info, error) {
 	stores := make([]store.Store, len(cfg.PerClient))
 	defer func() {
 		for _, st := range stores {
@@ -1015,9 +1018,10 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 			}
 		}
 	}()
+	mainInfo := main.Info(ctx)
 	path := spec.Target
 	if path == "" {
-		path = main.Info(ctx).Target // the file the store made in its directory
+		path = mainInfo.Target // the file the store made in its directory
 	}
 	ext := filepath.Ext(path)
 	for i := range stores {
@@ -1026,12 +1030,66 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 		env := store.Env{Dir: filepath.Dir(sp.Target)}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, env)
 		if err != nil {
-			return nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
+			return nil, nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
 		}
 		stores[i] = st
 	}
 	cfg.PerClientStore = stores
-	return runStore(ctx, cfg, levels, main, w, label, prog, nil)
+	phases, prep, err := runStore(ctx, cfg, levels, main, w, label, prog, nil)
+	clients := make([]store.Info, len(stores))
+	for i, st := range stores {
+		clients[i] = st.Info(context.WithoutCancel(ctx))
+	}
+	info := clientsInfo(mainInfo, clients)
+	return phases, prep, &info, err
+}
+
+// clientsInfo is an isolated SQLite store's description: its own path,
+// with the settings its clients' databases ran, as each read them back.
+// A setting on which the databases differ (a page size an existing
+// client's file kept) gives each client's value, in client order, as
+// c1:8192,c2:4096 (c1-c3:wal for a run of clients with one value), so that
+// the note on a setting that did not apply names the clients it missed.
+func clientsInfo(main store.Info, clients []store.Info) store.Info {
+	if len(clients) == 0 {
+		return main
+	}
+	info := clients[0]
+	info.Target = main.Target
+	info.Options = map[string]string{}
+	for name := range clients[0].Options {
+		info.Options[name] = clientValues(clients, name)
+	}
+	for _, c := range clients {
+		if c.Facts["error"] != "" {
+			info.Facts = c.Facts // a client's database that could not be read
+			break
+		}
+	}
+	return info
+}
+
+// clientValues is one setting of the clients' databases: the value, when
+// all have the same, or each run of clients with its value.
+func clientValues(clients []store.Info, name string) string {
+	var runs []string
+	for i := 0; i < len(clients); {
+		v := clients[i].Options[name]
+		j := i + 1
+		for j < len(clients) && clients[j].Options[name] == v {
+			j++
+		}
+		who := fmt.Sprintf("c%d", i+1)
+		if j-i > 1 {
+			who += fmt.Sprintf("-c%d", j)
+		}
+		runs = append(runs, who+":"+v)
+		i = j
+	}
+	if len(runs) == 1 {
+		return clients[0].Options[name]
+	}
+	return strings.Join(runs, ",")
 }
 
 // runStore sets up the workload's tables, loads its data set if it has

@@ -781,6 +781,57 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 }
 
+// With --isolate, SQLite's settings are read back from the clients'
+// databases, which ran the workload. Before, they were read from the
+// store's own file, which holds none of the clients' tables and never had
+// journal_mode=wal applied: the store line said journal_mode=delete and a
+// note said the setting did not apply, when every client's file was wal.
+// When the clients' files differ (client 1's kept the page size of an
+// earlier run), each client's value is given, and the note says so.
+func TestIsolateSQLiteReadsBackTheClientsSettings(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=wal&synchronous=off", "--ops", "write", "-n", "20", "-c", "2", "--isolate", "--dir", dir, "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for i := 1; i <= 2; i++ {
+		info := openSQLite(t, filepath.Join(dir, "1-sqlite", fmt.Sprintf("kurabe_c%d.db", i))).Info(context.Background())
+		if got := info.Options["journal_mode"]; got != "wal" {
+			t.Fatalf("client %d's database runs journal_mode=%s, want wal (the test's premise)", i, got)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Stores[0].Info.Options["journal_mode"]; got != "wal" {
+		t.Errorf("journal_mode read back as %q, want wal", got)
+	}
+	if strings.Contains(out, "did not apply") || !strings.Contains(out, "journal_mode=wal") {
+		t.Errorf("the table says wal did not apply:\n%s", out)
+	}
+
+	// Client 1's file keeps the page size of a first run; client 2's is new.
+	db := filepath.Join(dir, "board.db")
+	if out, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:"+db+"?page_size=8192&synchronous=off", "--ops", "write", "-n", "10", "-c", "1", "--isolate"); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runCLI(t, testApp(), "run", "-q", "--store", "sqlite:"+db+"?page_size=4096&synchronous=off", "--ops", "write", "-n", "10", "-c", "2", "--isolate", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("second run: exit %d\n%s%s", code, out, errs)
+	}
+	if doc, err = result.ReadFile(js); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.Stores[0].Info.Options["page_size"], "c1:8192,c2:4096"; got != want {
+		t.Errorf("page_size read back as %q, want %q", got, want)
+	}
+	if want := "page_size asked 4096, the store runs c1:8192,c2:4096"; !strings.Contains(out, want) {
+		t.Errorf("no note %q:\n%s", want, out)
+	}
+}
+
 // With --isolate, crud runs its whole sequence on every client's table:
 // each table gets its share of -n inserted, deletes its share of the
 // delete phase's rows, and its batch deletes empty it. Before, the phase
