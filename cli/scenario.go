@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"kurabe/beside"
+	"kurabe/outfile"
 	"kurabe/report"
 	"kurabe/store"
 )
@@ -295,6 +296,11 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "kurabe: %s\n", n)
 	}
+	// A named pipe that every step writes to stays open between them, so
+	// its reader reads every step's document before the end of the stream.
+	for _, v := range outputPaths(steps) {
+		defer outfile.Hold(v)()
+	}
 	if sc.Title != "" {
 		fmt.Fprintf(stdout, "# %s\n", sc.Title)
 	}
@@ -543,12 +549,37 @@ func overridden(args, extra []string) []int {
 	return out
 }
 
+// outputPaths are the files the steps write their results to, once each.
+func outputPaths(steps [][]string) []string {
+	var out []string
+	for _, args := range steps {
+		for i, a := range args {
+			name, v, hasEq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !strings.HasPrefix(a, "-") || (name != "json" && name != "html") {
+				continue
+			}
+			if !hasEq && i+1 < len(args) {
+				v = args[i+1]
+			}
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // stepOutputs gives each step of a scenario its own result files: out.json
 // becomes out-1.json, out-2.json, ...
 func stepOutputs(args []string, step int) []string {
 	numbered := func(v string) string {
 		if fi, err := os.Stat(v); strings.HasSuffix(v, "/") || err == nil && fi.IsDir() {
 			return v // a directory: left for the output check to refuse
+		}
+		if outfile.Direct(v) {
+			// A device or pipe (/dev/stdout, a FIFO) has no files beside
+			// it: every step writes its document to it, in turn.
+			return v
 		}
 		dot := strings.LastIndex(v, ".")
 		if dot <= strings.LastIndex(v, "/") {

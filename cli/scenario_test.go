@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -11,7 +12,9 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -438,6 +441,83 @@ func TestScenarioInputsBesideTheFile(t *testing.T) {
 			_, errs, code := runCLI(t, testApp(), "run", p)
 			if code != ExitUsage || !strings.Contains(errs, p+c.want) {
 				t.Fatalf("exit %d, stderr %q, want %q", code, errs, p+c.want)
+			}
+		})
+	}
+}
+
+// With steps, a device or pipe given to --json (a FIFO, /dev/stdout) gets
+// every step's document, in step order, and no files are made beside it.
+// Before, the FIFO's steps wrote regular files fifo-1, fifo-2 beside it,
+// and its reader waited forever; /dev/stdout made /dev/stdout-1.
+func TestScenarioStepsWriteToAPipeInTurn(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, c: 1}\nsteps:\n  - {n: 3}\n  - {n: 4}\n")
+	dir := t.TempDir()
+	// The documents each step wrote, in order.
+	decode := func(t *testing.T, r io.Reader) []int64 {
+		var ns []int64
+		dec := json.NewDecoder(r)
+		for {
+			var doc result.Document
+			if err := dec.Decode(&doc); err != nil {
+				if err != io.EOF {
+					t.Errorf("reading the documents: %v", err)
+				}
+				return ns
+			}
+			ns = append(ns, doc.Stores[0].Phases[0].Ops)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	// A link to one of the process's open files, as /dev/stdout is.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fd := filepath.Join(dir, "stdout")
+	if err := os.Symlink("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), fd); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, path string }{{"fifo", fifo}, {"own file", fd}} {
+		t.Run(c.name, func(t *testing.T) {
+			got := make(chan []int64)
+			go func() {
+				if c.path == fifo {
+					f, err := os.Open(fifo)
+					if err != nil {
+						t.Error(err)
+						got <- nil
+						return
+					}
+					defer f.Close()
+					got <- decode(t, f)
+					return
+				}
+				got <- decode(t, r)
+			}()
+			out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--json", c.path)
+			if c.path == fd {
+				w.Close() // the reader's end of stream
+			}
+			if extra, _ := filepath.Glob(c.path + "-*"); len(extra) > 0 {
+				// The reader never got a document: let it go.
+				if c.path == fifo {
+					if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+						f.Close()
+					}
+				}
+				<-got
+				t.Fatalf("files made beside %s: %v", c.path, extra)
+			}
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			if ns := <-got; !slices.Equal(ns, []int64{3, 4}) {
+				t.Errorf("documents read for steps of n=%v, want [3 4]", ns)
 			}
 		})
 	}
