@@ -235,6 +235,10 @@ type runPlan struct {
 	variants [][]result.Setting
 	axes     []result.Axis
 	probe    *probe.Result // read from --disk-probe
+	// A step of a scenario: which, and the stream its tables join (CSV
+	// under one header for every step).
+	scenario *result.Scenario
+	tables   *report.TableStream
 }
 
 func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -844,7 +848,8 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: thinkWithUnits(f.think), Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat, Isolate: f.isolate,
 		},
-		Env: result.CollectEnv(dirs...),
+		Env:      result.CollectEnv(dirs...),
+		Scenario: p.scenario,
 	}
 	doc.Env.Probe = p.probe
 	doc.Env.CheckProbe(dirs)
@@ -956,7 +961,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			outErr = err
 		}
 	}
-	if err := report.WriteTables(stdout, f.format, *f.lang, doc); err != nil {
+	tables := p.tables
+	if tables == nil {
+		tables = &report.TableStream{W: stdout, Format: f.format, Lang: *f.lang}
+	}
+	if err := tables.Write(doc); err != nil {
 		return err
 	}
 	if outErr != nil {

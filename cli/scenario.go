@@ -19,6 +19,7 @@ import (
 	"kurabe/beside"
 	"kurabe/outfile"
 	"kurabe/report"
+	"kurabe/result"
 	"kurabe/store"
 )
 
@@ -301,15 +302,9 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	for _, v := range outputPaths(steps) {
 		defer outfile.Hold(v)()
 	}
-	if sc.Title != "" {
-		fmt.Fprintf(stdout, "# %s\n", sc.Title)
-	}
-	if about := strings.TrimSpace(sc.About); about != "" {
-		// What the study was and how to run it at full size.
-		fmt.Fprintf(stdout, "\n%s\n", about)
-	}
 	var failed []string // the steps that failed
 	lang := report.English
+	var tables *report.TableStream
 	for i, args := range steps {
 		// Planned again: the check's plan, and the data set its workload
 		// decoded, were let go, so that only the running step's is held.
@@ -318,9 +313,29 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
 		lang = *p.f.lang
-		if len(steps) > 1 {
-			fmt.Fprint(stdout, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
+		// Headings are for people: with a format for programs (CSV,
+		// benchstat) they go to stderr, so that stdout parses.
+		heads := stdout
+		if report.MachineFormat(p.f.format) {
+			heads = stderr
 		}
+		if i == 0 {
+			if sc.Title != "" {
+				fmt.Fprintf(heads, "# %s\n", sc.Title)
+			}
+			if about := strings.TrimSpace(sc.About); about != "" {
+				// What the study was and how to run it at full size.
+				fmt.Fprintf(heads, "\n%s\n", about)
+			}
+		}
+		if len(steps) > 1 {
+			fmt.Fprint(heads, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(redactArgs(p.args))))
+		}
+		if tables == nil || tables.Format != p.f.format || tables.Lang != lang {
+			tables = &report.TableStream{W: stdout, Format: p.f.format, Lang: lang}
+		}
+		p.tables = tables
+		p.scenario = &result.Scenario{File: path, Title: sc.Title, Step: i + 1, Steps: len(steps)}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil
 		var ee *ExitError

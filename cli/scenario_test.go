@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -520,5 +521,69 @@ func TestScenarioStepsWriteToAPipeInTurn(t *testing.T) {
 				t.Errorf("documents read for steps of n=%v, want [3 4]", ns)
 			}
 		})
+	}
+}
+
+// With a format for programs, stdout holds the format alone: the title
+// and step headings go to stderr, the CSV has one header with a step
+// column, and benchstat's names tell the steps apart. Before, stdout had
+// "# title" and "## step" lines and a CSV header per step, and two steps'
+// write at 1 client had one benchmark name, which benchstat pooled.
+func TestScenarioMachineFormatsParse(t *testing.T) {
+	p := writeScenario(t, "title: formats\nabout: two steps alike\nrun: {store: \"file:\", ops: write, c: 1}\nsteps:\n  - {n: 3}\n  - {n: 4}\n")
+	out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--format", "csv")
+	if code != ExitOK {
+		t.Fatalf("csv: exit %d\n%s%s", code, out, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("stdout is no CSV: %v\n%s", err, out)
+	}
+	if len(recs) != 3 || recs[0][0] != "run" {
+		t.Fatalf("want a header and a row per step, got %d records:\n%s", len(recs), out)
+	}
+	col := slices.Index(recs[0], "step")
+	if col < 0 || recs[1][col] != "1" || recs[2][col] != "2" {
+		t.Errorf("the step column does not tell the steps apart:\n%s", out)
+	}
+	if !strings.Contains(errs, "# formats") || !strings.Contains(errs, "## step 2 of 2") {
+		t.Errorf("the headings are not on stderr:\n%s", errs)
+	}
+
+	out, errs, code = runCLI(t, testApp(), "run", p, "-q", "--format", "benchstat")
+	if code != ExitOK {
+		t.Fatalf("benchstat: exit %d\n%s%s", code, out, errs)
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		switch name, _, _ := strings.Cut(line, " "); {
+		case line == "", strings.HasPrefix(line, "Unit "), regexp.MustCompile(`^[a-z-]+: `).MatchString(line):
+		case strings.HasPrefix(line, "Benchmark"):
+			if names[name] {
+				t.Errorf("two steps' results share the name %s", name)
+			}
+			names[name] = true
+		default:
+			t.Errorf("stdout holds a line benchstat does not read: %q", line)
+		}
+	}
+	if len(names) != 2 || strings.Count(out, "Unit ") != 1 {
+		t.Errorf("want 2 benchmarks under one Unit line:\n%s", out)
+	}
+}
+
+// The result records the scenario file, its title and the step.
+func TestScenarioRecordedInTheResult(t *testing.T) {
+	p := writeScenario(t, "title: recorded\nrun: {store: \"file:\", ops: write, c: 1, n: 3}\nsteps:\n  - {}\n  - {}\n")
+	js := filepath.Join(t.TempDir(), "out.json")
+	if out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--json", js); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(strings.TrimSuffix(js, ".json") + "-2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (result.Scenario{File: p, Title: "recorded", Step: 2, Steps: 2}); doc.Scenario == nil || *doc.Scenario != want {
+		t.Errorf("scenario recorded as %+v, want %+v", doc.Scenario, want)
 	}
 }
