@@ -232,9 +232,11 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q%s; settings are the flags of kurabe run by name (kurabe help run)", k.Value, near)}
 		}
 		var vals []string
+		var at []position // each value's place: a list's item, for a repeatable flag
 		switch v.Kind {
 		case yaml.ScalarNode:
 			vals = []string{v.Value}
+			at = []position{{v.Line, v.Column}}
 		case yaml.SequenceNode:
 			var items []string
 			for _, it := range v.Content {
@@ -242,16 +244,18 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("%s: want plain values in the list", k.Value)}
 				}
 				items = append(items, it.Value)
+				at = append(at, position{it.Line, it.Column})
 			}
 			if _, repeatable := fl.Value.(*multiFlag); repeatable {
 				vals = items // --store a --store b
 			} else {
 				vals = []string{strings.Join(items, ",")} // ops: [write, read-all] -> write,read-all
+				at = []position{{v.Line, v.Column}}
 			}
 		default:
 			return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: want a value or a list of values", k.Value)}
 		}
-		for _, val := range vals {
+		for j, val := range vals {
 			if scenarioInputs[k.Value] && val != "" && !filepath.IsAbs(val) {
 				// An input goes with the file, so a scenario and its data
 				// can be moved together; outputs go where kurabe runs.
@@ -259,10 +263,22 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			}
 			arg := "--" + k.Value + "=" + val
 			if err := fs.Parse([]string{arg}); err != nil {
-				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: %q is not valid: %v", k.Value, val, unwrapFlagErr(err))}
+				pos := at[j]
+				if v.Kind == yaml.SequenceNode && len(vals) == 1 {
+					// A list joined with commas: point at the first item
+					// the flag refuses on its own, if one is.
+					for _, it := range v.Content {
+						var probe runFlags
+						if a.runFlagSet(&probe, io.Discard).fs.Parse([]string{"--" + k.Value + "=" + it.Value}) != nil {
+							pos = position{it.Line, it.Column}
+							break
+						}
+					}
+				}
+				return step{}, &scenarioError{path, pos.line, pos.col, settingProblem(fs, k.Value, err)}
 			}
 			st.args = append(st.args, arg)
-			st.at = append(st.at, position{v.Line, v.Column})
+			st.at = append(st.at, at[j])
 		}
 	}
 	return st, nil
@@ -274,12 +290,15 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 // and are taken from the current directory, as on the command line.
 var scenarioInputs = map[string]bool{"dataset-file": true, "disk-probe": true}
 
-func unwrapFlagErr(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+// settingProblem says what is wrong with a setting's value as the command
+// line says it of the flag ("-n ten: want a whole number (operations per
+// phase …)"), by the setting's name: "n: ten: want a whole number (…)".
+func settingProblem(fs *flag.FlagSet, name string, err error) string {
+	msg := flagProblem(fs, err.Error())
+	if rest, ok := strings.CutPrefix(msg, dashed(name)+" "); ok {
+		return name + ": " + rest
 	}
-	return msg
+	return name + ": " + msg
 }
 
 // runScenario checks every step of a scenario file, with the flags given
@@ -499,14 +518,24 @@ func stepError(path string, i, n int, st step, err error) error {
 	at := st.pos
 	var fe *flagError
 	if errors.As(err, &fe) {
-		found := false
 		for _, flag := range append([]string{fe.flag}, blameInstead[fe.flag]...) {
+			// Of a flag set several times (store: [a, b]), the value
+			// the message names (the longest, as sqlite:?x=1 names
+			// sqlite: too), else the last.
+			found, named := -1, -1
 			for j, a := range st.args {
 				if name := argName(a); name != "" && (name == flag || aliases[name] == flag) {
-					at, found = st.at[j], true
+					found = j
+					if v := argValue(a); v != "" && strings.Contains(msg, v) && (named < 0 || len(v) > len(argValue(st.args[named]))) {
+						named = j
+					}
 				}
 			}
-			if found {
+			if named >= 0 {
+				found = named
+			}
+			if found >= 0 {
+				at = st.at[found]
 				break
 			}
 		}
@@ -528,6 +557,12 @@ var aliases = map[string]string{"w": "workload", "workload": "w"}
 // exclusive are flags of run that cannot be given together: setting one
 // on the command line (or in a step) drops the other from the file.
 var exclusive = map[string][]string{"n": {"d"}, "d": {"n"}, "R": {"think"}, "think": {"R"}}
+
+// argValue is the value an argument of the form --name=value gives.
+func argValue(a string) string {
+	_, v, _ := strings.Cut(a, "=")
+	return v
+}
 
 // argName is the flag an argument sets ("" for a value).
 func argName(a string) string {
