@@ -120,6 +120,9 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 		}
 		return nil, fmt.Errorf("%s:%d: %s%s", path, yamlErrorLine(b), yamlMessage(err), hint)
 	}
+	if _, err := resolveYAML(path, &doc, nil); err != nil {
+		return nil, err
+	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &scenarioError{path, max(doc.Line, 1), max(doc.Column, 1), "a scenario is a mapping with title, about, run and optionally steps"}
 	}
@@ -191,6 +194,87 @@ func (s step) with(args []string, at []position, pos position) step {
 	}
 	out.at = append(out.at, at...)
 	return out
+}
+
+// resolveYAML replaces YAML's aliases (*name) by the nodes their anchors
+// (&name) mark, and expands merge keys (<<: *base, or a list of such),
+// in place, so that the rest of the reading sees plain values: a step can
+// be an alias of another (steps: [*r, *r]), a setting's value an alias
+// (store: *stores), and a step's mapping can take the common settings of
+// an anchored mapping (<<: *base, n: 10), its own keys winning over the
+// merged ones, and the first merged mapping's over later ones, as YAML
+// says. A value given through an alias is reported at its anchor.
+//
+// within holds the nodes being resolved, enclosing n: an alias of one of
+// them (a: &x [*x]) would hold itself.
+func resolveYAML(path string, n *yaml.Node, within []*yaml.Node) (*yaml.Node, error) {
+	for n.Kind == yaml.AliasNode {
+		if slices.Contains(within, n.Alias) {
+			return nil, &scenarioError{path, n.Line, n.Column, fmt.Sprintf("the alias *%s is inside its own anchor &%s, so it would hold itself; write the values out", n.Value, n.Value)}
+		}
+		n = n.Alias
+	}
+	if slices.Contains(within, n) {
+		return n, nil // resolved already, higher up
+	}
+	within = append(within, n)
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			r, err := resolveYAML(path, c, within)
+			if err != nil {
+				return nil, err
+			}
+			n.Content[i] = r
+		}
+	case yaml.MappingNode:
+		if err := noDuplicateKeys(path, n); err != nil {
+			return nil, err
+		}
+		var own, merged []*yaml.Node
+		var sources []*yaml.Node // the mappings to merge, in order
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			var err error
+			if v, err = resolveYAML(path, v, within); err != nil {
+				return nil, err
+			}
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				list := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					list = v.Content // already resolved
+				}
+				for _, m := range list {
+					if m.Kind != yaml.MappingNode {
+						return nil, &scenarioError{path, m.Line, m.Column, "<<: want a mapping to merge, or an alias of one (<<: *base), or a list of them"}
+					}
+				}
+				sources = append(sources, list...)
+				continue
+			}
+			if k, err = resolveYAML(path, k, within); err != nil {
+				return nil, err
+			}
+			own = append(own, k, v)
+		}
+		has := func(key string, in []*yaml.Node) bool {
+			for i := 0; i+1 < len(in); i += 2 {
+				if in[i].Value == key {
+					return true
+				}
+			}
+			return false
+		}
+		for _, m := range sources {
+			for i := 0; i+1 < len(m.Content); i += 2 {
+				if k := m.Content[i]; !has(k.Value, own) && !has(k.Value, merged) {
+					merged = append(merged, k, m.Content[i+1])
+				}
+			}
+		}
+		n.Content = append(own, merged...)
+	}
+	return n, nil
 }
 
 // noDuplicateKeys refuses a mapping that gives a key twice: YAML's last

@@ -600,3 +600,52 @@ func TestScenarioRecordedInTheResult(t *testing.T) {
 		t.Errorf("scenario recorded as %+v, want %+v", doc.Scenario, want)
 	}
 }
+
+// Aliases and merge keys are resolved: a step may be an alias of another,
+// a value an alias, and a mapping may merge an anchored one, its own keys
+// winning. Before, each was refused with a message about something else
+// (steps: [*r] "want a mapping of settings", store: *s "want a value or a
+// list of values", <<: unknown setting "<<").
+func TestScenarioAliasesAndMergeKeys(t *testing.T) {
+	p := writeScenario(t, `run: &base
+  store: &s ["sqlite:", "file:"]
+  ops: write
+  c: 1
+steps:
+  - &r {n: 3}
+  - *r
+  - {<<: [*r, {n: 9, c: 2}], store: *s}
+  - {<<: *base, store: "file:"}
+`)
+	sc, err := testApp().loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"--store=sqlite:", "--store=file:", "--ops=write", "--c=1", "--n=3"},
+		{"--store=sqlite:", "--store=file:", "--ops=write", "--c=1", "--n=3"},
+		// The first merged mapping's n wins; the step's own store wins.
+		{"--ops=write", "--store=sqlite:", "--store=file:", "--n=3", "--c=2"},
+		{"--store=file:", "--ops=write", "--c=1"},
+	}
+	if len(sc.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(sc.Steps), len(want))
+	}
+	for i, st := range sc.Steps {
+		if !slices.Equal(st.args, want[i]) {
+			t.Errorf("step %d: %q, want %q", i+1, st.args, want[i])
+		}
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"alias inside its anchor", "run: &x {n: 3, <<: *x}\n", ":1:20: the alias *x is inside its own anchor &x"},
+		{"merge of a value", "run:\n  <<: 5\n", ":2:7: <<: want a mapping to merge"},
+		{"a bad value through an alias is said at its anchor", "run: {n: &n ten}\nsteps:\n  - {n: *n}\n", ":1:10: n: ten: want a whole number"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, code := runCLI(t, testApp(), "run", writeScenario(t, c.body))
+			if code != ExitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, %q; want %q", code, errs, c.want)
+			}
+		})
+	}
+}
