@@ -137,8 +137,17 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "title":
-			sc.Title = v.Value
+			if v.Kind != yaml.ScalarNode {
+				return nil, &scenarioError{path, v.Line, v.Column, "title: want one line of text saying what the study compares (quote it if it holds \": \" or \" #\")"}
+			}
+			sc.Title = strings.TrimRight(v.Value, "\n")
+			if strings.Contains(sc.Title, "\n") {
+				return nil, &scenarioError{path, v.Line, v.Column, "title: want one line, the heading of the study; put the rest in about"}
+			}
 		case "about":
+			if v.Kind != yaml.ScalarNode {
+				return nil, &scenarioError{path, v.Line, v.Column, "about: want text (a block with > or | for several lines: about: >, then the text indented under it)"}
+			}
 			sc.About = v.Value
 		case "run":
 			if base, err = a.scenarioArgs(path, v); err != nil {
@@ -259,7 +268,7 @@ func resolveYAML(path string, n *yaml.Node, within []*yaml.Node) (*yaml.Node, er
 		}
 		has := func(key string, in []*yaml.Node) bool {
 			for i := 0; i+1 < len(in); i += 2 {
-				if in[i].Value == key {
+				if settingKey(in[i].Value) == settingKey(key) {
 					return true
 				}
 			}
@@ -279,16 +288,28 @@ func resolveYAML(path string, n *yaml.Node, within []*yaml.Node) (*yaml.Node, er
 
 // noDuplicateKeys refuses a mapping that gives a key twice: YAML's last
 // one would win silently.
+// A flag of two names (w and workload) is one key.
 func noDuplicateKeys(path string, m *yaml.Node) error {
-	seen := map[string]bool{}
+	seen := map[string]string{} // by settingKey, the name it was given as
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
-		if seen[k.Value] {
+		if first, ok := seen[settingKey(k.Value)]; ok {
+			if first != k.Value {
+				return &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s and %s are one setting, given twice in this mapping; give it once", first, k.Value)}
+			}
 			return &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s is given twice in this mapping; give it once (a list for several values)", k.Value)}
 		}
-		seen[k.Value] = true
+		seen[settingKey(k.Value)] = k.Value
 	}
 	return nil
+}
+
+// settingKey is one name of a setting that has two (w and workload).
+func settingKey(name string) string {
+	if alias, ok := aliases[name]; ok && alias < name {
+		return alias
+	}
+	return name
 }
 
 // scenarioArgs turns a mapping of settings into run's arguments, checking

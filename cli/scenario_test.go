@@ -68,6 +68,15 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		{"nested value", "run:\n  store: {a: b}\n", ":2:10: store: want a value or a list"},
 		{"steps not a list", "run: {n: 1}\nsteps: {n: 2}\n", ":2:8: steps: want a list"},
 		{"not a mapping", "- a\n- b\n", ":1:1: a scenario is a mapping"},
+		// A title or about of the wrong kind is refused; before, it was
+		// dropped without a word.
+		{"title a list", "title: [a, b]\nrun: {n: 1}\n", ":1:8: title: want one line of text"},
+		{"title a mapping", "title: {a: b}\nrun: {n: 1}\n", ":1:8: title: want one line of text"},
+		{"title of two lines", "title: |\n  one\n  two\nrun: {n: 1}\n", ":1:8: title: want one line"},
+		// A flag's two names in one mapping are one key given twice;
+		// before, the last won without a word.
+		{"w and workload", "run:\n  w: bbs\n  workload: point\n", ":3:3: w and workload are one setting, given twice in this mapping"},
+		{"about a list", "title: x\nabout:\n  - a\n  - b\nrun: {n: 1}\n", ":3:3: about: want text"},
 		{"bad yaml", "run: [\n", "s.yaml"},
 	}
 	for _, c := range cases {
