@@ -103,6 +103,55 @@ func yamlMessage(err error) string {
 	return "YAML: " + yamlLinePrefix.ReplaceAllString(err.Error(), "")
 }
 
+// yamlHint says what to do about a YAML syntax error on line (1-based) of
+// b, where the YAML library's message says only what it found: tabs in
+// indentation, a quote left open, a line indented unlike its mapping, a
+// value ending in ":" left unquoted.
+func yamlHint(msg string, b []byte, line int) string {
+	lines := strings.Split(string(b), "\n")
+	text := ""
+	if line-1 < len(lines) {
+		text = lines[line-1]
+	}
+	indent := func(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))] }
+	// The line above: the nearest one before that holds something.
+	above := ""
+	for i := line - 2; i >= 0; i-- {
+		if t := strings.TrimSpace(lines[i]); t != "" && !strings.HasPrefix(t, "#") {
+			above = lines[i]
+			break
+		}
+	}
+	switch {
+	case strings.Contains(indent(text), "\t"):
+		return " (a tab indents this line, and YAML takes only spaces for indentation; indent with spaces)"
+	case strings.Contains(msg, "unexpected end of stream") && (strings.Count(text, `"`)%2 == 1 || strings.Count(text, "'")%2 == 1):
+		return " (a quote opened on this line is not closed; close it on the same line, as in store: \"sqlite:\")"
+	case strings.Contains(msg, "mapping values are not allowed") && valueEndsInColon.MatchString(text):
+		return ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
+	case strings.Contains(msg, "mapping values are not allowed") && len(indent(text)) > len(indent(above)) && !strings.HasSuffix(strings.TrimSpace(above), ":"):
+		return fmt.Sprintf(" (this line is indented more than the line above it, %q; the settings of one mapping line up, each at the same indentation)", strings.TrimSpace(above))
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
+	case strings.Contains(msg, "did not find expected key"):
+		return " (this line's indentation matches no mapping above it; the settings of one mapping line up, each at the same indentation, with spaces)"
+	}
+	return ""
+}
+
+// valueEndsInColon matches a line whose value holds ": " or ends in ":"
+// (store: file:, category: a: b), which YAML reads as a mapping.
+var valueEndsInColon = regexp.MustCompile(`:\s+[^"'#\s][^#]*:(\s|$)`)
+
+// colonValue is the quoted value of a mapping YAML made of a value ending
+// in ":" (- file: in a block list is the mapping {file: null}), or "".
+func colonValue(n *yaml.Node) string {
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Kind == yaml.ScalarNode && n.Content[1].Tag == "!!null" && n.Content[1].Value == "" {
+		return strconv.Quote(n.Content[0].Value + ":")
+	}
+	return ""
+}
+
 // loadScenario reads and checks a scenario file against run's flags.
 func (a *App) loadScenario(path string) (*scenario, error) {
 	b, err := os.ReadFile(path)
@@ -114,11 +163,8 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		hint := ""
-		if strings.Contains(err.Error(), "mapping values are not allowed") {
-			hint = ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
-		}
-		return nil, fmt.Errorf("%s:%d: %s%s", path, yamlErrorLine(b), yamlMessage(err), hint)
+		line := yamlErrorLine(b)
+		return nil, fmt.Errorf("%s:%d: %s%s", path, line, yamlMessage(err), yamlHint(err.Error(), b, line))
 	}
 	if _, err := resolveYAML(path, &doc, nil); err != nil {
 		return nil, err
@@ -334,6 +380,10 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			if n := store.NearOption(k.Value, names); n != "" {
 				near = " (did you mean " + n + "?)"
 			}
+			if slices.Contains([]string{"title", "about", "run", "steps"}, k.Value) {
+				// steps: indented under run.
+				return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s is a key of the scenario, not a setting: move it out of this mapping, to the start of its line (no indentation)", k.Value)}
+			}
 			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q%s; settings are the flags of kurabe run by name (kurabe help run)", k.Value, near)}
 		}
 		var vals []string
@@ -345,8 +395,15 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 		case yaml.SequenceNode:
 			var items []string
 			for _, it := range v.Content {
+				if q := colonValue(it); q != "" {
+					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("%s: YAML read %s as a mapping, since it ends in \":\"; quote it: %s", k.Value, strings.Trim(q, `"`), q)}
+				}
 				if it.Kind != yaml.ScalarNode {
 					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("%s: want plain values in the list", k.Value)}
+				}
+				if k.Value == "vary" && v.Style&yaml.FlowStyle != 0 && len(items) > 0 && !strings.Contains(it.Value, "=") {
+					// [synchronous=off,full]: YAML splits at the comma.
+					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("vary: %q has no NAME=: in [ ] a comma separates items, so YAML read %s,%s as two; quote a setting with its values: [%q]", it.Value, items[len(items)-1], it.Value, items[len(items)-1]+","+it.Value)}
 				}
 				items = append(items, it.Value)
 				at = append(at, position{it.Line, it.Column})
@@ -358,6 +415,9 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 				at = []position{{v.Line, v.Column}}
 			}
 		default:
+			if q := colonValue(v); q != "" {
+				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: YAML read %s as a mapping, since it ends in \":\"; quote it: %s", k.Value, strings.Trim(q, `"`), q)}
+			}
 			return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: want a value or a list of values", k.Value)}
 		}
 		for j, val := range vals {

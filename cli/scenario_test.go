@@ -63,7 +63,7 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		{"bad store in a list", "run:\n  store: [\"sqlite:?journal_mode=bogus\", \"sqlite:\"]\n", ":2:11: store sqlite:?journal_mode=bogus"},
 		{"bad store later in a list", "run:\n  store: [\"sqlite:\", \"sqlite:?journal_mode=bogus\"]\n", ":2:22: store sqlite:?journal_mode=bogus"},
 		{"bad store in a block list", "run:\n  store:\n    - \"nosuch:\"\n    - \"sqlite:\"\n", ":3:7: store nosuch:: unknown driver"},
-		{"bad vary in a list", "run:\n  store: \"sqlite:\"\n  vary: [journal_mode=wal, nosuch]\n", ":3:28: --vary \"nosuch\""},
+		{"bad vary in a list", "run:\n  store: \"sqlite:\"\n  vary:\n    - journal_mode=wal\n    - nosuch\n", ":5:7: --vary \"nosuch\""},
 		{"unknown top key", "title: x\nruns:\n  n: 1\n", ":2:1: unknown key \"runs\""},
 		{"nested value", "run:\n  store: {a: b}\n", ":2:10: store: want a value or a list"},
 		{"steps not a list", "run: {n: 1}\nsteps: {n: 2}\n", ":2:8: steps: want a list"},
@@ -78,6 +78,16 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		{"w and workload", "run:\n  w: bbs\n  workload: point\n", ":3:3: w and workload are one setting, given twice in this mapping"},
 		{"about a list", "title: x\nabout:\n  - a\n  - b\nrun: {n: 1}\n", ":3:3: about: want text"},
 		{"bad yaml", "run: [\n", "s.yaml"},
+		// YAML's mistakes say what to do; before, only what the YAML
+		// library found.
+		{"tab indents a key", "run:\n\tn: 5\n", "s.yaml:2: YAML: found character that cannot start any token (a tab indents this line, and YAML takes only spaces"},
+		{"quote left open", "run:\n  n: 5\n  store: \"sqlite:\n  ops: write\n", "s.yaml:3: YAML: found unexpected end of stream (a quote opened on this line is not closed"},
+		{"indented more", "run:\n  n: 5\n   c: 1\n", "s.yaml:3: YAML: mapping values are not allowed in this context (this line is indented more than the line above it, \"n: 5\""},
+		{"indented less", "run:\n  n: 5\n c: 1\n", "s.yaml:3: YAML: did not find expected key (this line's indentation matches no mapping above it"},
+		{"colon value in a block list", "run:\n  store:\n    - \"sqlite:\"\n    - file:\n", ":4:7: store: YAML read file: as a mapping, since it ends in \":\"; quote it: \"file:\""},
+		{"colon value under its key", "run:\n  store:\n    file:\n", ":3:5: store: YAML read file: as a mapping"},
+		{"vary split at its comma", "run:\n  store: \"sqlite:\"\n  vary: [synchronous=off,full]\n", ":3:26: vary: \"full\" has no NAME=: in [ ] a comma separates items, so YAML read synchronous=off,full as two; quote a setting with its values: [\"synchronous=off,full\"]"},
+		{"steps under run", "run:\n  n: 5\n  steps:\n    - {c: 1}\n", ":3:3: steps is a key of the scenario, not a setting: move it out of this mapping"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
