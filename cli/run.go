@@ -137,7 +137,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 		own.VisitAll(func(fl *flag.Flag) { rs.takes[e.Name] = append(rs.takes[e.Name], fl.Name) })
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml (or .yml) [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return rs
@@ -293,7 +293,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, flagsFailed(fs, err, stderr, "kurabe help run")
 	}
 	if fs.NArg() > 0 {
-		return nil, usageErr("unexpected argument %q; stores are given with --store, a scenario file ends in .yaml", fs.Arg(0))
+		return nil, usageErr("unexpected argument %q; stores are given with --store, a scenario file ends in .yaml or .yml", fs.Arg(0))
 	}
 	set := p.set
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -797,6 +797,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		via     string // "http" or "cgi": run through kurabe serve over st
 		dir     string // a via run's data directory, for its CGI processes
 		of      string // the direct store's label, for a via run
+		n       int    // the store's place among the specs, from 1
 	}
 	var sts []*opened
 	defer func() {
@@ -820,7 +821,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
-		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
+		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st, n: i + 1})
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
@@ -837,7 +838,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
-			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir})
+			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir, n: i + 1})
 		}
 	}
 
@@ -866,13 +867,35 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		doc.Stores = append(doc.Stores, result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant, Via: o.via, Of: o.of})
 	}
 	for rep := 0; rep < f.repeat && ctx.Err() == nil; rep++ {
+		// A later repeat's directories follow the first's: rR-N-DRIVER
+		// for the store, and beside it rR-N-DRIVER-via-http for its run
+		// through kurabe serve, as N-DRIVER-via-http is beside N-DRIVER.
+		repDirs := map[int]string{} // by the store's n, made once
+		repDir := func(o *opened) (string, error) {
+			d, ok := repDirs[o.n]
+			if !ok {
+				var err error
+				if d, err = ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, o.n, o.spec.Driver), o.spec); err != nil {
+					return "", err
+				}
+				repDirs[o.n] = d
+			}
+			if o.via == "" || d == "" {
+				return d, nil
+			}
+			vdir := d + "-via-" + o.via
+			if err := os.MkdirAll(vdir, 0o755); err != nil {
+				return "", usageErr("cannot create %s: %v", vdir, err)
+			}
+			return vdir, nil
+		}
 		for i, o := range sts {
 			sr := &doc.Stores[i]
 			if ctx.Err() != nil || sr.Error != "" {
 				continue
 			}
 			if rep > 0 {
-				sdir, err := ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver), o.spec)
+				sdir, err := repDir(o)
 				if err != nil {
 					sr.Error = err.Error()
 					continue

@@ -207,6 +207,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad mux", []string{"run", "--mux", "fibers"}, "--mux fibers: want auto, threads, loop or poller"},
 		{"bad via-http", []string{"run", "--via-http=foo"}, `--via-http foo: want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
+		// Both endings a scenario file may have are named.
+		{"not a scenario file", []string{"run", "notes.txt"}, "a scenario file ends in .yaml or .yml"},
 		{"vary value twice", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,8192,8192"}, "8192 is given twice"},
 		{"vary empty value", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,,8192"}, "a value is empty"},
 		{"misspelt option of a managed server", []string{"run", "--store", "postgres:managed?conect=pool"}, "did you mean connect?"},
@@ -603,6 +605,32 @@ func TestViaHTTPRunsDirectAndThroughServe(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, testApp(), "run", "-w", "range", "--via-http"); code != ExitUsage {
 		t.Fatalf("--via-http with range: exit %d", code)
+	}
+}
+
+// With --repeat, a later repeat's copy through kurabe serve has its
+// directory beside the repeat's store, as the first repeat's has, and the
+// notes on what HTTP costs say which repeat each is. Before, repeat 2's
+// were r2-1-sqlite and r2-2-sqlite (numbered as the second store), and
+// the notes of both repeats read "sqlite write through http" alike.
+func TestRepeatViaHTTPDirectoriesAndNotes(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?synchronous=off", "--via-http", "--ops", "write", "-n", "20", "-c", "1", "--repeat", "2", "--dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"1-sqlite", "1-sqlite-via-http", "r2-1-sqlite", "r2-1-sqlite-via-http"}; !slices.Equal(names, want) {
+		t.Errorf("directories %q, want %q", names, want)
+	}
+	for _, want := range []string{"sqlite write #1 through http", "sqlite write #2 through http"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no note %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -528,13 +528,13 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		case errors.As(err, &ee) && ee.Code == ExitUsage:
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s, step %d: %w", path, i+1, err)}
 		case errors.As(err, &ee) && ee.Code == ExitInterrupted:
-			return err
+			return interruptedAt(err, lang, path, i, len(steps))
 		default:
 			fmt.Fprintf(stderr, "kurabe: %s\n", report.Sprintf(lang, "scenario.step.failed", path, i+1, err))
 			failed = append(failed, report.Sprintf(lang, "scenario.step", i+1))
 		}
 		if ctx.Err() != nil {
-			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+			return interruptedAt(&ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "run.exit.interrupted"))}, lang, path, i, len(steps))
 		}
 	}
 	if len(failed) > 0 {
@@ -546,6 +546,22 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, key, path, len(failed), len(steps), strings.Join(failed, ", ")))}
 	}
 	return nil
+}
+
+// interruptedAt is the error of a scenario interrupted in step i (from
+// 0) of n: the step's own, and which later steps never ran.
+func interruptedAt(err error, lang, path string, i, n int) error {
+	if i+1 >= n {
+		return err // the last step: none was left
+	}
+	rest := report.Sprintf(lang, "scenario.step", i+2)
+	switch {
+	case i+3 == n:
+		rest = report.Sprintf(lang, "scenario.steps.two", i+2, n)
+	case i+3 < n:
+		rest = report.Sprintf(lang, "scenario.steps", i+2, n)
+	}
+	return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "scenario.interrupted", err, path, i+1, n, rest))}
 }
 
 // planScenario checks every step, stores included, and returns each

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -666,5 +667,25 @@ steps:
 				t.Errorf("exit %d, %q; want %q", code, errs, c.want)
 			}
 		})
+	}
+}
+
+// An interrupted scenario says which later steps never ran. Before, it
+// said "interrupted" alone, as a single run does.
+func TestScenarioInterruptedSaysWhatDidNotRun(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, c: 1, d: 30s}\nsteps:\n  - {}\n  - {}\n  - {}\n  - {}\n")
+	for _, c := range []struct{ lang, want string }{
+		{"en", "s.yaml: interrupted in step 1 of 4, so steps 2 to 4 did not run"},
+		{"ja", "s.yaml: 4 ステップ中ステップ 1 で中断したため、ステップ 2〜4 は実行されていません"},
+	} {
+		// Cancelled while the first step, of 30 s, runs.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		var errb bytes.Buffer
+		err := testApp().Run(ctx, []string{"run", p, "--lang", c.lang}, io.Discard, &errb)
+		cancel()
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitInterrupted || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want exit %d, %q\n%s", c.lang, err, ExitInterrupted, c.want, errb.String())
+		}
 	}
 }
