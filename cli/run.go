@@ -137,7 +137,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 		own.VisitAll(func(fl *flag.Flag) { rs.takes[e.Name] = append(rs.takes[e.Name], fl.Name) })
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe run [flags]\n       kurabe run SCENARIO.yaml (or .yml) [flags]\n\nRuns a workload against each store in turn, phase by phase, and prints one\nrow per store and operation. A scenario file holds the same settings by\nthe flags' names (docs/scenarios.md); flags given with it override it.\nFlags marked with a workload's name apply to that workload only. Times\n(-d, --warmup, --think) take a unit (30s, 500ms, 2m) or are seconds\nwithout one (30, 1.5), as kurabe http's -t and -d.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return rs
@@ -235,6 +235,10 @@ type runPlan struct {
 	variants [][]result.Setting
 	axes     []result.Axis
 	probe    *probe.Result // read from --disk-probe
+	// A step of a scenario: which, and the stream its tables join (CSV
+	// under one header for every step).
+	scenario *result.Scenario
+	tables   *report.TableStream
 }
 
 func (a *App) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -289,7 +293,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		return nil, flagsFailed(fs, err, stderr, "kurabe help run")
 	}
 	if fs.NArg() > 0 {
-		return nil, usageErr("unexpected argument %q; stores are given with --store, a scenario file ends in .yaml", fs.Arg(0))
+		return nil, usageErr("unexpected argument %q; stores are given with --store, a scenario file ends in .yaml or .yml", fs.Arg(0))
 	}
 	set := p.set
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -817,6 +821,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		via     string // "http" or "cgi": run through kurabe serve over st
 		dir     string // a via run's data directory, for its CGI processes
 		of      string // the direct store's label, for a via run
+		n       int    // the store's place among the specs, from 1
 	}
 	var sts []*opened
 	defer func() {
@@ -840,7 +845,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
-		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st})
+		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st, n: i + 1})
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
@@ -857,7 +862,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
-			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir})
+			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir, n: i + 1})
 		}
 	}
 
@@ -868,7 +873,8 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			Duration: result.Duration(cfg.Duration), Warmup: result.Duration(cfg.Warmup), Think: thinkWithUnits(f.think), Rate: f.rate,
 			Dir: dir, DirKept: kept, Vary: axes, Repeat: f.repeat, Isolate: f.isolate,
 		},
-		Env: result.CollectEnv(dirs...),
+		Env:      result.CollectEnv(dirs...),
+		Scenario: p.scenario,
 	}
 	doc.Env.Probe = p.probe
 	doc.Env.CheckProbe(dirs)
@@ -885,13 +891,35 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		doc.Stores = append(doc.Stores, result.Store{Label: o.label, Spec: o.spec.String(), Variant: o.variant, Via: o.via, Of: o.of})
 	}
 	for rep := 0; rep < f.repeat && ctx.Err() == nil; rep++ {
+		// A later repeat's directories follow the first's: rR-N-DRIVER
+		// for the store, and beside it rR-N-DRIVER-via-http for its run
+		// through kurabe serve, as N-DRIVER-via-http is beside N-DRIVER.
+		repDirs := map[int]string{} // by the store's n, made once
+		repDir := func(o *opened) (string, error) {
+			d, ok := repDirs[o.n]
+			if !ok {
+				var err error
+				if d, err = ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, o.n, o.spec.Driver), o.spec); err != nil {
+					return "", err
+				}
+				repDirs[o.n] = d
+			}
+			if o.via == "" || d == "" {
+				return d, nil
+			}
+			vdir := d + "-via-" + o.via
+			if err := os.MkdirAll(vdir, 0o755); err != nil {
+				return "", usageErr("cannot create %s: %v", vdir, err)
+			}
+			return vdir, nil
+		}
 		for i, o := range sts {
 			sr := &doc.Stores[i]
 			if ctx.Err() != nil || sr.Error != "" {
 				continue
 			}
 			if rep > 0 {
-				sdir, err := ownDir(fmt.Sprintf("r%d-%d-%s", rep+1, i+1, o.spec.Driver), o.spec)
+				sdir, err := repDir(o)
 				if err != nil {
 					sr.Error = err.Error()
 					continue
@@ -915,7 +943,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				}
 				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
+				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
 			} else {
 				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
 			}
@@ -980,7 +1008,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			outErr = err
 		}
 	}
-	if err := report.WriteTables(stdout, f.format, *f.lang, doc); err != nil {
+	tables := p.tables
+	if tables == nil {
+		tables = &report.TableStream{W: stdout, Format: f.format, Lang: *f.lang}
+	}
+	if err := tables.Write(doc); err != nil {
 		return err
 	}
 	if outErr != nil {
@@ -1029,8 +1061,11 @@ func isolate(def workload.Definition, ops []string, w workload.Workload, n int) 
 // with _cI before the extension, beside it: board_c1.db beside board.db,
 // and for a store without a path kurabe_c1.db beside its kurabe.db in the
 // store's directory under the data directory (the store line names the
-// clients' files).
-func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, error) {
+// clients' files). The settings it returns are read back from the
+// clients' databases, which ran the workload: the store's own file holds
+// none of their tables and never had its per-database settings (such as
+// journal_mode=wal) applied.
+func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, *store.Info, error) {
 	stores := make([]store.Store, len(cfg.PerClient))
 	defer func() {
 		for _, st := range stores {
@@ -1039,9 +1074,10 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 			}
 		}
 	}()
+	mainInfo := main.Info(ctx)
 	path := spec.Target
 	if path == "" {
-		path = main.Info(ctx).Target // the file the store made in its directory
+		path = mainInfo.Target // the file the store made in its directory
 	}
 	ext := filepath.Ext(path)
 	for i := range stores {
@@ -1050,12 +1086,66 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 		env := store.Env{Dir: filepath.Dir(sp.Target)}
 		st, err := a.driver(sp.Driver).Open(ctx, sp, env)
 		if err != nil {
-			return nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
+			return nil, nil, nil, &startError{fmt.Errorf("client %d's database: %w", i+1, err)}
 		}
 		stores[i] = st
 	}
 	cfg.PerClientStore = stores
-	return runStore(ctx, cfg, levels, main, w, label, prog, nil)
+	phases, prep, err := runStore(ctx, cfg, levels, main, w, label, prog, nil)
+	clients := make([]store.Info, len(stores))
+	for i, st := range stores {
+		clients[i] = st.Info(context.WithoutCancel(ctx))
+	}
+	info := clientsInfo(mainInfo, clients)
+	return phases, prep, &info, err
+}
+
+// clientsInfo is an isolated SQLite store's description: its own path,
+// with the settings its clients' databases ran, as each read them back.
+// A setting on which the databases differ (a page size an existing
+// client's file kept) gives each client's value, in client order, as
+// c1:8192,c2:4096 (c1-c3:wal for a run of clients with one value), so that
+// the note on a setting that did not apply names the clients it missed.
+func clientsInfo(main store.Info, clients []store.Info) store.Info {
+	if len(clients) == 0 {
+		return main
+	}
+	info := clients[0]
+	info.Target = main.Target
+	info.Options = map[string]string{}
+	for name := range clients[0].Options {
+		info.Options[name] = clientValues(clients, name)
+	}
+	for _, c := range clients {
+		if c.Facts["error"] != "" {
+			info.Facts = c.Facts // a client's database that could not be read
+			break
+		}
+	}
+	return info
+}
+
+// clientValues is one setting of the clients' databases: the value, when
+// all have the same, or each run of clients with its value.
+func clientValues(clients []store.Info, name string) string {
+	var runs []string
+	for i := 0; i < len(clients); {
+		v := clients[i].Options[name]
+		j := i + 1
+		for j < len(clients) && clients[j].Options[name] == v {
+			j++
+		}
+		who := fmt.Sprintf("c%d", i+1)
+		if j-i > 1 {
+			who += fmt.Sprintf("-c%d", j)
+		}
+		runs = append(runs, who+":"+v)
+		i = j
+	}
+	if len(runs) == 1 {
+		return clients[0].Options[name]
+	}
+	return strings.Join(runs, ",")
 }
 
 // runStore sets up the workload's tables, loads its data set if it has

@@ -207,6 +207,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad mux", []string{"run", "--mux", "fibers"}, "--mux fibers: want auto, threads, loop or poller"},
 		{"bad via-http", []string{"run", "--via-http=foo"}, `--via-http foo: want persistent, cgi`},
 		{"stray argument", []string{"run", "sqlite:"}, "unexpected argument"},
+		// Both endings a scenario file may have are named.
+		{"not a scenario file", []string{"run", "notes.txt"}, "a scenario file ends in .yaml or .yml"},
 		{"vary value twice", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,8192,8192"}, "8192 is given twice"},
 		{"vary empty value", []string{"run", "--store", "sqlite:", "--vary", "page_size=4096,,8192"}, "a value is empty"},
 		{"misspelt option of a managed server", []string{"run", "--store", "postgres:managed?conect=pool"}, "did you mean connect?"},
@@ -677,6 +679,32 @@ func TestViaHTTPRunsDirectAndThroughServe(t *testing.T) {
 	}
 }
 
+// With --repeat, a later repeat's copy through kurabe serve has its
+// directory beside the repeat's store, as the first repeat's has, and the
+// notes on what HTTP costs say which repeat each is. Before, repeat 2's
+// were r2-1-sqlite and r2-2-sqlite (numbered as the second store), and
+// the notes of both repeats read "sqlite write through http" alike.
+func TestRepeatViaHTTPDirectoriesAndNotes(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?synchronous=off", "--via-http", "--ops", "write", "-n", "20", "-c", "1", "--repeat", "2", "--dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"1-sqlite", "1-sqlite-via-http", "r2-1-sqlite", "r2-1-sqlite-via-http"}; !slices.Equal(names, want) {
+		t.Errorf("directories %q, want %q", names, want)
+	}
+	for _, want := range []string{"sqlite write #1 through http", "sqlite write #2 through http"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no note %q:\n%s", want, out)
+		}
+	}
+}
+
 // --isolate gives each client a table of its own: every table gets exactly
 // its client's acknowledged writes (the file store keeps one file per
 // table), and a store that drops writes is still caught, table by table.
@@ -849,6 +877,57 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
 		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
+	}
+}
+
+// With --isolate, SQLite's settings are read back from the clients'
+// databases, which ran the workload. Before, they were read from the
+// store's own file, which holds none of the clients' tables and never had
+// journal_mode=wal applied: the store line said journal_mode=delete and a
+// note said the setting did not apply, when every client's file was wal.
+// When the clients' files differ (client 1's kept the page size of an
+// earlier run), each client's value is given, and the note says so.
+func TestIsolateSQLiteReadsBackTheClientsSettings(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:?journal_mode=wal&synchronous=off", "--ops", "write", "-n", "20", "-c", "2", "--isolate", "--dir", dir, "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for i := 1; i <= 2; i++ {
+		info := openSQLite(t, filepath.Join(dir, "1-sqlite", fmt.Sprintf("kurabe_c%d.db", i))).Info(context.Background())
+		if got := info.Options["journal_mode"]; got != "wal" {
+			t.Fatalf("client %d's database runs journal_mode=%s, want wal (the test's premise)", i, got)
+		}
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Stores[0].Info.Options["journal_mode"]; got != "wal" {
+		t.Errorf("journal_mode read back as %q, want wal", got)
+	}
+	if strings.Contains(out, "did not apply") || !strings.Contains(out, "journal_mode=wal") {
+		t.Errorf("the table says wal did not apply:\n%s", out)
+	}
+
+	// Client 1's file keeps the page size of a first run; client 2's is new.
+	db := filepath.Join(dir, "board.db")
+	if out, errs, code := runCLI(t, testApp(), "run", "-q", "--store", "sqlite:"+db+"?page_size=8192&synchronous=off", "--ops", "write", "-n", "10", "-c", "1", "--isolate"); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = runCLI(t, testApp(), "run", "-q", "--store", "sqlite:"+db+"?page_size=4096&synchronous=off", "--ops", "write", "-n", "10", "-c", "2", "--isolate", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("second run: exit %d\n%s%s", code, out, errs)
+	}
+	if doc, err = result.ReadFile(js); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.Stores[0].Info.Options["page_size"], "c1:8192,c2:4096"; got != want {
+		t.Errorf("page_size read back as %q, want %q", got, want)
+	}
+	if want := "page_size asked 4096, the store runs c1:8192,c2:4096"; !strings.Contains(out, want) {
+		t.Errorf("no note %q:\n%s", want, out)
 	}
 }
 

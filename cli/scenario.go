@@ -17,7 +17,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"kurabe/beside"
+	"kurabe/outfile"
 	"kurabe/report"
+	"kurabe/result"
 	"kurabe/store"
 )
 
@@ -101,6 +103,55 @@ func yamlMessage(err error) string {
 	return "YAML: " + yamlLinePrefix.ReplaceAllString(err.Error(), "")
 }
 
+// yamlHint says what to do about a YAML syntax error on line (1-based) of
+// b, where the YAML library's message says only what it found: tabs in
+// indentation, a quote left open, a line indented unlike its mapping, a
+// value ending in ":" left unquoted.
+func yamlHint(msg string, b []byte, line int) string {
+	lines := strings.Split(string(b), "\n")
+	text := ""
+	if line-1 < len(lines) {
+		text = lines[line-1]
+	}
+	indent := func(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))] }
+	// The line above: the nearest one before that holds something.
+	above := ""
+	for i := line - 2; i >= 0; i-- {
+		if t := strings.TrimSpace(lines[i]); t != "" && !strings.HasPrefix(t, "#") {
+			above = lines[i]
+			break
+		}
+	}
+	switch {
+	case strings.Contains(indent(text), "\t"):
+		return " (a tab indents this line, and YAML takes only spaces for indentation; indent with spaces)"
+	case strings.Contains(msg, "unexpected end of stream") && (strings.Count(text, `"`)%2 == 1 || strings.Count(text, "'")%2 == 1):
+		return " (a quote opened on this line is not closed; close it on the same line, as in store: \"sqlite:\")"
+	case strings.Contains(msg, "mapping values are not allowed") && valueEndsInColon.MatchString(text):
+		return ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
+	case strings.Contains(msg, "mapping values are not allowed") && len(indent(text)) > len(indent(above)) && !strings.HasSuffix(strings.TrimSpace(above), ":"):
+		return fmt.Sprintf(" (this line is indented more than the line above it, %q; the settings of one mapping line up, each at the same indentation)", strings.TrimSpace(above))
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
+	case strings.Contains(msg, "did not find expected key"):
+		return " (this line's indentation matches no mapping above it; the settings of one mapping line up, each at the same indentation, with spaces)"
+	}
+	return ""
+}
+
+// valueEndsInColon matches a line whose value holds ": " or ends in ":"
+// (store: file:, category: a: b), which YAML reads as a mapping.
+var valueEndsInColon = regexp.MustCompile(`:\s+[^"'#\s][^#]*:(\s|$)`)
+
+// colonValue is the quoted value of a mapping YAML made of a value ending
+// in ":" (- file: in a block list is the mapping {file: null}), or "".
+func colonValue(n *yaml.Node) string {
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Kind == yaml.ScalarNode && n.Content[1].Tag == "!!null" && n.Content[1].Value == "" {
+		return strconv.Quote(n.Content[0].Value + ":")
+	}
+	return ""
+}
+
 // loadScenario reads and checks a scenario file against run's flags.
 func (a *App) loadScenario(path string) (*scenario, error) {
 	b, err := os.ReadFile(path)
@@ -112,11 +163,11 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		hint := ""
-		if strings.Contains(err.Error(), "mapping values are not allowed") {
-			hint = ` (a value ending in ":", such as the store file:, needs quotes: "file:")`
-		}
-		return nil, fmt.Errorf("%s:%d: %s%s", path, yamlErrorLine(b), yamlMessage(err), hint)
+		line := yamlErrorLine(b)
+		return nil, fmt.Errorf("%s:%d: %s%s", path, line, yamlMessage(err), yamlHint(err.Error(), b, line))
+	}
+	if _, err := resolveYAML(path, &doc, nil); err != nil {
+		return nil, err
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &scenarioError{path, max(doc.Line, 1), max(doc.Column, 1), "a scenario is a mapping with title, about, run and optionally steps"}
@@ -132,8 +183,17 @@ func (a *App) loadScenario(path string) (*scenario, error) {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "title":
-			sc.Title = v.Value
+			if v.Kind != yaml.ScalarNode {
+				return nil, &scenarioError{path, v.Line, v.Column, "title: want one line of text saying what the study compares (quote it if it holds \": \" or \" #\")"}
+			}
+			sc.Title = strings.TrimRight(v.Value, "\n")
+			if strings.Contains(sc.Title, "\n") {
+				return nil, &scenarioError{path, v.Line, v.Column, "title: want one line, the heading of the study; put the rest in about"}
+			}
 		case "about":
+			if v.Kind != yaml.ScalarNode {
+				return nil, &scenarioError{path, v.Line, v.Column, "about: want text (a block with > or | for several lines: about: >, then the text indented under it)"}
+			}
 			sc.About = v.Value
 		case "run":
 			if base, err = a.scenarioArgs(path, v); err != nil {
@@ -191,18 +251,111 @@ func (s step) with(args []string, at []position, pos position) step {
 	return out
 }
 
+// resolveYAML replaces YAML's aliases (*name) by the nodes their anchors
+// (&name) mark, and expands merge keys (<<: *base, or a list of such),
+// in place, so that the rest of the reading sees plain values: a step can
+// be an alias of another (steps: [*r, *r]), a setting's value an alias
+// (store: *stores), and a step's mapping can take the common settings of
+// an anchored mapping (<<: *base, n: 10), its own keys winning over the
+// merged ones, and the first merged mapping's over later ones, as YAML
+// says. A value given through an alias is reported at its anchor.
+//
+// within holds the nodes being resolved, enclosing n: an alias of one of
+// them (a: &x [*x]) would hold itself.
+func resolveYAML(path string, n *yaml.Node, within []*yaml.Node) (*yaml.Node, error) {
+	for n.Kind == yaml.AliasNode {
+		if slices.Contains(within, n.Alias) {
+			return nil, &scenarioError{path, n.Line, n.Column, fmt.Sprintf("the alias *%s is inside its own anchor &%s, so it would hold itself; write the values out", n.Value, n.Value)}
+		}
+		n = n.Alias
+	}
+	if slices.Contains(within, n) {
+		return n, nil // resolved already, higher up
+	}
+	within = append(within, n)
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			r, err := resolveYAML(path, c, within)
+			if err != nil {
+				return nil, err
+			}
+			n.Content[i] = r
+		}
+	case yaml.MappingNode:
+		if err := noDuplicateKeys(path, n); err != nil {
+			return nil, err
+		}
+		var own, merged []*yaml.Node
+		var sources []*yaml.Node // the mappings to merge, in order
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			var err error
+			if v, err = resolveYAML(path, v, within); err != nil {
+				return nil, err
+			}
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				list := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					list = v.Content // already resolved
+				}
+				for _, m := range list {
+					if m.Kind != yaml.MappingNode {
+						return nil, &scenarioError{path, m.Line, m.Column, "<<: want a mapping to merge, or an alias of one (<<: *base), or a list of them"}
+					}
+				}
+				sources = append(sources, list...)
+				continue
+			}
+			if k, err = resolveYAML(path, k, within); err != nil {
+				return nil, err
+			}
+			own = append(own, k, v)
+		}
+		has := func(key string, in []*yaml.Node) bool {
+			for i := 0; i+1 < len(in); i += 2 {
+				if settingKey(in[i].Value) == settingKey(key) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, m := range sources {
+			for i := 0; i+1 < len(m.Content); i += 2 {
+				if k := m.Content[i]; !has(k.Value, own) && !has(k.Value, merged) {
+					merged = append(merged, k, m.Content[i+1])
+				}
+			}
+		}
+		n.Content = append(own, merged...)
+	}
+	return n, nil
+}
+
 // noDuplicateKeys refuses a mapping that gives a key twice: YAML's last
 // one would win silently.
+// A flag of two names (w and workload) is one key.
 func noDuplicateKeys(path string, m *yaml.Node) error {
-	seen := map[string]bool{}
+	seen := map[string]string{} // by settingKey, the name it was given as
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
-		if seen[k.Value] {
+		if first, ok := seen[settingKey(k.Value)]; ok {
+			if first != k.Value {
+				return &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s and %s are one setting, given twice in this mapping; give it once", first, k.Value)}
+			}
 			return &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s is given twice in this mapping; give it once (a list for several values)", k.Value)}
 		}
-		seen[k.Value] = true
+		seen[settingKey(k.Value)] = k.Value
 	}
 	return nil
+}
+
+// settingKey is one name of a setting that has two (w and workload).
+func settingKey(name string) string {
+	if alias, ok := aliases[name]; ok && alias < name {
+		return alias
+	}
+	return name
 }
 
 // scenarioArgs turns a mapping of settings into run's arguments, checking
@@ -227,29 +380,47 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			if n := store.NearOption(k.Value, names); n != "" {
 				near = " (did you mean " + n + "?)"
 			}
+			if slices.Contains([]string{"title", "about", "run", "steps"}, k.Value) {
+				// steps: indented under run.
+				return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("%s is a key of the scenario, not a setting: move it out of this mapping, to the start of its line (no indentation)", k.Value)}
+			}
 			return step{}, &scenarioError{path, k.Line, k.Column, fmt.Sprintf("unknown setting %q%s; settings are the flags of kurabe run by name (kurabe help run)", k.Value, near)}
 		}
 		var vals []string
+		var at []position // each value's place: a list's item, for a repeatable flag
 		switch v.Kind {
 		case yaml.ScalarNode:
 			vals = []string{v.Value}
+			at = []position{{v.Line, v.Column}}
 		case yaml.SequenceNode:
 			var items []string
 			for _, it := range v.Content {
+				if q := colonValue(it); q != "" {
+					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("%s: YAML read %s as a mapping, since it ends in \":\"; quote it: %s", k.Value, strings.Trim(q, `"`), q)}
+				}
 				if it.Kind != yaml.ScalarNode {
 					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("%s: want plain values in the list", k.Value)}
 				}
+				if k.Value == "vary" && v.Style&yaml.FlowStyle != 0 && len(items) > 0 && !strings.Contains(it.Value, "=") {
+					// [synchronous=off,full]: YAML splits at the comma.
+					return step{}, &scenarioError{path, it.Line, it.Column, fmt.Sprintf("vary: %q has no NAME=: in [ ] a comma separates items, so YAML read %s,%s as two; quote a setting with its values: [%q]", it.Value, items[len(items)-1], it.Value, items[len(items)-1]+","+it.Value)}
+				}
 				items = append(items, it.Value)
+				at = append(at, position{it.Line, it.Column})
 			}
 			if _, repeatable := fl.Value.(*multiFlag); repeatable {
 				vals = items // --store a --store b
 			} else {
 				vals = []string{strings.Join(items, ",")} // ops: [write, read-all] -> write,read-all
+				at = []position{{v.Line, v.Column}}
 			}
 		default:
+			if q := colonValue(v); q != "" {
+				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: YAML read %s as a mapping, since it ends in \":\"; quote it: %s", k.Value, strings.Trim(q, `"`), q)}
+			}
 			return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: want a value or a list of values", k.Value)}
 		}
-		for _, val := range vals {
+		for j, val := range vals {
 			if scenarioInputs[k.Value] && val != "" && !filepath.IsAbs(val) {
 				// An input goes with the file, so a scenario and its data
 				// can be moved together; outputs go where kurabe runs.
@@ -257,10 +428,22 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 			}
 			arg := "--" + k.Value + "=" + val
 			if err := fs.Parse([]string{arg}); err != nil {
-				return step{}, &scenarioError{path, v.Line, v.Column, fmt.Sprintf("%s: %q is not valid: %v", k.Value, val, unwrapFlagErr(err))}
+				pos := at[j]
+				if v.Kind == yaml.SequenceNode && len(vals) == 1 {
+					// A list joined with commas: point at the first item
+					// the flag refuses on its own, if one is.
+					for _, it := range v.Content {
+						var probe runFlags
+						if a.runFlagSet(&probe, io.Discard).fs.Parse([]string{"--" + k.Value + "=" + it.Value}) != nil {
+							pos = position{it.Line, it.Column}
+							break
+						}
+					}
+				}
+				return step{}, &scenarioError{path, pos.line, pos.col, settingProblem(fs, k.Value, err)}
 			}
 			st.args = append(st.args, arg)
-			st.at = append(st.at, position{v.Line, v.Column})
+			st.at = append(st.at, at[j])
 		}
 	}
 	return st, nil
@@ -272,12 +455,15 @@ func (a *App) scenarioArgs(path string, m *yaml.Node) (step, error) {
 // and are taken from the current directory, as on the command line.
 var scenarioInputs = map[string]bool{"dataset-file": true, "disk-probe": true}
 
-func unwrapFlagErr(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+// settingProblem says what is wrong with a setting's value as the command
+// line says it of the flag ("-n ten: want a whole number (operations per
+// phase …)"), by the setting's name: "n: ten: want a whole number (…)".
+func settingProblem(fs *flag.FlagSet, name string, err error) string {
+	msg := flagProblem(fs, err.Error())
+	if rest, ok := strings.CutPrefix(msg, dashed(name)+" "); ok {
+		return name + ": " + rest
 	}
-	return msg
+	return name + ": " + msg
 }
 
 // runScenario checks every step of a scenario file, with the flags given
@@ -295,15 +481,14 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "kurabe: %s\n", n)
 	}
-	if sc.Title != "" {
-		fmt.Fprintf(stdout, "# %s\n", sc.Title)
-	}
-	if about := strings.TrimSpace(sc.About); about != "" {
-		// What the study was and how to run it at full size.
-		fmt.Fprintf(stdout, "\n%s\n", about)
+	// A named pipe that every step writes to stays open between them, so
+	// its reader reads every step's document before the end of the stream.
+	for _, v := range outputPaths(steps) {
+		defer outfile.Hold(v)()
 	}
 	var failed []string // the steps that failed
 	lang := report.English
+	var tables *report.TableStream
 	for i, args := range steps {
 		// Planned again: the check's plan, and the data set its workload
 		// decoded, were let go, so that only the running step's is held.
@@ -312,9 +497,29 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 			return stepError(path, i, len(steps), step{args: args, at: make([]position, len(args))}, err)
 		}
 		lang = *p.f.lang
-		if len(steps) > 1 {
-			fmt.Fprint(stdout, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(commandLine(redactArgs(p.args), a.runBoolFlags()))))
+		// Headings are for people: with a format for programs (CSV,
+		// benchstat) they go to stderr, so that stdout parses.
+		heads := stdout
+		if report.MachineFormat(p.f.format) {
+			heads = stderr
 		}
+		if i == 0 {
+			if sc.Title != "" {
+				fmt.Fprintf(heads, "# %s\n", sc.Title)
+			}
+			if about := strings.TrimSpace(sc.About); about != "" {
+				// What the study was and how to run it at full size.
+				fmt.Fprintf(heads, "\n%s\n", about)
+			}
+		}
+		if len(steps) > 1 {
+			fmt.Fprint(heads, report.Sprintf(lang, "\n## step %d of %d: kurabe run %s\n\n", i+1, len(steps), report.ShellJoin(commandLine(redactArgs(p.args), a.runBoolFlags()))))
+		}
+		if tables == nil || tables.Format != p.f.format || tables.Lang != lang {
+			tables = &report.TableStream{W: stdout, Format: p.f.format, Lang: lang}
+		}
+		p.tables = tables
+		p.scenario = &result.Scenario{File: path, Title: sc.Title, Step: i + 1, Steps: len(steps)}
 		err = a.execRun(ctx, p, stdout, stderr)
 		p = nil
 		var ee *ExitError
@@ -323,13 +528,13 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		case errors.As(err, &ee) && ee.Code == ExitUsage:
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s, step %d: %w", path, i+1, err)}
 		case errors.As(err, &ee) && ee.Code == ExitInterrupted:
-			return err
+			return interruptedAt(err, lang, path, i, len(steps))
 		default:
 			fmt.Fprintf(stderr, "kurabe: %s\n", report.Sprintf(lang, "scenario.step.failed", path, i+1, err))
 			failed = append(failed, report.Sprintf(lang, "scenario.step", i+1))
 		}
 		if ctx.Err() != nil {
-			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+			return interruptedAt(&ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "run.exit.interrupted"))}, lang, path, i, len(steps))
 		}
 	}
 	if len(failed) > 0 {
@@ -341,6 +546,22 @@ func (a *App) runScenario(ctx context.Context, path string, extra []string, stdo
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, key, path, len(failed), len(steps), strings.Join(failed, ", ")))}
 	}
 	return nil
+}
+
+// interruptedAt is the error of a scenario interrupted in step i (from
+// 0) of n: the step's own, and which later steps never ran.
+func interruptedAt(err error, lang, path string, i, n int) error {
+	if i+1 >= n {
+		return err // the last step: none was left
+	}
+	rest := report.Sprintf(lang, "scenario.step", i+2)
+	switch {
+	case i+3 == n:
+		rest = report.Sprintf(lang, "scenario.steps.two", i+2, n)
+	case i+3 < n:
+		rest = report.Sprintf(lang, "scenario.steps", i+2, n)
+	}
+	return &ExitError{Code: ExitInterrupted, Err: errors.New(report.Sprintf(lang, "scenario.interrupted", err, path, i+1, n, rest))}
 }
 
 // planScenario checks every step, stores included, and returns each
@@ -478,14 +699,24 @@ func stepError(path string, i, n int, st step, err error) error {
 	at := st.pos
 	var fe *flagError
 	if errors.As(err, &fe) {
-		found := false
 		for _, flag := range append([]string{fe.flag}, blameInstead[fe.flag]...) {
+			// Of a flag set several times (store: [a, b]), the value
+			// the message names (the longest, as sqlite:?x=1 names
+			// sqlite: too), else the last.
+			found, named := -1, -1
 			for j, a := range st.args {
 				if name := argName(a); name != "" && (name == flag || aliases[name] == flag) {
-					at, found = st.at[j], true
+					found = j
+					if v := argValue(a); v != "" && strings.Contains(msg, v) && (named < 0 || len(v) > len(argValue(st.args[named]))) {
+						named = j
+					}
 				}
 			}
-			if found {
+			if named >= 0 {
+				found = named
+			}
+			if found >= 0 {
+				at = st.at[found]
 				break
 			}
 		}
@@ -507,6 +738,12 @@ var aliases = map[string]string{"w": "workload", "workload": "w"}
 // exclusive are flags of run that cannot be given together: setting one
 // on the command line (or in a step) drops the other from the file.
 var exclusive = map[string][]string{"n": {"d"}, "d": {"n"}, "R": {"think"}, "think": {"R"}}
+
+// argValue is the value an argument of the form --name=value gives.
+func argValue(a string) string {
+	_, v, _ := strings.Cut(a, "=")
+	return v
+}
 
 // argName is the flag an argument sets ("" for a value).
 func argName(a string) string {
@@ -543,12 +780,37 @@ func overridden(args, extra []string) []int {
 	return out
 }
 
+// outputPaths are the files the steps write their results to, once each.
+func outputPaths(steps [][]string) []string {
+	var out []string
+	for _, args := range steps {
+		for i, a := range args {
+			name, v, hasEq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !strings.HasPrefix(a, "-") || (name != "json" && name != "html") {
+				continue
+			}
+			if !hasEq && i+1 < len(args) {
+				v = args[i+1]
+			}
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // stepOutputs gives each step of a scenario its own result files: out.json
 // becomes out-1.json, out-2.json, ...
 func stepOutputs(args []string, step int) []string {
 	numbered := func(v string) string {
 		if fi, err := os.Stat(v); strings.HasSuffix(v, "/") || err == nil && fi.IsDir() {
 			return v // a directory: left for the output check to refuse
+		}
+		if outfile.Direct(v) {
+			// A device or pipe (/dev/stdout, a FIFO) has no files beside
+			// it: every step writes its document to it, in turn.
+			return v
 		}
 		dot := strings.LastIndex(v, ".")
 		if dot <= strings.LastIndex(v, "/") {

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -11,7 +14,9 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,12 +51,44 @@ func TestScenarioErrorsPointAtTheLine(t *testing.T) {
 		{"colon on the first line", "store: file:\nn: 1\n", "s.yaml:1: YAML: mapping values"},
 		{"colon on line 3", "title: x\nrun:\n  store: file:\n  n: 100\n", "s.yaml:3: YAML: mapping values"},
 		{"tab", "title: x\n\trun:\n", "s.yaml:2: YAML: found a tab character"},
-		{"bad value", "run:\n  n: many\n", ":2:6: n: \"many\" is not valid"},
+		// A bad number, boolean or duration says what the setting takes,
+		// as the flag does; before, a bare "parse error".
+		{"bad number", "run:\n  n: many\n", ":2:6: n: many: want a whole number (operations per phase"},
+		{"fraction for a count", "run:\n  n: 10.0\n", ":2:6: n: 10.0: want a whole number"},
+		{"bad duration", "run:\n  d: soon\n", ":2:6: d: soon: want seconds (30) or a duration such as 500ms or 2m"},
+		{"bad boolean", "run:\n  isolate: yes\n", ":2:12: isolate: yes: want true or false (give each client tables of its own)"},
+		{"negative seed", "run:\n  seed: -1\n", ":2:9: seed: -1: want a whole number, 0 or more"},
+		{"out of range", "run:\n  n: 99999999999999999999\n", ":2:6: n: 99999999999999999999: want a whole number"},
+		{"bad share", "run:\n  w: point\n  hit: x\n", ":3:8: hit: x: want a number (point: share"},
+		// An error in a list points at the item, not at the [.
+		{"bad store in a list", "run:\n  store: [\"sqlite:?journal_mode=bogus\", \"sqlite:\"]\n", ":2:11: store sqlite:?journal_mode=bogus"},
+		{"bad store later in a list", "run:\n  store: [\"sqlite:\", \"sqlite:?journal_mode=bogus\"]\n", ":2:22: store sqlite:?journal_mode=bogus"},
+		{"bad store in a block list", "run:\n  store:\n    - \"nosuch:\"\n    - \"sqlite:\"\n", ":3:7: store nosuch:: unknown driver"},
+		{"bad vary in a list", "run:\n  store: \"sqlite:\"\n  vary:\n    - journal_mode=wal\n    - nosuch\n", ":5:7: --vary \"nosuch\""},
 		{"unknown top key", "title: x\nruns:\n  n: 1\n", ":2:1: unknown key \"runs\""},
 		{"nested value", "run:\n  store: {a: b}\n", ":2:10: store: want a value or a list"},
 		{"steps not a list", "run: {n: 1}\nsteps: {n: 2}\n", ":2:8: steps: want a list"},
 		{"not a mapping", "- a\n- b\n", ":1:1: a scenario is a mapping"},
+		// A title or about of the wrong kind is refused; before, it was
+		// dropped without a word.
+		{"title a list", "title: [a, b]\nrun: {n: 1}\n", ":1:8: title: want one line of text"},
+		{"title a mapping", "title: {a: b}\nrun: {n: 1}\n", ":1:8: title: want one line of text"},
+		{"title of two lines", "title: |\n  one\n  two\nrun: {n: 1}\n", ":1:8: title: want one line"},
+		// A flag's two names in one mapping are one key given twice;
+		// before, the last won without a word.
+		{"w and workload", "run:\n  w: bbs\n  workload: point\n", ":3:3: w and workload are one setting, given twice in this mapping"},
+		{"about a list", "title: x\nabout:\n  - a\n  - b\nrun: {n: 1}\n", ":3:3: about: want text"},
 		{"bad yaml", "run: [\n", "s.yaml"},
+		// YAML's mistakes say what to do; before, only what the YAML
+		// library found.
+		{"tab indents a key", "run:\n\tn: 5\n", "s.yaml:2: YAML: found character that cannot start any token (a tab indents this line, and YAML takes only spaces"},
+		{"quote left open", "run:\n  n: 5\n  store: \"sqlite:\n  ops: write\n", "s.yaml:3: YAML: found unexpected end of stream (a quote opened on this line is not closed"},
+		{"indented more", "run:\n  n: 5\n   c: 1\n", "s.yaml:3: YAML: mapping values are not allowed in this context (this line is indented more than the line above it, \"n: 5\""},
+		{"indented less", "run:\n  n: 5\n c: 1\n", "s.yaml:3: YAML: did not find expected key (this line's indentation matches no mapping above it"},
+		{"colon value in a block list", "run:\n  store:\n    - \"sqlite:\"\n    - file:\n", ":4:7: store: YAML read file: as a mapping, since it ends in \":\"; quote it: \"file:\""},
+		{"colon value under its key", "run:\n  store:\n    file:\n", ":3:5: store: YAML read file: as a mapping"},
+		{"vary split at its comma", "run:\n  store: \"sqlite:\"\n  vary: [synchronous=off,full]\n", ":3:26: vary: \"full\" has no NAME=: in [ ] a comma separates items, so YAML read synchronous=off,full as two; quote a setting with its values: [\"synchronous=off,full\"]"},
+		{"steps under run", "run:\n  n: 5\n  steps:\n    - {c: 1}\n", ":3:3: steps is a key of the scenario, not a setting: move it out of this mapping"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -465,5 +502,215 @@ func TestScenarioInputsBesideTheFile(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q, want %q", code, errs, p+c.want)
 			}
 		})
+	}
+}
+
+// With steps, a device or pipe given to --json (a FIFO, /dev/stdout) gets
+// every step's document, in step order, and no files are made beside it.
+// Before, the FIFO's steps wrote regular files fifo-1, fifo-2 beside it,
+// and its reader waited forever; /dev/stdout made /dev/stdout-1.
+func TestScenarioStepsWriteToAPipeInTurn(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, c: 1}\nsteps:\n  - {n: 3}\n  - {n: 4}\n")
+	dir := t.TempDir()
+	// The documents each step wrote, in order.
+	decode := func(t *testing.T, r io.Reader) []int64 {
+		var ns []int64
+		dec := json.NewDecoder(r)
+		for {
+			var doc result.Document
+			if err := dec.Decode(&doc); err != nil {
+				if err != io.EOF {
+					t.Errorf("reading the documents: %v", err)
+				}
+				return ns
+			}
+			ns = append(ns, doc.Stores[0].Phases[0].Ops)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	// A link to one of the process's open files, as /dev/stdout is.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fd := filepath.Join(dir, "stdout")
+	if err := os.Symlink("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), fd); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, path string }{{"fifo", fifo}, {"own file", fd}} {
+		t.Run(c.name, func(t *testing.T) {
+			got := make(chan []int64)
+			go func() {
+				if c.path == fifo {
+					f, err := os.Open(fifo)
+					if err != nil {
+						t.Error(err)
+						got <- nil
+						return
+					}
+					defer f.Close()
+					got <- decode(t, f)
+					return
+				}
+				got <- decode(t, r)
+			}()
+			out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--json", c.path)
+			if c.path == fd {
+				w.Close() // the reader's end of stream
+			}
+			if extra, _ := filepath.Glob(c.path + "-*"); len(extra) > 0 {
+				// The reader never got a document: let it go.
+				if c.path == fifo {
+					if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+						f.Close()
+					}
+				}
+				<-got
+				t.Fatalf("files made beside %s: %v", c.path, extra)
+			}
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			if ns := <-got; !slices.Equal(ns, []int64{3, 4}) {
+				t.Errorf("documents read for steps of n=%v, want [3 4]", ns)
+			}
+		})
+	}
+}
+
+// With a format for programs, stdout holds the format alone: the title
+// and step headings go to stderr, the CSV has one header with a step
+// column, and benchstat's names tell the steps apart. Before, stdout had
+// "# title" and "## step" lines and a CSV header per step, and two steps'
+// write at 1 client had one benchmark name, which benchstat pooled.
+func TestScenarioMachineFormatsParse(t *testing.T) {
+	p := writeScenario(t, "title: formats\nabout: two steps alike\nrun: {store: \"file:\", ops: write, c: 1}\nsteps:\n  - {n: 3}\n  - {n: 4}\n")
+	out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--format", "csv")
+	if code != ExitOK {
+		t.Fatalf("csv: exit %d\n%s%s", code, out, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("stdout is no CSV: %v\n%s", err, out)
+	}
+	if len(recs) != 3 || recs[0][0] != "run" {
+		t.Fatalf("want a header and a row per step, got %d records:\n%s", len(recs), out)
+	}
+	col := slices.Index(recs[0], "step")
+	if col < 0 || recs[1][col] != "1" || recs[2][col] != "2" {
+		t.Errorf("the step column does not tell the steps apart:\n%s", out)
+	}
+	if !strings.Contains(errs, "# formats") || !strings.Contains(errs, "## step 2 of 2") {
+		t.Errorf("the headings are not on stderr:\n%s", errs)
+	}
+
+	out, errs, code = runCLI(t, testApp(), "run", p, "-q", "--format", "benchstat")
+	if code != ExitOK {
+		t.Fatalf("benchstat: exit %d\n%s%s", code, out, errs)
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		switch name, _, _ := strings.Cut(line, " "); {
+		case line == "", strings.HasPrefix(line, "Unit "), regexp.MustCompile(`^[a-z-]+: `).MatchString(line):
+		case strings.HasPrefix(line, "Benchmark"):
+			if names[name] {
+				t.Errorf("two steps' results share the name %s", name)
+			}
+			names[name] = true
+		default:
+			t.Errorf("stdout holds a line benchstat does not read: %q", line)
+		}
+	}
+	if len(names) != 2 || strings.Count(out, "Unit ") != 1 {
+		t.Errorf("want 2 benchmarks under one Unit line:\n%s", out)
+	}
+}
+
+// The result records the scenario file, its title and the step.
+func TestScenarioRecordedInTheResult(t *testing.T) {
+	p := writeScenario(t, "title: recorded\nrun: {store: \"file:\", ops: write, c: 1, n: 3}\nsteps:\n  - {}\n  - {}\n")
+	js := filepath.Join(t.TempDir(), "out.json")
+	if out, errs, code := runCLI(t, testApp(), "run", p, "-q", "--json", js); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	doc, err := result.ReadFile(strings.TrimSuffix(js, ".json") + "-2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (result.Scenario{File: p, Title: "recorded", Step: 2, Steps: 2}); doc.Scenario == nil || *doc.Scenario != want {
+		t.Errorf("scenario recorded as %+v, want %+v", doc.Scenario, want)
+	}
+}
+
+// Aliases and merge keys are resolved: a step may be an alias of another,
+// a value an alias, and a mapping may merge an anchored one, its own keys
+// winning. Before, each was refused with a message about something else
+// (steps: [*r] "want a mapping of settings", store: *s "want a value or a
+// list of values", <<: unknown setting "<<").
+func TestScenarioAliasesAndMergeKeys(t *testing.T) {
+	p := writeScenario(t, `run: &base
+  store: &s ["sqlite:", "file:"]
+  ops: write
+  c: 1
+steps:
+  - &r {n: 3}
+  - *r
+  - {<<: [*r, {n: 9, c: 2}], store: *s}
+  - {<<: *base, store: "file:"}
+`)
+	sc, err := testApp().loadScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"--store=sqlite:", "--store=file:", "--ops=write", "--c=1", "--n=3"},
+		{"--store=sqlite:", "--store=file:", "--ops=write", "--c=1", "--n=3"},
+		// The first merged mapping's n wins; the step's own store wins.
+		{"--ops=write", "--store=sqlite:", "--store=file:", "--n=3", "--c=2"},
+		{"--store=file:", "--ops=write", "--c=1"},
+	}
+	if len(sc.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(sc.Steps), len(want))
+	}
+	for i, st := range sc.Steps {
+		if !slices.Equal(st.args, want[i]) {
+			t.Errorf("step %d: %q, want %q", i+1, st.args, want[i])
+		}
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"alias inside its anchor", "run: &x {n: 3, <<: *x}\n", ":1:20: the alias *x is inside its own anchor &x"},
+		{"merge of a value", "run:\n  <<: 5\n", ":2:7: <<: want a mapping to merge"},
+		{"a bad value through an alias is said at its anchor", "run: {n: &n ten}\nsteps:\n  - {n: *n}\n", ":1:10: n: ten: want a whole number"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, code := runCLI(t, testApp(), "run", writeScenario(t, c.body))
+			if code != ExitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, %q; want %q", code, errs, c.want)
+			}
+		})
+	}
+}
+
+// An interrupted scenario says which later steps never ran. Before, it
+// said "interrupted" alone, as a single run does.
+func TestScenarioInterruptedSaysWhatDidNotRun(t *testing.T) {
+	p := writeScenario(t, "run: {store: \"file:\", ops: write, c: 1, d: 30s}\nsteps:\n  - {}\n  - {}\n  - {}\n  - {}\n")
+	for _, c := range []struct{ lang, want string }{
+		{"en", "s.yaml: interrupted in step 1 of 4, so steps 2 to 4 did not run"},
+		{"ja", "s.yaml: 4 ステップ中ステップ 1 で中断したため、ステップ 2〜4 は実行されていません"},
+	} {
+		// Cancelled while the first step, of 30 s, runs.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		var errb bytes.Buffer
+		err := testApp().Run(ctx, []string{"run", p, "--lang", c.lang}, io.Discard, &errb)
+		cancel()
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitInterrupted || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want exit %d, %q\n%s", c.lang, err, ExitInterrupted, c.want, errb.String())
+		}
 	}
 }

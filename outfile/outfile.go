@@ -231,3 +231,56 @@ func Write(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// Direct reports whether path is written directly (a device, a FIFO, an
+// open file of the process such as /dev/stdout) rather than replaced: a
+// target that cannot take files beside it, since it is no file in a
+// directory of files.
+func Direct(path string) bool {
+	t, err := resolve(path)
+	return err == nil && t.direct
+}
+
+// Hold keeps a named pipe open for writing until release is called, so
+// that several writes to it, each opening and closing it (a scenario's
+// steps, each writing its document), reach its reader as one stream: the
+// reader sees the end only when the last is written and release closes the
+// pipe. For any other path Hold does nothing.
+//
+// The pipe is opened in the background, since opening a pipe for writing
+// waits for a reader; a writer blocked in that open already counts as one,
+// so a write that closes the pipe before the open returns does not end the
+// reader's stream. release never waits for a reader that never came: it
+// opens the pipe for reading itself, without waiting, to let the open
+// return.
+func Hold(path string) (release func()) {
+	t, err := resolve(path)
+	if err != nil || !t.direct || t.fd > 0 {
+		return func() {}
+	}
+	if fi, err := os.Stat(t.path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return func() {}
+	}
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(t.path, os.O_WRONLY, 0) // nil on error
+		opened <- f
+	}()
+	return func() {
+		var f *os.File
+		select {
+		case f = <-opened:
+		default:
+			// No reader came: be one for a moment, so the open returns.
+			r, err := os.OpenFile(t.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return // the open waits on; nothing was written to it
+			}
+			defer r.Close()
+			f = <-opened
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+}

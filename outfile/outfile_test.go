@@ -139,3 +139,34 @@ func TestWriteOwnDescriptor(t *testing.T) {
 		t.Errorf("the file holds %q", b)
 	}
 }
+
+// Writes to a held pipe, each opening and closing it, reach the reader as
+// one stream: without Hold the reader's read ends at the first close.
+func TestHoldKeepsAPipeOpenBetweenWrites(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if !Direct(fifo) || Direct(filepath.Join(t.TempDir(), "out.json")) {
+		t.Errorf("Direct: a FIFO %v, a new file %v; want true, false", Direct(fifo), Direct(filepath.Join(t.TempDir(), "out.json")))
+	}
+	release := Hold(fifo)
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	for _, s := range []string{"one ", "two ", "three"} {
+		if err := Write(fifo, writeString(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release()
+	if s := <-got; s != "one two three" {
+		t.Errorf("read %q, want every write", s)
+	}
+	// A pipe no reader opened: release does not wait for one.
+	Hold(fifo)()
+	// Anything else: nothing to hold.
+	Hold(filepath.Join(t.TempDir(), "out.json"))()
+}

@@ -34,11 +34,20 @@ func Benchstat(w io.Writer, d *result.Document) error {
 }
 
 func writeBenchstat(w io.Writer, docs []*result.Document) error {
+	return writeBenchstatRuns(w, docs, true)
+}
+
+// writeBenchstatRuns writes the documents' results, after the Unit line
+// when first is true (the first of a stream written document by
+// document), and after a blank line otherwise.
+func writeBenchstatRuns(w io.Writer, docs []*result.Document, first bool) error {
 	var b strings.Builder
-	b.WriteString("Unit ops/s better=higher\n")
+	if first {
+		b.WriteString("Unit ops/s better=higher\n")
+	}
 	ids := runIDs(docs)
 	for i, d := range docs {
-		if i > 0 {
+		if i > 0 || !first {
 			b.WriteString("\n")
 		}
 		// benchstat puts results whose configuration differs into
@@ -98,7 +107,13 @@ func benchName(d *result.Document, s result.Store, variant string, p result.Phas
 	if len(s.Variant) > 0 {
 		storeName = variant
 	}
-	name := "BenchmarkKurabe/store=" + benchPart(storeName)
+	name := "BenchmarkKurabe"
+	if sc := d.Scenario; sc != nil && sc.Steps > 1 {
+		// A scenario's steps may run the same store, operation and
+		// clients: benchstat would pool them as samples of one benchmark.
+		name += "/step=" + strconv.Itoa(sc.Step)
+	}
+	name += "/store=" + benchPart(storeName)
 	for _, v := range s.Variant {
 		name += "/" + benchPart(v.Name) + "=" + benchPart(v.Value)
 	}

@@ -21,6 +21,7 @@ var csvHeader = []string{
 	"ops", "errors", "elapsed_s", "ops_per_s",
 	"mean_us", "p50_us", "p90_us", "p95_us", "p99_us", "p99_9_us", "max_us",
 	"lost", "extra", "bytes_read", "bytes_written", "finish_ratio", "interrupted", "skipped",
+	"step",
 }
 
 // verified is a phase's lost and extra rows for the CSV: empty where the
@@ -48,11 +49,23 @@ func CSV(w io.Writer, d *result.Document) error { return writeCSV(w, []*result.D
 // writeCSV writes the rows of several documents under one header; the run
 // column (runIDs: the run's start time, to the nanosecond) tells them apart.
 func writeCSV(w io.Writer, docs []*result.Document) error {
+	return writeCSVRows(w, docs, true)
+}
+
+// writeCSVRows writes the documents' rows, under the header when header
+// is true (the first of a stream written document by document).
+func writeCSVRows(w io.Writer, docs []*result.Document, header bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write(csvHeader)
+	if header {
+		cw.Write(csvHeader)
+	}
 	ids := runIDs(docs)
 	for i, d := range docs {
 		run := ids[i]
+		step := ""
+		if sc := d.Scenario; sc != nil && sc.Steps > 1 {
+			step = strconv.Itoa(sc.Step)
+		}
 		for _, s := range d.Stores {
 			for _, p := range s.Phases {
 				lost, extra := verified(p)
@@ -70,6 +83,7 @@ func writeCSV(w io.Writer, docs []*result.Document) error {
 					lost, extra,
 					strconv.FormatInt(p.BytesRead, 10), strconv.FormatInt(p.BytesWritten, 10),
 					ratio, strconv.FormatBool(p.Interrupted), strconv.FormatBool(skippedPhase(p)),
+					step,
 				}
 				if skippedPhase(p) {
 					// Nothing was measured: the figures are empty, as

@@ -280,7 +280,7 @@ func viaNotes(d *result.Document, l tr) []string {
 						// service's session pool, so it can wait less.
 						cost = l.f("note.via.less", dur(sp.Latency.Mean-vp.Latency.Mean), v.Via)
 					}
-					out = append(out, l.f("note.via", s.Label, sp.Op, v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), pct((vp.OpsPerSec/sp.OpsPerSec-1)*100, 0, true),
+					out = append(out, l.f("note.via", s.Label, phaseName(d, sp), v.Via, num(vp.OpsPerSec), num(sp.OpsPerSec), pct((vp.OpsPerSec/sp.OpsPerSec-1)*100, 0, true),
 						dur(vp.Latency.Mean), dur(sp.Latency.Mean), cost))
 				}
 			}

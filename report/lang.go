@@ -389,6 +389,9 @@ var words = map[string][2]string{
 	// failed, and the verdict.
 	"scenario.leaves-out":  {"%s: step %d leaves out %s and keeps its own settings: %v", "%s: ステップ %d は %s を使わず、自身の設定で実行します: %v"},
 	"scenario.step":        {"step %d", "ステップ %d"},
+	"scenario.steps":       {"steps %d to %d", "ステップ %d〜%d"},
+	"scenario.steps.two":   {"steps %d and %d", "ステップ %d と %d"},
+	"scenario.interrupted": {"%s; %s: interrupted in step %d of %d, so %s did not run", "%s。%s: %[4]d ステップ中ステップ %[3]d で中断したため、%[5]s は実行されていません"},
 	"scenario.step.failed": {"%s, step %d: %v", "%s、ステップ %d: %v"},
 	"scenario.failed":      {"%s: %d step of %d failed (%s, said above)", "%s: %[3]d ステップ中 %[2]d ステップが失敗しました (%[4]s、上記のとおり)"},
 	"scenario.failed.n":    {"%s: %d steps of %d failed (%s, said above)", "%s: %[3]d ステップ中 %[2]d ステップが失敗しました (%[4]s、上記のとおり)"},

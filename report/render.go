@@ -59,6 +59,36 @@ func WriteTables(w io.Writer, format, lang string, docs ...*result.Document) err
 	return fmt.Errorf("unknown format %q; choose from %s", format, strings.Join(FormatNames(), ", "))
 }
 
+// A TableStream writes the tables of documents that come one at a time,
+// a scenario's steps, as WriteTables writes documents given together: CSV
+// under one header, benchstat in one stream under one Unit line; text and
+// Markdown one document after another, as the caller separates them.
+type TableStream struct {
+	W            io.Writer
+	Format, Lang string
+	n            int // documents written
+}
+
+// Write writes one more document's tables.
+func (s *TableStream) Write(d *result.Document) error {
+	defer func() { s.n++ }()
+	if s.n == 0 {
+		return WriteTables(s.W, s.Format, s.Lang, d)
+	}
+	switch s.Format {
+	case "csv":
+		return writeCSVRows(s.W, []*result.Document{d}, false)
+	case "benchstat":
+		return writeBenchstatRuns(s.W, []*result.Document{d}, false)
+	}
+	return WriteTables(s.W, s.Format, s.Lang, d)
+}
+
+// MachineFormat reports whether a format is for programs (CSV,
+// benchstat), whose output must hold nothing but the format: headings for
+// people go elsewhere.
+func MachineFormat(format string) bool { return format == "csv" || format == "benchstat" }
+
 // runIDs names each document of a stream (the CSV run column, benchstat's
 // kurabe-run, compare's header) by its start time in RFC 3339 with the
 // fraction of a second the document holds (nanoseconds): runs started in the

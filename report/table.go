@@ -12,6 +12,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -766,12 +767,34 @@ func settingNotes(l tr, s result.Store) []string {
 			// MariaDB's variables are read back with _ for a -.
 			got, ok = s.Info.Options[strings.ReplaceAll(name, "-", "_")]
 		}
-		if !ok || strings.Contains(got, "not read back") || sameSetting(asked, got) {
+		if !ok || strings.Contains(got, "not read back") || sameForEveryClient(asked, got) {
 			continue
 		}
 		out = append(out, l.f("note.setting", s.Label, name, asked, got))
 	}
 	return out
+}
+
+// clientValue is one run of clients in a setting that an isolated SQLite
+// store's clients' databases read back differently: c1:8192 or c1-c3:wal.
+var clientValue = regexp.MustCompile(`^c\d+(-c\d+)?:`)
+
+// sameForEveryClient is sameSetting for a value read back from one
+// database, or from each client's (c1:8192,c2:4096): every client's must
+// be the one asked.
+func sameForEveryClient(asked, got string) bool {
+	parts := strings.Split(got, ",")
+	for _, p := range parts {
+		if !clientValue.MatchString(p) {
+			return sameSetting(asked, got)
+		}
+	}
+	for _, p := range parts {
+		if !sameSetting(asked, clientValue.ReplaceAllString(p, "")) {
+			return false
+		}
+	}
+	return true
 }
 
 // readNothing explains a phase that read nothing, with what is true of

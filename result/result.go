@@ -38,6 +38,17 @@ type Document struct {
 	Run         RunConfig   `json:"run"`
 	Env         Environment `json:"environment"`
 	Stores      []Store     `json:"stores"`
+	// Scenario is the scenario file the run came from, when it did.
+	Scenario *Scenario `json:"scenario,omitempty"`
+}
+
+// Scenario says which scenario file a run came from, and which of its
+// steps it was.
+type Scenario struct {
+	File  string `json:"file"`            // as given to kurabe run
+	Title string `json:"title,omitempty"` // the file's title
+	Step  int    `json:"step"`            // from 1
+	Steps int    `json:"steps"`           // the file's steps; 1 without steps
 }
 
 // RunConfig is what the user asked for.
