@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,5 +202,64 @@ func TestSyncInAnyCase(t *testing.T) {
 	defer st.Close()
 	if got := st.Info(context.Background()).Options["sync"]; got != "write" {
 		t.Errorf("sync=WRITE read back as %q, want write", got)
+	}
+}
+
+// A write that finds the file system full part way through its line is
+// cut back off, so the file stays whole: the failed insert is an error of
+// class disk-full, every acknowledged row reads back, and the next write,
+// once there is room again, starts a line of its own rather than being
+// glued onto the torn one.
+func TestFullDiskLeavesNoTornLine(t *testing.T) {
+	dir := storetest.SmallFS(t, 1<<20)
+	path := filepath.Join(dir, "posts.txt")
+	st := open(t, "file:"+path)
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	filler := storetest.Fill(t, dir, 64<<10)
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 3,000-byte lines over 4 KiB pages: the write that finds no page
+	// left has written into the last page's tail first.
+	body := bytes.Repeat([]byte("x"), 3000)
+	ok, size := 0, int64(0) // rows acknowledged, and their lines' bytes
+	for ; ; ok++ {
+		err = s.Insert(ctx, tb, store.Row{{}, {Int: int64(ok)}, {Text: body}})
+		if err != nil {
+			break
+		}
+		size += int64(len(strconv.Itoa(ok)) + 1 + len(body) + 1)
+		if ok > 1000 {
+			t.Fatal("the file system never filled")
+		}
+	}
+	if c := store.Classify(err); c != "disk-full" {
+		t.Errorf("write on a full file system: %v (class %q), want class disk-full", err, c)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != size {
+		t.Errorf("after the failed write the file is %d bytes, want the %d of the %d lines acknowledged", fi.Size(), size, ok)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(ok)}, {Text: body}}); err != nil {
+		t.Fatalf("write once there was room again: %v", err)
+	}
+	ok++
+	n, err := s.Scan(ctx, tb, store.Query{}, func(r store.Row) error {
+		if len(r[2].Text) != len(body) {
+			t.Errorf("row %d has a body of %d bytes, want %d", r[1].Int, len(r[2].Text), len(body))
+		}
+		return nil
+	})
+	if err != nil || n != ok {
+		t.Fatalf("reading back: %d rows, %v; want the %d acknowledged", n, err, ok)
 	}
 }
