@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,6 +70,26 @@ type Store struct {
 
 	stopSync chan struct{}
 	syncDone chan struct{}
+	// syncFailed is the first periodic fsync that failed (sync=interval):
+	// from then on every write fails with its error, since the rows
+	// written before it may never reach the disk and a later fsync that
+	// succeeds does not say they did (Linux reports a failed write-back
+	// once, and marks the pages clean).
+	syncFailed atomic.Pointer[syncFailure]
+	// syncErr is what Close reports of the syncer: failed syncs, the
+	// final one's too. Set by the syncer before syncDone closes.
+	syncErr error
+	// fsync is (*os.File).Sync, replaced in tests by a fake that fails.
+	fsync func(*os.File) error
+}
+
+// syncFailure is a failed periodic fsync.
+type syncFailure struct {
+	at    time.Time
+	after time.Duration // since the syncer started
+	path  string
+	err   error
+	opErr error // what each write fails with from then on
 }
 
 // Open opens a file store. Options: sync=none|write|interval and
@@ -80,7 +101,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	s := &Store{target: spec.Target, paths: map[string]string{}, apps: map[string]*appender{}, lastKey: map[string]int64{}}
+	s := &Store{target: spec.Target, paths: map[string]string{}, apps: map[string]*appender{}, lastKey: map[string]int64{}, fsync: (*os.File).Sync}
 	switch i := indexOf(syncNames, mode); i {
 	case -1:
 		return nil, &store.OptionError{Driver: "file", Name: "sync", Value: mode, Want: strings.Join(syncNames, ", ")}
@@ -192,7 +213,9 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 }
 
 // startSyncer flushes the files to disk every interval, as a board that
-// relies on a periodic flush would.
+// relies on a periodic flush would. A failed flush is not let pass, as
+// such a board would: from then on writes fail with its error, and
+// Close reports every failed flush.
 func (s *Store) startSyncer(tables []*store.Table) {
 	var files []*os.File
 	for _, t := range tables {
@@ -201,25 +224,65 @@ func (s *Store) startSyncer(tables []*store.Table) {
 		}
 	}
 	s.stopSync, s.syncDone = make(chan struct{}), make(chan struct{})
+	start := time.Now()
 	go func() {
 		defer close(s.syncDone)
 		tick := time.NewTicker(s.interval)
 		defer tick.Stop()
+		syncs, failed := 0, 0
+		syncAll := func() {
+			for _, f := range files {
+				syncs++
+				if err := s.fsync(f); err != nil {
+					failed++
+					s.syncFailedAt(f.Name(), err, start)
+				}
+			}
+		}
 		for {
 			select {
 			case <-tick.C:
-				for _, f := range files {
-					f.Sync()
-				}
+				syncAll()
 			case <-s.stopSync:
-				for _, f := range files {
-					f.Sync()
-					f.Close()
+				before := failed
+				syncAll()
+				var errs []error
+				if sf := s.syncFailed.Load(); sf != nil {
+					last := ""
+					if failed > before {
+						last = ", the final one at close too"
+					}
+					errs = append(errs, fmt.Errorf("file: sync=interval: fsync failed from %s on (%.2f s after the store was set up; %d of %d fsyncs failed%s), first on %s: %v; the rows written before it may not be on disk, and the writes from then on were refused", sf.at.Format("15:04:05.000"), sf.after.Seconds(), failed, syncs, last, sf.path, sf.err))
 				}
+				for _, f := range files {
+					if err := f.Close(); err != nil {
+						errs = append(errs, fmt.Errorf("file: closing %s after its last fsync: %v", f.Name(), err))
+					}
+				}
+				s.syncErr = errors.Join(errs...)
 				return
 			}
 		}
 	}()
+}
+
+// syncFailedAt records the first failed fsync, with the error each write
+// fails with from then on (built once, so that writes refused do not
+// allocate).
+func (s *Store) syncFailedAt(path string, err error, start time.Time) {
+	if s.syncFailed.Load() != nil {
+		return
+	}
+	now := time.Now()
+	sf := &syncFailure{at: now, after: now.Sub(start), path: path, err: err}
+	msg := fmt.Errorf("file: sync=interval: the fsync of %s failed at %s (%.2f s after the store was set up): %w; the rows written before it may not be on disk, so the store takes no more writes", path, now.Format("15:04:05.000"), sf.after.Seconds(), err)
+	class := "fsync"
+	if isFull(err) {
+		class = store.ClassDiskFull
+		msg = fmt.Errorf("%w; free space on its file system and run again", msg)
+	}
+	sf.opErr = &store.ClassError{Class: class, Err: msg}
+	s.syncFailed.Store(sf)
 }
 
 // Truncate empties a table's file.
@@ -269,14 +332,15 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	return store.Info{Driver: "file", Target: target, Options: opts}
 }
 
-// Close stops the interval syncer, flushing once more.
+// Close stops the interval syncer, flushing once more, and reports the
+// flushes that failed (with when the first did), the last one's too.
 func (s *Store) Close() error {
 	if s.stopSync != nil {
 		close(s.stopSync)
 		<-s.syncDone
 		s.stopSync = nil
 	}
-	return nil
+	return s.syncErr
 }
 
 type session struct {
@@ -391,6 +455,9 @@ func keyOrderError(t *store.Table, got, prev int64) error {
 }
 
 func (s *session) write(h *handle) error {
+	if sf := s.st.syncFailed.Load(); sf != nil {
+		return sf.opErr
+	}
 	a := h.app
 	a.mu.RLock()
 	n, err := writeLine(h.fd, s.wbuf)

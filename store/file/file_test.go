@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"kurabe/store"
 	"kurabe/store/storetest"
@@ -261,5 +264,60 @@ func TestFullDiskLeavesNoTornLine(t *testing.T) {
 	})
 	if err != nil || n != ok {
 		t.Fatalf("reading back: %d rows, %v; want the %d acknowledged", n, err, ok)
+	}
+}
+
+// A periodic fsync that fails (sync=interval) is not let pass: from then
+// on every write fails with its error, so nothing written after it is
+// taken for stored, and Close reports the failed fsyncs with when the
+// first failed, which fails the run. The disk is a fake: fsync fails from
+// its third call on, as an ext4 whose write-back hit EIO does (making a
+// real one needs a loop device, see the commit).
+func TestFailedIntervalSyncIsReported(t *testing.T) {
+	st := open(t, "file:?sync=interval&sync_interval=2ms").(*Store)
+	var calls atomic.Int64
+	st.fsync = func(f *os.File) error {
+		if calls.Add(1) >= 3 {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+		}
+		return f.Sync()
+	}
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ok := int64(0)
+	for ; ok < 10; ok++ {
+		if err := s.Insert(ctx, tb, store.Row{{}, {Int: ok}, {Text: []byte("post")}}); err != nil && calls.Load() < 3 {
+			t.Fatalf("write before any fsync failed: %v", err)
+		} else if err != nil {
+			break
+		}
+	}
+	for i := 0; calls.Load() < 3; i++ { // until the fake disk has failed
+		if i == 1000 {
+			t.Fatal("the syncer did not fsync 3 times in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	err = s.Insert(ctx, tb, store.Row{{}, {Int: ok}, {Text: []byte("post")}})
+	if c := store.Classify(err); c != "fsync" || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("write after a failed fsync: %v (class %q), want class fsync with the disk's error", err, c)
+	}
+	if err := s.Insert(ctx, tb, store.Row{{}, {Int: -1}, {Text: []byte("post")}}); err == nil {
+		t.Error("a later write was taken: the failed fsync was forgotten")
+	}
+	if n, _ := st.Count(ctx, tb); n != ok {
+		t.Errorf("the file holds %d rows, want the %d acknowledged", n, ok)
+	}
+	cerr := st.Close()
+	if cerr == nil || !strings.Contains(cerr.Error(), "fsync failed from") || !strings.Contains(cerr.Error(), "the final one at close too") {
+		t.Fatalf("Close after failed fsyncs: %v, want them reported with when they began", cerr)
 	}
 }
