@@ -503,8 +503,13 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 	return classify(p.insert.Exec())
 }
 
-// InsertBatch inserts all rows in one transaction.
+// InsertBatch inserts all rows in one transaction. It inserts none once
+// ctx is done, so that a load in batches (bbs's --prefill) stops at the
+// next batch on Ctrl-C, with the batches before it stored.
 func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	p, err := s.prepared(t)
 	if err != nil {
 		return err

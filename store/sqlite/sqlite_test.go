@@ -326,3 +326,47 @@ func TestConnectInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C stops a load: a bulk load (one transaction) stops between rows
+// and is rolled back, saying the table holds none of it; a batch insert
+// stores nothing once the context is done, so a load in batches stops at
+// the next batch with the batches before it kept.
+func TestLoadsStopWhenCanceled(t *testing.T) {
+	st := open(t, "sqlite:")
+	defer st.Close()
+	tb := storetest.Table()
+	if err := st.Setup(context.Background(), []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var given int64
+	n, err := st.(store.BulkLoader).BulkLoad(ctx, tb, func() (store.Row, bool) {
+		given++
+		if given == 5000 {
+			cancel() // Ctrl-C part way
+		}
+		if given > 1_000_000 {
+			return nil, false
+		}
+		return store.Row{{}, {Int: given}, {Text: []byte("row")}}, true
+	})
+	if !errors.Is(err, context.Canceled) || n != 0 || !strings.Contains(err.Error(), "holds none") {
+		t.Errorf("bulk load canceled part way: %d rows, %v; want 0 rows and an error saying the table holds none", n, err)
+	}
+	if given > 6000 {
+		t.Errorf("the bulk load went on for %d rows after it was canceled", given-5000)
+	}
+	s, err := st.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := []store.Row{{{}, {Int: 1}, {Text: []byte("a")}}, {{}, {Int: 2}, {Text: []byte("b")}}}
+	if err := store.InsertBatch(ctx, s, tb, rows); !errors.Is(err, context.Canceled) {
+		t.Errorf("batch insert after the cancel: %v, want context.Canceled", err)
+	}
+	if c, _ := st.Count(context.Background(), tb); c != 0 {
+		t.Errorf("the table holds %d rows after a canceled load and batch, want 0", c)
+	}
+}
