@@ -20,7 +20,7 @@ func (s *session) stmt(q string) (*sqlite3.Stmt, error) {
 	}
 	st, tail, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	if tail != "" {
 		st.Close()
@@ -75,7 +75,7 @@ func (s *session) Exec(ctx context.Context, q string, args ...any) (int64, error
 		return 0, err
 	}
 	if err := st.Exec(); err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	return s.c.Changes(), nil
 }
@@ -107,18 +107,18 @@ func (s *session) Query(ctx context.Context, q string, args []any, fn func(int64
 			fn(st.ColumnInt64(0))
 		}
 	}
-	return rows, bytes, classify(st.Err())
+	return rows, bytes, s.classify(st.Err())
 }
 
 // Begin starts a transaction that takes the write lock at once (BEGIN
 // IMMEDIATE): workloads begin transactions to write, and a deferred one
 // that turns into a writer half way can fail with SQLITE_BUSY whatever the
 // busy timeout.
-func (s *session) Begin(ctx context.Context) error { return classify(s.c.Exec("BEGIN IMMEDIATE")) }
+func (s *session) Begin(ctx context.Context) error { return s.classify(s.c.Exec("BEGIN IMMEDIATE")) }
 
-func (s *session) Commit(ctx context.Context) error { return classify(s.c.Exec("COMMIT")) }
+func (s *session) Commit(ctx context.Context) error { return s.classify(s.c.Exec("COMMIT")) }
 
-func (s *session) Rollback(ctx context.Context) error { return classify(s.c.Exec("ROLLBACK")) }
+func (s *session) Rollback(ctx context.Context) error { return s.classify(s.c.Exec("ROLLBACK")) }
 
 // BulkLoad is SQLite's fastest way in: the prepared insert, every row in
 // one transaction, on a connection of its own (with connect=per-op too,
@@ -136,14 +136,14 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 	if err != nil {
 		return 0, err
 	}
-	ss := &session{c: c}
+	ss := &session{c: c, path: s.path}
 	defer ss.Close()
 	p, err := ss.prepared(t)
 	if err != nil {
 		return 0, err
 	}
 	if err := ss.c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	c.SetInterrupt(ctx)
 	var n int64
@@ -153,7 +153,7 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("sqlite: load into %s interrupted after %s and rolled back: the table holds none of them (the load is one transaction): %w", prefix+t.Name, numfmt.Count(n, "row", "rows"), ctx.Err())
 		}
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	for {
 		if n&1023 == 0 && ctx.Err() != nil {

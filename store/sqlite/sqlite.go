@@ -27,10 +27,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
 
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -176,7 +178,7 @@ func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
 		}
 		if err := c.Exec("PRAGMA " + p.name + " = " + p.value); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("sqlite: PRAGMA %s=%s: %w", p.name, p.value, classify(err))
+			return nil, fmt.Errorf("sqlite: PRAGMA %s=%s: %w", p.name, p.value, s.classify(err))
 		}
 	}
 	return c, nil
@@ -213,7 +215,7 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			if !c.GetAutocommit() {
 				c.Exec("ROLLBACK")
 			}
-			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
 		}
 	}
 	return nil
@@ -294,7 +296,7 @@ func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	return classify(c.Exec("DELETE FROM " + prefix + t.Name))
+	return s.classify(c.Exec("DELETE FROM " + prefix + t.Name))
 }
 
 func queryInt(c *sqlite3.Conn, q string) (int64, error) {
@@ -371,7 +373,7 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{c: c}, nil
+	return &session{c: c, path: s.path}, nil
 }
 
 // perOpSession opens a connection, prepares, runs one operation and closes
@@ -388,7 +390,7 @@ func (p *perOpSession) with(fn func(s *session) error) error {
 	if err != nil {
 		return &store.ClassError{Class: "connect", Err: err}
 	}
-	s := &session{c: c}
+	s := &session{c: c, path: p.st.path}
 	err = fn(s)
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -423,6 +425,7 @@ type stmts struct {
 
 type session struct {
 	c      *sqlite3.Conn
+	path   string // the database file, for what a full disk says
 	tables []*stmts // by table ID
 	row    store.Row
 	sql    map[string]*sqlite3.Stmt // SQLSession statements by text
@@ -450,7 +453,7 @@ func (s *session) prepared(t *store.Table) (*stmts, error) {
 	q := "INSERT INTO " + name + " (" + list + ") VALUES (" + strings.Join(marks, ", ") + ")"
 	st, _, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	p.insert = st
 	s.tables[t.ID] = p
@@ -479,7 +482,7 @@ func (s *session) scanStmt(p *stmts, desc, from bool) (*sqlite3.Stmt, error) {
 	q += " LIMIT ?1 OFFSET ?3"
 	st, _, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	p.scan[d][f] = st
 	return st, nil
@@ -500,7 +503,7 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 	if err := bind(p.insert, t, row); err != nil {
 		return err
 	}
-	return classify(p.insert.Exec())
+	return s.classify(p.insert.Exec())
 }
 
 // InsertBatch inserts all rows in one transaction. It inserts none once
@@ -515,7 +518,7 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 		return err
 	}
 	if err := s.c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return classify(err)
+		return s.classify(err)
 	}
 	for _, r := range rows {
 		if err := bind(p.insert, t, r); err == nil {
@@ -523,10 +526,10 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 		}
 		if err != nil {
 			s.c.Exec("ROLLBACK")
-			return classify(err)
+			return s.classify(err)
 		}
 	}
-	return classify(s.c.Exec("COMMIT"))
+	return s.classify(s.c.Exec("COMMIT"))
 }
 
 func bind(st *sqlite3.Stmt, t *store.Table, row store.Row) error {
@@ -568,7 +571,7 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 		err = st.BindInt64(3, int64(q.Offset))
 	}
 	if err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	defer st.Reset()
 	if cap(s.row) < len(t.Columns) {
@@ -589,7 +592,7 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 		}
 		n++
 	}
-	return n, classify(st.Err())
+	return n, s.classify(st.Err())
 }
 
 func (s *session) Close() error {
@@ -612,13 +615,16 @@ func (s *session) Close() error {
 }
 
 // classify gives SQLite's lock errors the class "busy", so they are
-// counted apart from other failures.
+// counted apart from other failures, and SQLITE_FULL the class disk-full.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED) {
 		return &store.ClassError{Class: "busy", Err: err}
+	}
+	if errors.Is(err, sqlite3.FULL) {
+		return &store.ClassError{Class: store.ClassDiskFull, Err: fmt.Errorf("%w; free space on its file system and run again", err)}
 	}
 	var se *sqlite3.Error
 	if errors.As(err, &se) {
@@ -644,7 +650,7 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	defer c.Close()
 	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("sqlite: %s: %w", s.path, classify(err))
+		return fmt.Errorf("sqlite: %s: %w", s.path, s.classify(err))
 	}
 	name := prefix + t.Name
 	exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
@@ -668,12 +674,12 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 			break
 		}
 		if e := c.Exec(q); e != nil {
-			err = fmt.Errorf("sqlite: %s: %w", q, classify(e))
+			err = fmt.Errorf("sqlite: %s: %w", q, s.classify(e))
 		}
 	}
 	if err == nil {
 		if e := c.Exec("COMMIT"); e != nil {
-			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, classify(e))
+			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, s.classify(e))
 		}
 	}
 	if err != nil {
@@ -696,8 +702,40 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 	}
 	for _, q := range []string{"DROP TABLE IF EXISTS " + name, "DELETE FROM kurabe_meta WHERE name = '" + name + "'"} {
 		if err := c.Exec(q); err != nil {
-			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
 		}
 	}
 	return nil
+}
+
+func (s *Store) classify(err error) error { return classifyAt(s.path, err) }
+
+func (s *session) classify(err error) error { return classifyAt(s.path, err) }
+
+// fullBelow is the free space under which a disk I/O error is taken for a
+// full disk.
+const fullBelow = 4 << 20
+
+// classifyAt classifies err (classify) from a connection to the database
+// at path, and takes a disk I/O error on a file system that is (all but)
+// full for SQLITE_FULL, class disk-full. The driver's VFS means to return
+// SQLITE_FULL for ENOSPC, but it looks for the bare errno where
+// (*os.File).WriteAt returns it inside an *os.PathError, so SQLite says
+// "disk I/O error" (SQLITE_IOERR_WRITE), and the errno is gone by the
+// time the statement returns (the rollback's calls reset it). So the file
+// system is asked after the error, on this path only: the rollback may
+// have freed its journal's pages, hence a margin rather than none free.
+func classifyAt(path string, err error) error {
+	err = classify(err)
+	if err == nil || !errors.Is(err, sqlite3.IOERR) {
+		return err
+	}
+	var fs syscall.Statfs_t
+	if syscall.Statfs(filepath.Dir(path), &fs) != nil {
+		return err
+	}
+	if free := int64(fs.Bavail) * int64(fs.Bsize); free < fullBelow {
+		return &store.ClassError{Class: store.ClassDiskFull, Err: fmt.Errorf("%w: the file system of %s is full (%s bytes free); free space on it and run again", err, path, numfmt.Group(free))}
+	}
+	return err
 }

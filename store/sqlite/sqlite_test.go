@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -368,5 +369,46 @@ func TestLoadsStopWhenCanceled(t *testing.T) {
 	}
 	if c, _ := st.Count(context.Background(), tb); c != 0 {
 		t.Errorf("the table holds %d rows after a canceled load and batch, want 0", c)
+	}
+}
+
+// A full disk is said as one: SQLITE_FULL, or the I/O error the driver
+// gives for ENOSPC, is of class disk-full with a message that says to
+// free space, in Setup and in every write.
+func TestFullDiskIsClassDiskFull(t *testing.T) {
+	dir := storetest.SmallFS(t, 1<<20)
+	sp, _ := store.ParseSpec("sqlite:" + filepath.Join(dir, "bbs.db"))
+	st, err := Open(context.Background(), sp, store.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	body := bytes.Repeat([]byte("x"), 3000)
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatal("the file system never filled")
+		}
+		if err = s.Insert(ctx, tb, store.Row{{}, {Int: int64(i)}, {Text: body}}); err != nil {
+			break
+		}
+	}
+	if c := store.Classify(err); c != store.ClassDiskFull || !strings.Contains(err.Error(), "free space") {
+		t.Errorf("write on a full disk: %v (class %q), want class disk-full saying to free space", err, c)
+	}
+	// Setup on the full disk, as a run's next store would meet it.
+	storetest.Fill(t, dir, 0)
+	err = st.Setup(ctx, []*store.Table{tb, {Name: "more", Columns: tb.Columns, AutoKey: true}})
+	if c := store.Classify(err); c != store.ClassDiskFull || !strings.Contains(err.Error(), "free space") {
+		t.Errorf("setup on a full disk: %v (class %q), want class disk-full saying to free space", err, c)
 	}
 }
