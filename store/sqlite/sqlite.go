@@ -425,7 +425,7 @@ type stmts struct {
 
 type session struct {
 	c      *sqlite3.Conn
-	path   string // the database file, for what a full disk says
+	path   string   // the database file, for what a full disk says
 	tables []*stmts // by table ID
 	row    store.Row
 	sql    map[string]*sqlite3.Stmt // SQLSession statements by text
