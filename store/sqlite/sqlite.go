@@ -166,10 +166,20 @@ func checkDatabase(path string) error {
 }
 
 // conn opens a connection with the per-connection pragmas applied (and the
-// per-database ones too when setup is true).
+// per-database ones too when setup is true). Only setup creates the
+// database file: a store that never started leaves none behind, and a
+// file removed while kurabe ran is reported missing by the count that
+// verifies the run, not made anew and empty.
 func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
-	c, err := sqlite3.Open(s.path)
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_URI
+	if setup {
+		flags |= sqlite3.OPEN_CREATE
+	}
+	c, err := sqlite3.OpenFlags(s.path, flags)
 	if err != nil {
+		if _, serr := os.Stat(s.path); !setup && errors.Is(serr, os.ErrNotExist) {
+			return nil, fmt.Errorf("sqlite: %s is gone: the database file was removed while kurabe ran", s.path)
+		}
 		return nil, fmt.Errorf("sqlite: cannot open %s: %w; check the path is a writable file", s.path, err)
 	}
 	for _, p := range s.pragma {
@@ -231,6 +241,9 @@ const (
 // and a kurabe_meta that is not kurabe's (of other columns, or not a
 // table), on a connection that sets nothing in the file.
 func (s *Store) checkOwned(tables []*store.Table) error {
+	if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
+		return nil // nothing there yet, so nothing of anyone else's
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		return err
@@ -338,7 +351,10 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 
 // Info reads the effective settings back from a fresh connection.
 func (s *Store) Info(ctx context.Context) store.Info {
-	info := store.Info{Driver: "sqlite", Target: s.path, Options: map[string]string{}}
+	info := store.Info{Driver: "sqlite", Target: s.path, Options: map[string]string{"connect": "session"}}
+	if s.perOp {
+		info.Options["connect"] = "per-op"
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		info.Facts = map[string]string{"error": err.Error()}
@@ -351,10 +367,6 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	}
 	if v, ok := info.Options["synchronous"]; ok {
 		info.Options["synchronous"] = map[string]string{"0": "off", "1": "normal", "2": "full", "3": "extra"}[v]
-	}
-	info.Options["connect"] = "session"
-	if s.perOp {
-		info.Options["connect"] = "per-op"
 	}
 	info.Facts = map[string]string{"driver": "github.com/ncruces/go-sqlite3 (no cgo)"}
 	return info

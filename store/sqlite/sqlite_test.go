@@ -412,3 +412,36 @@ func TestFullDiskIsClassDiskFull(t *testing.T) {
 		t.Errorf("setup on a full disk: %v (class %q), want class disk-full saying to free space", err, c)
 	}
 }
+
+// Only Setup creates the database file: a store that never started
+// leaves none, and a file removed while the run wrote is reported gone by
+// the count that verifies it, not made anew and empty (which read as a
+// count of 0 and a file of 0 bytes left behind).
+func TestOnlySetupCreatesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bbs.db")
+	sp, _ := store.ParseSpec("sqlite:" + path)
+	st, err := Open(context.Background(), sp, store.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	st.Info(ctx)
+	st.Count(ctx, tb)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("before Setup the database file exists (%v): a store that never started left it behind", err)
+	}
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Count(ctx, tb); err == nil || !strings.Contains(err.Error(), "removed") {
+		t.Errorf("count of a removed database: %d, %v; want an error saying it was removed", n, err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the count made the removed database anew (%v)", err)
+	}
+}
