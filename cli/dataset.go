@@ -260,7 +260,13 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 			state = kept(st, t, name, swapping && !errors.Is(err, store.ErrNotOwned))
 		}
 		if ctx.Err() != nil {
-			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("import interrupted after %s; %s", numfmt.Count(loaded, "record", "records"), state)}
+			// A load in one transaction (a bulk path) stops with none
+			// of it stored.
+			after := "after " + numfmt.Count(loaded, "record", "records")
+			if loaded == 0 {
+				after = "before any record was stored"
+			}
+			return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("import interrupted %s; %s", after, state)}
 		}
 		return fmt.Errorf("loading %s after %s: %w; %s", file, numfmt.Count(loaded, "record", "records"), err, state)
 	}

@@ -971,7 +971,12 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			// what the killed programs said would only mislead. The store
 			// started if its Setup succeeded: then its description and a
 			// failure to close it are recorded.
-			interrupted := err != nil && ctx.Err() != nil && len(phases) == 0
+			var le *loadError
+			interruptedLoad := err != nil && ctx.Err() != nil && errors.As(err, &le)
+			interrupted := err != nil && ctx.Err() != nil && (len(phases) == 0 || interruptedLoad)
+			if interruptedLoad {
+				sr.Notes = append(sr.Notes, le.interrupted(*f.lang))
+			}
 			var se *startError
 			started := !(interrupted && errors.As(err, &se)) || len(sr.Phases) > 0
 			if err != nil && !interrupted {
@@ -1027,6 +1032,37 @@ type startError struct{ err error }
 
 func (e *startError) Error() string { return e.err.Error() }
 func (e *startError) Unwrap() error { return e.err }
+
+// loadError is a workload's load of its data set (workload.Preparer)
+// that failed, with the rows it stored before.
+type loadError struct {
+	rows int64
+	err  error
+}
+
+func (e *loadError) Error() string {
+	if e.rows > 0 {
+		return fmt.Sprintf("loading the data set (failed after %s rows): %v", numfmt.Group(e.rows), e.err)
+	}
+	return "loading the data set: " + e.err.Error()
+}
+
+func (e *loadError) Unwrap() error { return e.err }
+
+// interrupted says what the tables hold after Ctrl-C stopped the load:
+// the rows it stored (a load in batches keeps the batches before), or
+// none, with the store's word on it when it has one (a load in one
+// transaction, rolled back).
+func (e *loadError) interrupted(lang string) string {
+	if e.rows > 0 {
+		return report.Sprintf(lang, "note.load-interrupted", numfmt.Group(e.rows))
+	}
+	why := ""
+	if e.err.Error() != context.Canceled.Error() {
+		why = " (" + e.err.Error() + ")"
+	}
+	return report.Sprintf(lang, "note.load-interrupted.none", why)
+}
 
 // notStarted describes a store that an interrupt kept from starting.
 func notStarted(sp store.Spec) store.Info {
@@ -1219,10 +1255,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 				// error says how far it went.
 				done()
 				prog.clear()
-				if prep.Rows > 0 {
-					return nil, fmt.Errorf("loading the data set (failed after %s rows): %w", numfmt.Group(prep.Rows), err)
-				}
-				return nil, fmt.Errorf("loading the data set: %w", err)
+				return nil, &loadError{rows: prep.Rows, err: err}
 			}
 		}
 		done()

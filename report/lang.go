@@ -226,6 +226,9 @@ var words = map[string][2]string{
 	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
 	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %s started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%s 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
 	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
+	// What the tables hold after Ctrl-C stopped a workload's load of its data set.
+	"note.load-interrupted":      {"loading the data set was interrupted: its tables hold the %s rows stored before", "データセットの読み込みは中断されました: テーブルには中断前に保存した %s 行が入っています"},
+	"note.load-interrupted.none": {"loading the data set was interrupted before any row was stored: its tables are empty%s", "データセットの読み込みは 1 行も保存しないうちに中断されました: テーブルは空です%s"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},

@@ -301,6 +301,10 @@ func (e *ClassError) Unwrap() error { return e.Err }
 // increasing order only refused for its key's order.
 const ClassKeyOrder = "key-order"
 
+// ClassDiskFull is the class of a write a store could not make because
+// the file system under it was full (ENOSPC; SQLITE_FULL).
+const ClassDiskFull = "disk-full"
+
 // Classify returns the class of err: the one a store gave it, "timeout" or
 // "canceled" for context errors, and "error" otherwise.
 func Classify(err error) string {

@@ -534,8 +534,9 @@ func LoadStore(ctx context.Context, st store.Store, t *store.Table, r *Reader, l
 		if limit > 0 && n >= limit {
 			return nil, false
 		}
-		// A bulk path may not watch ctx (SQLite's does not): an interrupt
-		// ends the rows, and the load's error says it was cut short.
+		// A bulk path may not watch ctx (the stores' own do): an
+		// interrupt ends the rows, and the load's error says it was cut
+		// short.
 		if n%1024 == 0 && ctx.Err() != nil {
 			stopped = ctx.Err()
 			return nil, false

@@ -4,10 +4,13 @@
 //
 // Lines from many clients never interleave: each session owns a descriptor
 // opened with O_APPEND and writes a whole line with one write(2), which the
-// kernel applies atomically for regular files. No lock is taken, as a
-// hand-written board would not take one either. A row's key is the byte
-// offset of its line plus one, so keys grow in insertion order without any
-// coordination between writers.
+// kernel applies atomically for regular files. Writers do not wait for
+// each other, as on a hand-written board: each holds a read-write lock
+// shared around its write(2), which only a write that failed part way (a
+// full disk) takes alone, to cut its torn line back off once every other
+// write under way has finished, so the next line does not glue onto it.
+// A row's key is the byte offset of its line plus one, so keys grow in
+// insertion order without any coordination between writers.
 //
 // Reading the latest N rows reads backwards from the end of the file in
 // growing chunks and never scans the whole file.
@@ -21,9 +24,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"kurabe/store"
@@ -52,7 +58,8 @@ type Store struct {
 	interval time.Duration
 
 	mu    sync.Mutex
-	paths map[string]string // table name -> file
+	paths map[string]string    // table name -> file
+	apps  map[string]*appender // file -> what its writers share
 	// orderMu orders the writes of tables with keys given by clients:
 	// it is held from checking a write's keys to the write itself, so
 	// two clients cannot pass the check in one order and write in the
@@ -63,6 +70,26 @@ type Store struct {
 
 	stopSync chan struct{}
 	syncDone chan struct{}
+	// syncFailed is the first periodic fsync that failed (sync=interval):
+	// from then on every write fails with its error, since the rows
+	// written before it may never reach the disk and a later fsync that
+	// succeeds does not say they did (Linux reports a failed write-back
+	// once, and marks the pages clean).
+	syncFailed atomic.Pointer[syncFailure]
+	// syncErr is what Close reports of the syncer: failed syncs, the
+	// final one's too. Set by the syncer before syncDone closes.
+	syncErr error
+	// fsync is (*os.File).Sync, replaced in tests by a fake that fails.
+	fsync func(*os.File) error
+}
+
+// syncFailure is a failed periodic fsync.
+type syncFailure struct {
+	at    time.Time
+	after time.Duration // since the syncer started
+	path  string
+	err   error
+	opErr error // what each write fails with from then on
 }
 
 // Open opens a file store. Options: sync=none|write|interval and
@@ -74,7 +101,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	s := &Store{target: spec.Target, paths: map[string]string{}, lastKey: map[string]int64{}}
+	s := &Store{target: spec.Target, paths: map[string]string{}, apps: map[string]*appender{}, lastKey: map[string]int64{}, fsync: (*os.File).Sync}
 	switch i := indexOf(syncNames, mode); i {
 	case -1:
 		return nil, &store.OptionError{Driver: "file", Name: "sync", Value: mode, Want: strings.Join(syncNames, ", ")}
@@ -145,6 +172,18 @@ func (s *Store) path(name string) string {
 	return p
 }
 
+// appender returns what the writers of file p share.
+func (s *Store) appender(p string) *appender {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.apps[p]
+	if a == nil {
+		a = &appender{path: p}
+		s.apps[p] = a
+	}
+	return a
+}
+
 // Setup creates each table's file empty. An existing file is emptied only
 // if kurabe created it (a marker file sits beside it); a non-empty file
 // without the marker is left alone and reported.
@@ -184,7 +223,9 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 }
 
 // startSyncer flushes the files to disk every interval, as a board that
-// relies on a periodic flush would.
+// relies on a periodic flush would. A failed flush is not let pass, as
+// such a board would: from then on writes fail with its error, and
+// Close reports every failed flush.
 func (s *Store) startSyncer(tables []*store.Table) {
 	var files []*os.File
 	for _, t := range tables {
@@ -193,25 +234,65 @@ func (s *Store) startSyncer(tables []*store.Table) {
 		}
 	}
 	s.stopSync, s.syncDone = make(chan struct{}), make(chan struct{})
+	start := time.Now()
 	go func() {
 		defer close(s.syncDone)
 		tick := time.NewTicker(s.interval)
 		defer tick.Stop()
+		syncs, failed := 0, 0
+		syncAll := func() {
+			for _, f := range files {
+				syncs++
+				if err := s.fsync(f); err != nil {
+					failed++
+					s.syncFailedAt(f.Name(), err, start)
+				}
+			}
+		}
 		for {
 			select {
 			case <-tick.C:
-				for _, f := range files {
-					f.Sync()
-				}
+				syncAll()
 			case <-s.stopSync:
-				for _, f := range files {
-					f.Sync()
-					f.Close()
+				before := failed
+				syncAll()
+				var errs []error
+				if sf := s.syncFailed.Load(); sf != nil {
+					last := ""
+					if failed > before {
+						last = ", the final one at close too"
+					}
+					errs = append(errs, fmt.Errorf("file: sync=interval: fsync failed from %s on (%.2f s after the store was set up; %d of %d fsyncs failed%s), first on %s: %v; the rows written before it may not be on disk, and the writes from then on were refused", sf.at.Format("15:04:05.000"), sf.after.Seconds(), failed, syncs, last, sf.path, sf.err))
 				}
+				for _, f := range files {
+					if err := f.Close(); err != nil {
+						errs = append(errs, fmt.Errorf("file: closing %s after its last fsync: %v", f.Name(), err))
+					}
+				}
+				s.syncErr = errors.Join(errs...)
 				return
 			}
 		}
 	}()
+}
+
+// syncFailedAt records the first failed fsync, with the error each write
+// fails with from then on (built once, so that writes refused do not
+// allocate).
+func (s *Store) syncFailedAt(path string, err error, start time.Time) {
+	if s.syncFailed.Load() != nil {
+		return
+	}
+	now := time.Now()
+	sf := &syncFailure{at: now, after: now.Sub(start), path: path, err: err}
+	msg := fmt.Errorf("file: sync=interval: the fsync of %s failed at %s (%.2f s after the store was set up): %w; the rows written before it may not be on disk, so the store takes no more writes", path, now.Format("15:04:05.000"), sf.after.Seconds(), err)
+	class := "fsync"
+	if isFull(err) {
+		class = store.ClassDiskFull
+		msg = fmt.Errorf("%w; free space on its file system and run again", msg)
+	}
+	sf.opErr = &store.ClassError{Class: class, Err: msg}
+	s.syncFailed.Store(sf)
 }
 
 // Truncate empties a table's file.
@@ -261,48 +342,58 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	return store.Info{Driver: "file", Target: target, Options: opts}
 }
 
-// Close stops the interval syncer, flushing once more.
+// Close stops the interval syncer, flushing once more, and reports the
+// flushes that failed (with when the first did), the last one's too.
 func (s *Store) Close() error {
 	if s.stopSync != nil {
 		close(s.stopSync)
 		<-s.syncDone
 		s.stopSync = nil
 	}
-	return nil
+	return s.syncErr
 }
 
 type session struct {
 	st    *Store
-	files []*os.File // by table ID
-	wbuf  []byte     // the line being written
-	rbuf  []byte     // read buffer, grows for read-latest
-	ubuf  []byte     // unescaped text of the current row
+	files []*handle // by table ID
+	wbuf  []byte    // the line being written
+	rbuf  []byte    // read buffer, grows for read-latest
+	ubuf  []byte    // unescaped text of the current row
 	row   store.Row
 	spans [][2]int // where each escaped text field lies in ubuf
 	flt   filter   // the current scan's From, Offset and Limit
 	ends  []int    // line ends found while reading backwards
 }
 
-func (s *session) file(t *store.Table) (*os.File, error) {
+// handle is a session's descriptor on one table's file.
+type handle struct {
+	f   *os.File
+	fd  int // f's, written with write(2) directly: see writeLine
+	app *appender
+}
+
+func (s *session) file(t *store.Table) (*handle, error) {
 	for len(s.files) <= t.ID {
 		s.files = append(s.files, nil)
 	}
-	if f := s.files[t.ID]; f != nil {
-		return f, nil
+	if h := s.files[t.ID]; h != nil {
+		return h, nil
 	}
-	f, err := os.OpenFile(s.st.path(t.Name), os.O_RDWR|os.O_APPEND, 0)
+	p := s.st.path(t.Name)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("file: %v", err)
 	}
-	s.files[t.ID] = f
-	return f, nil
+	h := &handle{f: f, fd: int(f.Fd()), app: s.st.appender(p)}
+	s.files[t.ID] = h
+	return h, nil
 }
 
 func (s *session) Close() error {
 	var first error
-	for _, f := range s.files {
-		if f != nil {
-			if err := f.Close(); err != nil && first == nil {
+	for _, h := range s.files {
+		if h != nil {
+			if err := h.f.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -311,7 +402,7 @@ func (s *session) Close() error {
 }
 
 func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) error {
-	f, err := s.file(t)
+	h, err := s.file(t)
 	if err != nil {
 		return err
 	}
@@ -322,12 +413,12 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 		}
 		defer s.st.orderMu.Unlock()
 	}
-	return s.write(f)
+	return s.write(h)
 }
 
 // InsertBatch writes all rows with one write(2).
 func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
-	f, err := s.file(t)
+	h, err := s.file(t)
 	if err != nil {
 		return err
 	}
@@ -348,7 +439,7 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 		}
 		defer s.st.orderMu.Unlock()
 	}
-	return s.write(f)
+	return s.write(h)
 }
 
 // inOrder checks that keys first..last come after every key written so
@@ -373,18 +464,138 @@ func keyOrderError(t *store.Table, got, prev int64) error {
 	return &store.ClassError{Class: store.ClassKeyOrder, Err: fmt.Errorf("file: %s: keys must be written in increasing order (the file keeps rows in the order written); got %d after %d", t.Name, got, prev)}
 }
 
-func (s *session) write(f *os.File) error {
-	n, err := f.Write(s.wbuf)
-	if err == nil && n != len(s.wbuf) {
-		err = io.ErrShortWrite
+func (s *session) write(h *handle) error {
+	if sf := s.st.syncFailed.Load(); sf != nil {
+		return sf.opErr
 	}
-	if err != nil {
-		return fmt.Errorf("file: write: %w", err)
-	}
-	if s.st.sync == syncWrite {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("file: fsync: %w", err)
+	a := h.app
+	a.mu.RLock()
+	n, err := writeLine(h.fd, s.wbuf)
+	if err == nil {
+		a.mu.RUnlock()
+		if s.st.sync == syncWrite {
+			if err := h.f.Sync(); err != nil {
+				return fmt.Errorf("file: fsync: %w", err)
+			}
 		}
+		return nil
+	}
+	var torn span
+	if n > 0 {
+		// The descriptor's offset is the end of what this write put
+		// in (O_APPEND moved it to the end first): its torn part is
+		// the n bytes before. Recorded before the shared lock is let
+		// go, so that whoever cuts sees every torn write.
+		end, serr := h.f.Seek(0, io.SeekCurrent)
+		if serr != nil {
+			a.mu.RUnlock()
+			return fmt.Errorf("file: write to %s failed part way (%d of %d bytes: %v), and where it ended could not be read (%v); the file is corrupt from there", a.path, n, len(s.wbuf), err, serr)
+		}
+		torn = span{end - int64(n), end}
+		a.tmu.Lock()
+		a.torn = append(a.torn, torn)
+		a.tmu.Unlock()
+	}
+	a.mu.RUnlock()
+	what := "nothing written"
+	if n > 0 {
+		if cerr := a.cut(h.f, torn); cerr != nil {
+			return classed(fmt.Errorf("file: write to %s failed part way (%d of %d bytes: %w), and %v", a.path, n, len(s.wbuf), err, cerr))
+		}
+		what = fmt.Sprintf("%d of %d bytes written and cut back off, so the file holds whole lines only", n, len(s.wbuf))
+	}
+	err = fmt.Errorf("file: write to %s: %w (%s)", a.path, err, what)
+	if isFull(err) {
+		err = fmt.Errorf("%w; free space on its file system and run again", err)
+	}
+	return classed(err)
+}
+
+// classed gives a failed write on a full file system the class
+// disk-full.
+func classed(err error) error {
+	if isFull(err) {
+		return &store.ClassError{Class: store.ClassDiskFull, Err: err}
+	}
+	return err
+}
+
+func isFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// writeLine writes b with one write(2), as os.File.Write does not: after
+// a short write it writes the rest with another, which may land after a
+// line another client appended in between.
+func writeLine(fd int, b []byte) (int, error) {
+	for {
+		n, err := syscall.Write(fd, b)
+		if err == syscall.EINTR {
+			continue // nothing written
+		}
+		if err != nil {
+			return max(n, 0), err
+		}
+		if n < len(b) {
+			// Part written and the reason not given (the kernel
+			// reports the bytes written): a full file system, when it
+			// has no room left for the rest.
+			var fs syscall.Statfs_t
+			if syscall.Fstatfs(fd, &fs) == nil && int64(fs.Bavail)*int64(fs.Bsize) < int64(len(b)-n) {
+				return n, syscall.ENOSPC
+			}
+			return n, io.ErrShortWrite
+		}
+		return n, nil
+	}
+}
+
+// appender is what the sessions writing one file share.
+type appender struct {
+	path string
+	// mu is held shared around every write(2), which costs writers
+	// nothing against each other (the kernel orders their appends), and
+	// alone by a writer cutting its torn line off, so that every write
+	// under way has finished when it looks at the file's end.
+	mu   sync.RWMutex
+	tmu  sync.Mutex
+	torn []span // writes that failed part way, not yet cut off; under tmu
+}
+
+// span is where a write's bytes lie in the file.
+type span struct{ start, end int64 }
+
+// cut takes torn off the end of the file, with every other torn write
+// that ends the file after it (several clients' writes may fail part way
+// one after another as the disk fills). It fails when a whole line was
+// appended after torn before the writers stopped, which needs room to
+// come free in between: that line cannot be moved, and the torn one stays.
+func (a *appender) cut(f *os.File, torn span) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("its size could not be read to cut it off (%v); the file may be corrupt from byte %d", err, torn.start)
+	}
+	size := fi.Size()
+	for {
+		i := slices.IndexFunc(a.torn, func(sp span) bool { return sp.end == size })
+		if i < 0 {
+			break
+		}
+		size = a.torn[i].start
+		a.torn = slices.Delete(a.torn, i, i+1)
+	}
+	if size < fi.Size() {
+		if err := f.Truncate(size); err != nil {
+			return fmt.Errorf("cutting it off failed (%v); the file is corrupt from byte %d", err, size)
+		}
+	}
+	if i := slices.Index(a.torn, torn); i >= 0 {
+		a.torn = slices.Delete(a.torn, i, i+1)
+		return fmt.Errorf("another client's line was appended after it before it could be cut off; the line at byte %d is torn and a full read of the file will fail there", torn.start)
 	}
 	return nil
 }
@@ -490,15 +701,15 @@ func (s *session) parseLine(t *store.Table, line []byte, key int64) error {
 }
 
 func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn func(store.Row) error) (int, error) {
-	f, err := s.file(t)
+	h, err := s.file(t)
 	if err != nil {
 		return 0, err
 	}
 	s.flt = filter{q: q, fn: fn, seekable: t.AutoKey}
 	if q.Desc {
-		err = s.scanDesc(f, t)
+		err = s.scanDesc(h.f, t)
 	} else {
-		err = s.scanAsc(f, t)
+		err = s.scanAsc(h.f, t)
 	}
 	return s.flt.n, err
 }

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"kurabe/store"
 	"kurabe/store/storetest"
@@ -201,5 +205,119 @@ func TestSyncInAnyCase(t *testing.T) {
 	defer st.Close()
 	if got := st.Info(context.Background()).Options["sync"]; got != "write" {
 		t.Errorf("sync=WRITE read back as %q, want write", got)
+	}
+}
+
+// A write that finds the file system full part way through its line is
+// cut back off, so the file stays whole: the failed insert is an error of
+// class disk-full, every acknowledged row reads back, and the next write,
+// once there is room again, starts a line of its own rather than being
+// glued onto the torn one.
+func TestFullDiskLeavesNoTornLine(t *testing.T) {
+	dir := storetest.SmallFS(t, 1<<20)
+	path := filepath.Join(dir, "posts.txt")
+	st := open(t, "file:"+path)
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	filler := storetest.Fill(t, dir, 64<<10)
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 3,000-byte lines over 4 KiB pages: the write that finds no page
+	// left has written into the last page's tail first.
+	body := bytes.Repeat([]byte("x"), 3000)
+	ok, size := 0, int64(0) // rows acknowledged, and their lines' bytes
+	for ; ; ok++ {
+		err = s.Insert(ctx, tb, store.Row{{}, {Int: int64(ok)}, {Text: body}})
+		if err != nil {
+			break
+		}
+		size += int64(len(strconv.Itoa(ok)) + 1 + len(body) + 1)
+		if ok > 1000 {
+			t.Fatal("the file system never filled")
+		}
+	}
+	if c := store.Classify(err); c != "disk-full" {
+		t.Errorf("write on a full file system: %v (class %q), want class disk-full", err, c)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != size {
+		t.Errorf("after the failed write the file is %d bytes, want the %d of the %d lines acknowledged", fi.Size(), size, ok)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Insert(ctx, tb, store.Row{{}, {Int: int64(ok)}, {Text: body}}); err != nil {
+		t.Fatalf("write once there was room again: %v", err)
+	}
+	ok++
+	n, err := s.Scan(ctx, tb, store.Query{}, func(r store.Row) error {
+		if len(r[2].Text) != len(body) {
+			t.Errorf("row %d has a body of %d bytes, want %d", r[1].Int, len(r[2].Text), len(body))
+		}
+		return nil
+	})
+	if err != nil || n != ok {
+		t.Fatalf("reading back: %d rows, %v; want the %d acknowledged", n, err, ok)
+	}
+}
+
+// A periodic fsync that fails (sync=interval) is not let pass: from then
+// on every write fails with its error, so nothing written after it is
+// taken for stored, and Close reports the failed fsyncs with when the
+// first failed, which fails the run. The disk is a fake: fsync fails from
+// its third call on, as an ext4 whose write-back hit EIO does (making a
+// real one needs a loop device, see the commit).
+func TestFailedIntervalSyncIsReported(t *testing.T) {
+	st := open(t, "file:?sync=interval&sync_interval=2ms").(*Store)
+	var calls atomic.Int64
+	st.fsync = func(f *os.File) error {
+		if calls.Add(1) >= 3 {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+		}
+		return f.Sync()
+	}
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ok := int64(0)
+	for ; ok < 10; ok++ {
+		if err := s.Insert(ctx, tb, store.Row{{}, {Int: ok}, {Text: []byte("post")}}); err != nil && calls.Load() < 3 {
+			t.Fatalf("write before any fsync failed: %v", err)
+		} else if err != nil {
+			break
+		}
+	}
+	for i := 0; calls.Load() < 3; i++ { // until the fake disk has failed
+		if i == 1000 {
+			t.Fatal("the syncer did not fsync 3 times in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	err = s.Insert(ctx, tb, store.Row{{}, {Int: ok}, {Text: []byte("post")}})
+	if c := store.Classify(err); c != "fsync" || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("write after a failed fsync: %v (class %q), want class fsync with the disk's error", err, c)
+	}
+	if err := s.Insert(ctx, tb, store.Row{{}, {Int: -1}, {Text: []byte("post")}}); err == nil {
+		t.Error("a later write was taken: the failed fsync was forgotten")
+	}
+	if n, _ := st.Count(ctx, tb); n != ok {
+		t.Errorf("the file holds %d rows, want the %d acknowledged", n, ok)
+	}
+	cerr := st.Close()
+	if cerr == nil || !strings.Contains(cerr.Error(), "fsync failed from") || !strings.Contains(cerr.Error(), "the final one at close too") {
+		t.Fatalf("Close after failed fsyncs: %v, want them reported with when they began", cerr)
 	}
 }

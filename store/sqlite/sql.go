@@ -6,6 +6,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -19,7 +20,7 @@ func (s *session) stmt(q string) (*sqlite3.Stmt, error) {
 	}
 	st, tail, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	if tail != "" {
 		st.Close()
@@ -74,7 +75,7 @@ func (s *session) Exec(ctx context.Context, q string, args ...any) (int64, error
 		return 0, err
 	}
 	if err := st.Exec(); err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	return s.c.Changes(), nil
 }
@@ -106,38 +107,58 @@ func (s *session) Query(ctx context.Context, q string, args []any, fn func(int64
 			fn(st.ColumnInt64(0))
 		}
 	}
-	return rows, bytes, classify(st.Err())
+	return rows, bytes, s.classify(st.Err())
 }
 
 // Begin starts a transaction that takes the write lock at once (BEGIN
 // IMMEDIATE): workloads begin transactions to write, and a deferred one
 // that turns into a writer half way can fail with SQLITE_BUSY whatever the
 // busy timeout.
-func (s *session) Begin(ctx context.Context) error { return classify(s.c.Exec("BEGIN IMMEDIATE")) }
+func (s *session) Begin(ctx context.Context) error { return s.classify(s.c.Exec("BEGIN IMMEDIATE")) }
 
-func (s *session) Commit(ctx context.Context) error { return classify(s.c.Exec("COMMIT")) }
+func (s *session) Commit(ctx context.Context) error { return s.classify(s.c.Exec("COMMIT")) }
 
-func (s *session) Rollback(ctx context.Context) error { return classify(s.c.Exec("ROLLBACK")) }
+func (s *session) Rollback(ctx context.Context) error { return s.classify(s.c.Exec("ROLLBACK")) }
 
 // BulkLoad is SQLite's fastest way in: the prepared insert, every row in
 // one transaction, on a connection of its own (with connect=per-op too,
 // where the one bulk load is the one operation that connects).
+//
+// The load stops when ctx is done (Ctrl-C): checked between rows, and
+// SQLite interrupted within a statement (the COMMIT of a large load takes
+// a while too). The transaction is then rolled back, and the error says
+// the table holds none of the load.
 func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		return 0, err
 	}
-	ss := &session{c: c}
+	ss := &session{c: c, path: s.path}
 	defer ss.Close()
 	p, err := ss.prepared(t)
 	if err != nil {
 		return 0, err
 	}
 	if err := ss.c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
+	c.SetInterrupt(ctx)
 	var n int64
+	fail := func(err error) (int64, error) {
+		c.SetInterrupt(context.Background()) // so that the rollback runs
+		ss.c.Exec("ROLLBACK")
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("sqlite: load into %s interrupted after %s and rolled back: the table holds none of them (the load is one transaction): %w", prefix+t.Name, numfmt.Count(n, "row", "rows"), ctx.Err())
+		}
+		return 0, s.classify(err)
+	}
 	for {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
 		row, more := next()
 		if !more {
 			break
@@ -146,10 +167,12 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 			err = p.insert.Exec()
 		}
 		if err != nil {
-			ss.c.Exec("ROLLBACK")
-			return 0, classify(err)
+			return fail(err)
 		}
 		n++
 	}
-	return n, classify(ss.c.Exec("COMMIT"))
+	if err := ss.c.Exec("COMMIT"); err != nil {
+		return fail(err)
+	}
+	return n, nil
 }

@@ -27,10 +27,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
 
+	"kurabe/numfmt"
 	"kurabe/store"
 )
 
@@ -164,10 +166,20 @@ func checkDatabase(path string) error {
 }
 
 // conn opens a connection with the per-connection pragmas applied (and the
-// per-database ones too when setup is true).
+// per-database ones too when setup is true). Only setup creates the
+// database file: a store that never started leaves none behind, and a
+// file removed while kurabe ran is reported missing by the count that
+// verifies the run, not made anew and empty.
 func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
-	c, err := sqlite3.Open(s.path)
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_URI
+	if setup {
+		flags |= sqlite3.OPEN_CREATE
+	}
+	c, err := sqlite3.OpenFlags(s.path, flags)
 	if err != nil {
+		if _, serr := os.Stat(s.path); !setup && errors.Is(serr, os.ErrNotExist) {
+			return nil, fmt.Errorf("sqlite: %s is gone: the database file was removed while kurabe ran", s.path)
+		}
 		return nil, fmt.Errorf("sqlite: cannot open %s: %w; check the path is a writable file", s.path, err)
 	}
 	for _, p := range s.pragma {
@@ -176,7 +188,7 @@ func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
 		}
 		if err := c.Exec("PRAGMA " + p.name + " = " + p.value); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("sqlite: PRAGMA %s=%s: %w", p.name, p.value, classify(err))
+			return nil, fmt.Errorf("sqlite: PRAGMA %s=%s: %w", p.name, p.value, s.classify(err))
 		}
 	}
 	return c, nil
@@ -213,7 +225,7 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 			if !c.GetAutocommit() {
 				c.Exec("ROLLBACK")
 			}
-			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
 		}
 	}
 	return nil
@@ -229,6 +241,9 @@ const (
 // and a kurabe_meta that is not kurabe's (of other columns, or not a
 // table), on a connection that sets nothing in the file.
 func (s *Store) checkOwned(tables []*store.Table) error {
+	if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
+		return nil // nothing there yet, so nothing of anyone else's
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		return err
@@ -294,7 +309,7 @@ func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 		return err
 	}
 	defer c.Close()
-	return classify(c.Exec("DELETE FROM " + prefix + t.Name))
+	return s.classify(c.Exec("DELETE FROM " + prefix + t.Name))
 }
 
 func queryInt(c *sqlite3.Conn, q string) (int64, error) {
@@ -336,7 +351,10 @@ func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
 
 // Info reads the effective settings back from a fresh connection.
 func (s *Store) Info(ctx context.Context) store.Info {
-	info := store.Info{Driver: "sqlite", Target: s.path, Options: map[string]string{}}
+	info := store.Info{Driver: "sqlite", Target: s.path, Options: map[string]string{"connect": "session"}}
+	if s.perOp {
+		info.Options["connect"] = "per-op"
+	}
 	c, err := s.conn(false)
 	if err != nil {
 		info.Facts = map[string]string{"error": err.Error()}
@@ -349,10 +367,6 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	}
 	if v, ok := info.Options["synchronous"]; ok {
 		info.Options["synchronous"] = map[string]string{"0": "off", "1": "normal", "2": "full", "3": "extra"}[v]
-	}
-	info.Options["connect"] = "session"
-	if s.perOp {
-		info.Options["connect"] = "per-op"
 	}
 	info.Facts = map[string]string{"driver": "github.com/ncruces/go-sqlite3 (no cgo)"}
 	return info
@@ -371,7 +385,7 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{c: c}, nil
+	return &session{c: c, path: s.path}, nil
 }
 
 // perOpSession opens a connection, prepares, runs one operation and closes
@@ -388,7 +402,7 @@ func (p *perOpSession) with(fn func(s *session) error) error {
 	if err != nil {
 		return &store.ClassError{Class: "connect", Err: err}
 	}
-	s := &session{c: c}
+	s := &session{c: c, path: p.st.path}
 	err = fn(s)
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -423,6 +437,7 @@ type stmts struct {
 
 type session struct {
 	c      *sqlite3.Conn
+	path   string   // the database file, for what a full disk says
 	tables []*stmts // by table ID
 	row    store.Row
 	sql    map[string]*sqlite3.Stmt // SQLSession statements by text
@@ -450,7 +465,7 @@ func (s *session) prepared(t *store.Table) (*stmts, error) {
 	q := "INSERT INTO " + name + " (" + list + ") VALUES (" + strings.Join(marks, ", ") + ")"
 	st, _, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	p.insert = st
 	s.tables[t.ID] = p
@@ -479,7 +494,7 @@ func (s *session) scanStmt(p *stmts, desc, from bool) (*sqlite3.Stmt, error) {
 	q += " LIMIT ?1 OFFSET ?3"
 	st, _, err := s.c.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, classify(err))
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", q, s.classify(err))
 	}
 	p.scan[d][f] = st
 	return st, nil
@@ -500,17 +515,22 @@ func (s *session) Insert(ctx context.Context, t *store.Table, row store.Row) err
 	if err := bind(p.insert, t, row); err != nil {
 		return err
 	}
-	return classify(p.insert.Exec())
+	return s.classify(p.insert.Exec())
 }
 
-// InsertBatch inserts all rows in one transaction.
+// InsertBatch inserts all rows in one transaction. It inserts none once
+// ctx is done, so that a load in batches (bbs's --prefill) stops at the
+// next batch on Ctrl-C, with the batches before it stored.
 func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.Row) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	p, err := s.prepared(t)
 	if err != nil {
 		return err
 	}
 	if err := s.c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return classify(err)
+		return s.classify(err)
 	}
 	for _, r := range rows {
 		if err := bind(p.insert, t, r); err == nil {
@@ -518,10 +538,10 @@ func (s *session) InsertBatch(ctx context.Context, t *store.Table, rows []store.
 		}
 		if err != nil {
 			s.c.Exec("ROLLBACK")
-			return classify(err)
+			return s.classify(err)
 		}
 	}
-	return classify(s.c.Exec("COMMIT"))
+	return s.classify(s.c.Exec("COMMIT"))
 }
 
 func bind(st *sqlite3.Stmt, t *store.Table, row store.Row) error {
@@ -563,7 +583,7 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 		err = st.BindInt64(3, int64(q.Offset))
 	}
 	if err != nil {
-		return 0, classify(err)
+		return 0, s.classify(err)
 	}
 	defer st.Reset()
 	if cap(s.row) < len(t.Columns) {
@@ -584,7 +604,7 @@ func (s *session) Scan(ctx context.Context, t *store.Table, q store.Query, fn fu
 		}
 		n++
 	}
-	return n, classify(st.Err())
+	return n, s.classify(st.Err())
 }
 
 func (s *session) Close() error {
@@ -607,13 +627,16 @@ func (s *session) Close() error {
 }
 
 // classify gives SQLite's lock errors the class "busy", so they are
-// counted apart from other failures.
+// counted apart from other failures, and SQLITE_FULL the class disk-full.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED) {
 		return &store.ClassError{Class: "busy", Err: err}
+	}
+	if errors.Is(err, sqlite3.FULL) {
+		return &store.ClassError{Class: store.ClassDiskFull, Err: fmt.Errorf("%w; free space on its file system and run again", err)}
 	}
 	var se *sqlite3.Error
 	if errors.As(err, &se) {
@@ -639,7 +662,7 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	defer c.Close()
 	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("sqlite: %s: %w", s.path, classify(err))
+		return fmt.Errorf("sqlite: %s: %w", s.path, s.classify(err))
 	}
 	name := prefix + t.Name
 	exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
@@ -663,12 +686,12 @@ func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 			break
 		}
 		if e := c.Exec(q); e != nil {
-			err = fmt.Errorf("sqlite: %s: %w", q, classify(e))
+			err = fmt.Errorf("sqlite: %s: %w", q, s.classify(e))
 		}
 	}
 	if err == nil {
 		if e := c.Exec("COMMIT"); e != nil {
-			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, classify(e))
+			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, s.classify(e))
 		}
 	}
 	if err != nil {
@@ -691,8 +714,40 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 	}
 	for _, q := range []string{"DROP TABLE IF EXISTS " + name, "DELETE FROM kurabe_meta WHERE name = '" + name + "'"} {
 		if err := c.Exec(q); err != nil {
-			return fmt.Errorf("sqlite: %s: %w", q, classify(err))
+			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
 		}
 	}
 	return nil
+}
+
+func (s *Store) classify(err error) error { return classifyAt(s.path, err) }
+
+func (s *session) classify(err error) error { return classifyAt(s.path, err) }
+
+// fullBelow is the free space under which a disk I/O error is taken for a
+// full disk.
+const fullBelow = 4 << 20
+
+// classifyAt classifies err (classify) from a connection to the database
+// at path, and takes a disk I/O error on a file system that is (all but)
+// full for SQLITE_FULL, class disk-full. The driver's VFS means to return
+// SQLITE_FULL for ENOSPC, but it looks for the bare errno where
+// (*os.File).WriteAt returns it inside an *os.PathError, so SQLite says
+// "disk I/O error" (SQLITE_IOERR_WRITE), and the errno is gone by the
+// time the statement returns (the rollback's calls reset it). So the file
+// system is asked after the error, on this path only: the rollback may
+// have freed its journal's pages, hence a margin rather than none free.
+func classifyAt(path string, err error) error {
+	err = classify(err)
+	if err == nil || !errors.Is(err, sqlite3.IOERR) {
+		return err
+	}
+	var fs syscall.Statfs_t
+	if syscall.Statfs(filepath.Dir(path), &fs) != nil {
+		return err
+	}
+	if free := int64(fs.Bavail) * int64(fs.Bsize); free < fullBelow {
+		return &store.ClassError{Class: store.ClassDiskFull, Err: fmt.Errorf("%w: the file system of %s is full (%s bytes free); free space on it and run again", err, path, numfmt.Group(free))}
+	}
+	return err
 }

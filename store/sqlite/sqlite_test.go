@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -324,5 +325,123 @@ func TestConnectInAnyCase(t *testing.T) {
 		if got := st.Info(context.Background()).Options["connect"]; got != "per-op" {
 			t.Errorf("connect=%s read back as %q, want per-op", v, got)
 		}
+	}
+}
+
+// Ctrl-C stops a load: a bulk load (one transaction) stops between rows
+// and is rolled back, saying the table holds none of it; a batch insert
+// stores nothing once the context is done, so a load in batches stops at
+// the next batch with the batches before it kept.
+func TestLoadsStopWhenCanceled(t *testing.T) {
+	st := open(t, "sqlite:")
+	defer st.Close()
+	tb := storetest.Table()
+	if err := st.Setup(context.Background(), []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var given int64
+	n, err := st.(store.BulkLoader).BulkLoad(ctx, tb, func() (store.Row, bool) {
+		given++
+		if given == 5000 {
+			cancel() // Ctrl-C part way
+		}
+		if given > 1_000_000 {
+			return nil, false
+		}
+		return store.Row{{}, {Int: given}, {Text: []byte("row")}}, true
+	})
+	if !errors.Is(err, context.Canceled) || n != 0 || !strings.Contains(err.Error(), "holds none") {
+		t.Errorf("bulk load canceled part way: %d rows, %v; want 0 rows and an error saying the table holds none", n, err)
+	}
+	if given > 6000 {
+		t.Errorf("the bulk load went on for %d rows after it was canceled", given-5000)
+	}
+	s, err := st.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := []store.Row{{{}, {Int: 1}, {Text: []byte("a")}}, {{}, {Int: 2}, {Text: []byte("b")}}}
+	if err := store.InsertBatch(ctx, s, tb, rows); !errors.Is(err, context.Canceled) {
+		t.Errorf("batch insert after the cancel: %v, want context.Canceled", err)
+	}
+	if c, _ := st.Count(context.Background(), tb); c != 0 {
+		t.Errorf("the table holds %d rows after a canceled load and batch, want 0", c)
+	}
+}
+
+// A full disk is said as one: SQLITE_FULL, or the I/O error the driver
+// gives for ENOSPC, is of class disk-full with a message that says to
+// free space, in Setup and in every write.
+func TestFullDiskIsClassDiskFull(t *testing.T) {
+	dir := storetest.SmallFS(t, 1<<20)
+	sp, _ := store.ParseSpec("sqlite:" + filepath.Join(dir, "bbs.db"))
+	st, err := Open(context.Background(), sp, store.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	body := bytes.Repeat([]byte("x"), 3000)
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatal("the file system never filled")
+		}
+		if err = s.Insert(ctx, tb, store.Row{{}, {Int: int64(i)}, {Text: body}}); err != nil {
+			break
+		}
+	}
+	if c := store.Classify(err); c != store.ClassDiskFull || !strings.Contains(err.Error(), "free space") {
+		t.Errorf("write on a full disk: %v (class %q), want class disk-full saying to free space", err, c)
+	}
+	// Setup on the full disk, as a run's next store would meet it.
+	storetest.Fill(t, dir, 0)
+	err = st.Setup(ctx, []*store.Table{tb, {Name: "more", Columns: tb.Columns, AutoKey: true}})
+	if c := store.Classify(err); c != store.ClassDiskFull || !strings.Contains(err.Error(), "free space") {
+		t.Errorf("setup on a full disk: %v (class %q), want class disk-full saying to free space", err, c)
+	}
+}
+
+// Only Setup creates the database file: a store that never started
+// leaves none, and a file removed while the run wrote is reported gone by
+// the count that verifies it, not made anew and empty (which read as a
+// count of 0 and a file of 0 bytes left behind).
+func TestOnlySetupCreatesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bbs.db")
+	sp, _ := store.ParseSpec("sqlite:" + path)
+	st, err := Open(context.Background(), sp, store.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	tb := storetest.Table()
+	st.Info(ctx)
+	st.Count(ctx, tb)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("before Setup the database file exists (%v): a store that never started left it behind", err)
+	}
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Count(ctx, tb); err == nil || !strings.Contains(err.Error(), "removed") {
+		t.Errorf("count of a removed database: %d, %v; want an error saying it was removed", n, err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the count made the removed database anew (%v)", err)
 	}
 }
