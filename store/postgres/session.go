@@ -215,10 +215,10 @@ func (s *session) db(ctx context.Context) (querier, error) {
 		return s.st.pool, nil
 	}
 	start := time.Now()
-	c, err := pgx.ConnectConfig(ctx, s.st.cfg)
+	c, err := s.st.connectPgx(ctx)
 	s.connectTime += time.Since(start)
 	if err != nil {
-		return nil, s.st.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.st.target, err))
+		return nil, err
 	}
 	s.opConn = c
 	return c, nil
@@ -396,6 +396,19 @@ func decodeInt(b []byte, format int16) (int64, bool) {
 		return 0, false
 	}
 	return int64(u), true
+}
+
+// connect opens the session's own connection (connect=session).
+func (s *session) connect(ctx context.Context) error {
+	if !s.st.wire {
+		c, err := s.st.connectPgx(ctx)
+		s.conn = c
+		return err
+	}
+	return s.st.connecting(ctx, func(ctx context.Context) (err error) {
+		s.w, err = wire.Connect(ctx, s.st.cfg.Config.Copy())
+		return err
+	})
 }
 
 func (s *session) Close() error {
