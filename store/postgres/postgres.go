@@ -381,6 +381,10 @@ func (s *Store) connecting(ctx context.Context, connect func(context.Context) er
 	case timedOut:
 		// Class connect, not the timeout of an operation cut off.
 		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS in the address to wait longer)", s.target, addr, d, int(d.Seconds())), err: err}}
+	case strings.Contains(err.Error(), "received unexpected message"):
+		// pgconn read a message that has no place in PostgreSQL's
+		// start-up, and wrapped a nil error in its message.
+		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer as PostgreSQL does; is it another kind of server (MariaDB/MySQL, HTTP)? Check the address's port", s.target, addr), err: err}}
 	default:
 		err = fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err)
 	}

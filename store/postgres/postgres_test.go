@@ -20,6 +20,7 @@ import (
 
 	"kurabe/redact"
 	"kurabe/store"
+	"kurabe/store/mysql"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
 )
@@ -1166,5 +1167,37 @@ func TestConnectTimeoutBoundsTheWholeConnect(t *testing.T) {
 				t.Errorf("the server was tried %d times, want once: the timeout is the whole connect's, and Info does not wait again", n)
 			}
 		})
+	}
+}
+
+// TestAnotherKindOfServer: an address whose port is MariaDB's is said to
+// be another kind of server, not with pgconn's "received unexpected
+// message: %!w(<nil>)".
+func TestAnotherKindOfServer(t *testing.T) {
+	dir, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sp, _ := store.ParseSpec("mariadb:managed")
+	my, err := mysql.Open(context.Background(), sp, store.Env{Dir: dir})
+	storetest.RequireServer(t, err)
+	defer my.Close()
+	if err := my.Setup(context.Background(), nil); err != nil {
+		storetest.RequireServer(t, err)
+	}
+	addr := strings.TrimPrefix(my.Info(context.Background()).Target, "managed ")
+	st := open(t, "postgres://u@"+addr+"/db?connect_timeout=5", store.Env{})
+	err = st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if err == nil {
+		t.Fatal("Setup against MariaDB's port succeeded")
+	}
+	msg := err.Error()
+	want := "the server at " + addr + " did not answer as PostgreSQL does; is it another kind of server"
+	if !strings.Contains(msg, want) || strings.Contains(msg, "%!") {
+		t.Errorf("error %q\nwant it to say %q, without a formatting mistake", msg, want)
+	}
+	if got := store.Classify(err); got != "connect" {
+		t.Errorf("class %q, want connect", got)
 	}
 }
