@@ -216,7 +216,11 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 		return &perOpSession{session: ss}, nil
 	case "session":
 		if s.opts.driver == "wire" {
-			w, err := wire.Connect(ctx, s.sessCfg.Clone())
+			var w *wire.Conn
+			err := connecting(ctx, s.sessCfg.Timeout, s.sessCfg.Addr, func(ctx context.Context) (err error) {
+				w, err = wire.Connect(ctx, s.sessCfg.Clone())
+				return err
+			})
 			if err != nil {
 				return nil, scrub(classify(err, true), s.secret)
 			}
