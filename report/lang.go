@@ -145,7 +145,7 @@ var words = map[string][2]string{
 	// A store an interrupt kept from starting, where its target goes
 	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
-	"stopping":          {"stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopping":          {"stopping after the operations under way (those a server does not answer within --grace, 5s by default, are cut off), then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し (サーバーが --grace の時間 (既定 5 秒) 内に応答しない操作は打ち切ります)、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
 	// The line at the first Ctrl-C of kurabe report and compare, which
 	// run no operations: they write what is left, then stop.
@@ -173,19 +173,22 @@ var words = map[string][2]string{
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
-	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
-	"note.loaded":      {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
-	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
-	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
-	"note.session":     {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
-	"note.error":       {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},
-	"note.errors":      {"%s %s: %s errors of class %s, first: %s", "%s %s: %s 件のエラー (クラス %s)、最初のエラー: %s"},
-	"note.unverified":  {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
-	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
-	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
-	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
-	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
-	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
+	"note.failed":       {"%s: FAILED: %s", "%s: 失敗: %s"},
+	"note.loaded":       {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
+	"note.loaded-each":  {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
+	"note.setting":      {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
+	"note.session":      {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
+	"note.reopened":     {"%s %s: sessions that lost their connection mid-phase: %s (the operation that found each lost is among the errors), reopened: %s", "%s %s: フェーズ中に接続を失ったセッション: %s 件 (それを見つけた操作はエラーに数えています)、再接続したもの: %s 件"},
+	"note.reopen-tries": {"; %s attempts to reopen failed (not counted as errors), first: %s", "。再接続の失敗 %s 回 (エラーには数えていません)、最初のエラー: %s"},
+	"note.not-reopened": {"; %s not reopened: their clients stopped, their remaining operations not run", "。%s 件は再接続できず、そのクライアントは停止し、残りの操作は実行していません"},
+	"note.error":        {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},
+	"note.errors":       {"%s %s: %s errors of class %s, first: %s", "%s %s: %s 件のエラー (クラス %s)、最初のエラー: %s"},
+	"note.unverified":   {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
+	"note.lost":         {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.extra":        {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.interrupted":  {"%s %s*: interrupted", "%s %s*: 中断されました"},
+	"note.openloop":     {"%s %s: open loop: %s ops/s achieved of %s scheduled; %d started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%d 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
+	"note.behind":       {"; BEHIND: %s", "。BEHIND: %s"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},
