@@ -14,6 +14,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -209,6 +210,18 @@ type worker struct {
 	yield    bool           // more clients than processors: yield between operations
 	pass     func()         // on the event loop: let the others run if the operation did not wait
 	writes   []*store.Table // per kind, the table it adds a row to (Kind.Writes)
+
+	// A lost session (store.Reopener) is reopened off the hot path.
+	reopener store.Reopener // the session, when it can lose its connection
+	waiter   store.Waiter   // the session's waiter while multiplexed
+	mc       *muxClient     // on the event loop: the client's coroutine, for awaits
+	stop     *atomic.Bool   // the phase is stopping: no new operation, no reopen
+	end      time.Duration  // a timed phase's end, warm-up included; 0 with -n
+	gone     bool           // its session was lost and not reopened: the client stopped
+	lost     int64          // sessions lost
+	reopened int64          // and reopened
+	tries    int64          // reopen attempts that failed
+	tryErr   error          // the first of them
 }
 
 type kindStats struct {
@@ -299,6 +312,10 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	ks.rows += d.Rows // stored even when the operation then failed
 	if err != nil {
 		w.fail(k, err, measure)
+		if w.reopener != nil && w.reopener.Lost() {
+			w.reopen(ctx)
+			return time.Since(w.epoch)
+		}
 		return t1
 	}
 	ks.acks++
@@ -505,6 +522,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			}
 			wk.client = wl.NewClient(s, wk.rng)
 			wk.lagger, _ = wk.client.(workload.Lagger)
+			wk.reopener, _ = s.(store.Reopener)
 			if ct, ok := s.(store.ConnectTimer); ok {
 				wk.ct, wk.connRec, wk.exclRec = ct, hist.NewRecorder(), hist.NewRecorder()
 			}
@@ -580,6 +598,10 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	measureStart := start.Add(cfg.Warmup)
 	for _, wk := range workers {
 		wk.epoch = start
+		wk.stop = &stop
+		if cfg.Duration > 0 {
+			wk.end = cfg.Warmup + cfg.Duration
+		}
 	}
 	var sched *schedule
 	if cfg.Rate > 0 {
@@ -638,6 +660,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	} else if io == IOLoop {
 		for i, wk := range workers {
 			wk.pass = mcs[i].pass
+			wk.mc = mcs[i]
 		}
 		muxErr := runMux(mcs, &stop, body)
 		unmultiplex(workers)
@@ -730,6 +753,14 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			}
 		}
 	}
+	for _, wk := range workers {
+		res.SessionsLost += wk.lost
+		res.SessionsReopened += wk.reopened
+		res.ReopenFailures += wk.tries
+		if wk.tryErr != nil && res.ReopenError == "" {
+			res.ReopenError = wk.tryErr.Error()
+		}
+	}
 	first, last := time.Duration(-1), time.Duration(0)
 	for _, wk := range workers {
 		res.ClientFinish = append(res.ClientFinish, wk.finish.Seconds())
@@ -773,6 +804,70 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	}
 	res.Verify = verify
 	return res, nil
+}
+
+// Reopening a lost session: the client waits ReopenFirst after its first
+// failed attempt, twice as long after each further one, up to ReopenMax,
+// so that a server that is down is not hammered. It tries until the
+// phase's time is up (-d), it is interrupted, or, in a phase without an
+// end (-n), for ReopenPatience; then it gives up and stops, its remaining
+// operations not run (and not counted as errors).
+var (
+	ReopenFirst    = 10 * time.Millisecond
+	ReopenMax      = time.Second
+	ReopenPatience = 30 * time.Second
+)
+
+// reopen opens the client's lost session again. Off the hot path: it runs
+// only after a failed operation, and may allocate.
+func (w *worker) reopen(ctx context.Context) {
+	w.lost++
+	since := time.Since(w.epoch)
+	wait := ReopenFirst
+	for {
+		now := time.Since(w.epoch)
+		if w.stop.Load() || ctx.Err() != nil || w.end > 0 && now >= w.end || w.end == 0 && now-since >= ReopenPatience {
+			w.gone = true
+			return
+		}
+		var err error
+		w.await(func() { err = w.reopener.Reopen(ctx) })
+		if err == nil {
+			if w.waiter != nil && !w.sess.(store.Multiplexed).Multiplex(w.waiter) {
+				// The new connection cannot wait as the others do (TLS
+				// where there was none): this client stops.
+				w.tryErr = cmp.Or(w.tryErr, errors.New("the new connection cannot join the clients' waits (--mux); run with --mux=poller"))
+				w.gone = true
+				return
+			}
+			if w.mc != nil {
+				w.mc.forget() // the new socket may have the old one's number
+			}
+			w.reopened++
+			return
+		}
+		w.tries++
+		if w.tryErr == nil {
+			w.tryErr = err
+		}
+		d := wait
+		if w.end > 0 {
+			d = min(d, max(w.end-time.Since(w.epoch), 0))
+		}
+		w.await(func() { time.Sleep(d) })
+		wait = min(2*wait, ReopenMax)
+	}
+}
+
+// await runs f, which blocks: on the event loop in a goroutine of its
+// own while the client waits as for a reply, so that the other clients
+// run on; elsewhere in the client's own goroutine.
+func (w *worker) await(f func()) {
+	if w.mc == nil {
+		f()
+		return
+	}
+	w.mc.await(f)
 }
 
 // patiently calls f, and again while it fails for too many connections,
@@ -861,19 +956,19 @@ func mergeClasses(into, from []result.ErrorClass) []result.ErrorClass {
 // (or until deadline when n is 0). Times are since the worker's epoch.
 func (w *worker) run(ctx context.Context, stop *atomic.Bool, n int64, measureStart, deadline time.Duration) {
 	t := time.Since(w.epoch)
-	for t < measureStart && !stop.Load() {
+	for t < measureStart && !stop.Load() && !w.gone {
 		t = w.do(ctx, false)
 		w.think()
 	}
 	if n > 0 {
-		for i := int64(0); i < n && !stop.Load(); i++ {
+		for i := int64(0); i < n && !stop.Load() && !w.gone; i++ {
 			t = w.do(ctx, true)
 			if i+1 < n {
 				w.think()
 			}
 		}
 	} else {
-		for t < deadline && !stop.Load() {
+		for t < deadline && !stop.Load() && !w.gone {
 			t = w.do(ctx, true)
 			w.think()
 		}

@@ -180,6 +180,7 @@ func multiplex(workers []*worker, waiter func(i int) store.Waiter) bool {
 			unmultiplex(workers[:i])
 			return false
 		}
+		wk.waiter = waiter(i) // for a reopened session's new connection
 	}
 	return true
 }
@@ -188,8 +189,37 @@ func multiplex(workers []*worker, waiter func(i int) store.Waiter) bool {
 func unmultiplex(workers []*worker) {
 	for _, wk := range workers {
 		wk.sess.(store.Multiplexed).Multiplex(nil)
+		wk.waiter = nil
 	}
 }
+
+// await runs f in a goroutine of its own while the client waits, as for
+// a reply, on a pipe f's end writes to: the loop runs the other clients
+// meanwhile (a reopen of a lost session, the backoff between attempts).
+// Off the hot path; without a pipe, f runs in the coroutine.
+func (c *muxClient) await(f func()) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		f()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer syscall.Write(p[1], []byte{1})
+		f()
+	}()
+	c.Wait(p[0], false) // when the loop stops, the wait ends at once
+	<-done              // and f's effects are the coroutine's to see
+	syscall.Close(p[0])
+	syscall.Close(p[1])
+	c.forget()
+}
+
+// forget makes the loop register the client's next descriptor anew: the
+// one it watched was closed (leaving the epoll set), and a new one may
+// have its number.
+func (c *muxClient) forget() { c.fd, c.events = -1, 0 }
 
 // runMux runs body(i) for every client i as a coroutine and serves their
 // waits until all have returned. On an error of epoll itself it sets stop,

@@ -76,7 +76,7 @@ func (s *schedule) at(seq int64) (time.Duration, bool) {
 // (no coordinated omission); the service time and the lag behind the
 // schedule are recorded apart.
 func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
-	for !stop.Load() {
+	for !stop.Load() && !w.gone {
 		due, ok := s.at(s.next.Add(1) - 1)
 		if !ok {
 			// A timed phase lasts -d even when its last operation is due
@@ -120,6 +120,11 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		ks.rows += d.Rows
 		if err != nil {
 			w.fail(k, err, measure)
+			if w.reopener != nil && w.reopener.Lost() {
+				// Operations due meanwhile are taken by the other
+				// clients, or counted as not started.
+				w.reopen(ctx)
+			}
 			continue
 		}
 		ks.acks++

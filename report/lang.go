@@ -229,6 +229,9 @@ var words = map[string][2]string{
 	// What the tables hold after Ctrl-C stopped a workload's load of its data set.
 	"note.load-interrupted":      {"loading the data set was interrupted: its tables hold the %s rows stored before", "データセットの読み込みは中断されました: テーブルには中断前に保存した %s 行が入っています"},
 	"note.load-interrupted.none": {"loading the data set was interrupted before any row was stored: its tables are empty%s", "データセットの読み込みは 1 行も保存しないうちに中断されました: テーブルは空です%s"},
+	"note.reopened":              {"%s %s: sessions that lost their connection mid-phase: %s (the operation that found each lost is among the errors), reopened: %s", "%s %s: フェーズ中に接続を失ったセッション: %s 件 (それを見つけた操作はエラーに数えています)、再接続したもの: %s 件"},
+	"note.reopen-tries":          {"; %s attempts to reopen failed (not counted as errors), first: %s", "。再接続の失敗 %s 回 (エラーには数えていません)、最初のエラー: %s"},
+	"note.not-reopened":          {"; %s not reopened: their clients stopped, their remaining operations not run", "。%s 件は再接続できず、そのクライアントは停止し、残りの操作は実行していません"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},

@@ -684,6 +684,16 @@ func notes(d *result.Document, l tr) []string {
 			for _, c := range p.SessionErrors {
 				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
+			if p.SessionsLost > 0 {
+				line := l.f("note.reopened", s.Label, op, num0(p.SessionsLost), num0(p.SessionsReopened))
+				if p.ReopenFailures > 0 {
+					line += l.f("note.reopen-tries", num0(p.ReopenFailures), p.ReopenError)
+				}
+				if n := p.SessionsLost - p.SessionsReopened; n > 0 {
+					line += l.f("note.not-reopened", num0(n))
+				}
+				out = append(out, line)
+			}
 			for _, c := range p.ErrorClasses {
 				if httpSaid {
 					break

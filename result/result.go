@@ -138,6 +138,17 @@ type Phase struct {
 	// SessionErrors counts the clients that could not open a session, by
 	// class; Clients is then the number that ran.
 	SessionErrors []ErrorClass `json:"session_errors,omitempty"`
+	// SessionsLost counts the sessions that lost their connection during
+	// the phase (the server ended it or it broke): the operation that
+	// found it lost is counted as failed, and its client reopened the
+	// session with a backoff; SessionsReopened of them were. A client
+	// whose session was not reopened stopped, its remaining operations not
+	// run. ReopenFailures counts the attempts that failed (not operation
+	// errors), ReopenError says the first.
+	SessionsLost     int64  `json:"sessions_lost,omitempty"`
+	SessionsReopened int64  `json:"sessions_reopened,omitempty"`
+	ReopenFailures   int64  `json:"reopen_failures,omitempty"`
+	ReopenError      string `json:"reopen_error,omitempty"`
 	// With a connection per operation (connect=per-op): the time spent
 	// connecting, the latency without it, and ops/s without it, like
 	// pgbench's tps "without initial connection time".

@@ -263,6 +263,20 @@ type Multiplexed interface {
 	Multiplex(w Waiter) bool
 }
 
+// Reopener is implemented by sessions that can lose their connection (a
+// server's): the server ended it (pg_terminate_backend, KILL, a restart)
+// or it broke, and every operation on it would fail at once. Lost says
+// so, after an operation failed; Reopen opens a new connection in the
+// session's place, its statements prepared again on their next use (a
+// transaction open on the old one died with it). After a failed Reopen
+// the session is still lost, and may be reopened again. The engine
+// reopens a lost session, with a backoff, rather than let its client fail
+// every operation at once.
+type Reopener interface {
+	Lost() bool
+	Reopen(ctx context.Context) error
+}
+
 // Truncater is implemented by stores that empty a table faster than
 // creating it anew.
 type Truncater interface {

@@ -103,7 +103,7 @@ const (
 
 // storeOptions are the options of every form; the others are server
 // settings (managed) or errors (external).
-var storeOptions = []string{"engine", "row_format", "page_compressed", "encrypted", "connect", "pool_size", "database", "driver"}
+var storeOptions = []string{"engine", "row_format", "page_compressed", "encrypted", "connect", "pool_size", "database", "driver", "connect_timeout"}
 
 // OwnOptions are the store's own options; any other option of a managed
 // store is a server setting.
@@ -119,7 +119,12 @@ type options struct {
 	poolSize       int
 	database       string
 	driver         string // wire or sql: how connect=session sessions talk
+	connectTimeout time.Duration
 }
+
+// defaultConnectTimeout bounds opening a connection, as the postgres
+// store's connect_timeout does by default.
+const defaultConnectTimeout = 10 * time.Second
 
 var (
 	engines    = map[string]string{"innodb": "InnoDB", "myisam": "MyISAM", "aria": "Aria"}
@@ -185,6 +190,14 @@ func parseOptions(driver string, o *store.Options) (options, error) {
 		return op, bad("driver", op.driver, "wire (kurabe's lean binary-protocol client, connect=session only) or sql (go-sql-driver/mysql through database/sql)")
 	case op.driver == "wire" && op.connect != "session":
 		return op, bad("driver", op.driver, "sql with connect="+op.connect+": the wire client serves connect=session only")
+	}
+	op.connectTimeout = defaultConnectTimeout
+	if v := o.Get("connect_timeout", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return op, bad("connect_timeout", v, "a number of seconds, 1 or more")
+		}
+		op.connectTimeout = time.Duration(n) * time.Second
 	}
 	op.database = o.Get("database", "kurabe")
 	if !identRE.MatchString(op.database) {
@@ -256,6 +269,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			s.opts.database = db
 		}
 		host, _, _ := net.SplitHostPort(cfg.Addr)
+		cfg.Timeout = opts.connectTimeout
 		s.base, s.secret = cfg, hidden{pass, []string{cfg.User, host, db}}
 		s.target = spec.Driver + ":" + store.RedactTarget(spec.Target) // as typed: mariadb:// or mysql://
 		return s, nil
@@ -320,7 +334,7 @@ func newConfig(user, pass, network, addr string) *mysql.Config {
 	// The collation goes in the handshake, which makes the connection
 	// utf8mb4 without a SET NAMES round trip per connection.
 	cfg.Collation = "utf8mb4_bin"
-	cfg.Timeout = 10 * time.Second
+	cfg.Timeout = defaultConnectTimeout // the store's connect_timeout
 	// The driver would print to stderr; its errors reach us anyway.
 	cfg.Logger = &mysql.NopLogger{}
 	// LOAD DATA LOCAL INFILE may only read the readers BulkLoad
@@ -334,8 +348,53 @@ func openDB(cfg *mysql.Config) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(c), nil
+	return sql.OpenDB(timeoutConnector{c, cfg.Timeout, cfg.Addr}), nil
 }
+
+// timeoutConnector opens the driver's connections within the connect
+// timeout: the driver's own Timeout bounds the dial only, and a port that
+// accepts connections but never greets (a stopped server, another kind of
+// server's port) would hold the handshake for ever.
+type timeoutConnector struct {
+	driver.Connector
+	timeout time.Duration
+	addr    string
+}
+
+func (c timeoutConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	var dc driver.Conn
+	err := connecting(ctx, c.timeout, c.addr, func(ctx context.Context) (err error) {
+		dc, err = c.Connector.Connect(ctx)
+		return err
+	})
+	return dc, err
+}
+
+// connecting runs connect within timeout, and says so first when the
+// server did not answer in time.
+func connecting(ctx context.Context, timeout time.Duration, addr string, connect func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := connect(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		// Class connect, not the timeout of an operation cut off.
+		return &store.ClassError{Class: "connect", Err: &noAnswer{
+			msg: fmt.Sprintf("the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS to wait longer)", addr, timeout, int(timeout.Seconds())),
+			err: err,
+		}}
+	}
+	return err
+}
+
+// noAnswer is a connect that timed out; its message says so without the
+// driver's, which is about what the timeout interrupted.
+type noAnswer struct {
+	msg string
+	err error
+}
+
+func (e *noAnswer) Error() string { return e.msg }
+func (e *noAnswer) Unwrap() error { return e.err }
 
 // ready starts a managed server if it is not running, and readies the
 // connections. It runs once; a failure is returned again.
@@ -363,6 +422,7 @@ func (s *Store) start(ctx context.Context) error {
 			return err
 		}
 		s.base, s.secret = newConfig(managedUser, pass, "tcp", addr), hidden{pw: pass}
+		s.base.Timeout = s.opts.connectTimeout
 		s.target = "managed " + addr
 	}
 	admin, err := openDB(s.base)

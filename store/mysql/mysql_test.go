@@ -1259,3 +1259,71 @@ func TestManagedTableSizesAreTrue(t *testing.T) {
 		t.Errorf("another table's DATA_LENGTH %d (%v), want its stale statistics: kurabe analysed a table it did not create", length, err)
 	}
 }
+
+// TestConnectTimeout: a port that accepts connections but never greets
+// (a stopped server, another kind of server's port) fails the connect
+// after connect_timeout, saying so, instead of holding it for ever; for
+// the store's start and, with the server stopped after it, for a
+// session's connection on either driver.
+func TestConnectTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	addr := l.Addr().String()
+	check := func(t *testing.T, err error, addr string) {
+		t.Helper()
+		if err == nil {
+			t.Fatal("connecting to a server that never greets succeeded")
+		}
+		want := "the server at " + addr + " did not answer within 1s (connect_timeout=1;"
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q\nwant it to say %q", err, want)
+		}
+		if got := store.Classify(err); got != "connect" {
+			t.Errorf("class %q, want connect", got)
+		}
+	}
+	t.Run("silent port", func(t *testing.T) {
+		st, err := openSpec(t, "mysql://u@"+addr+"/?connect_timeout=1", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		check(t, st.Setup(context.Background(), []*store.Table{storetest.Table()}), addr)
+	})
+	for _, driver := range []string{"wire", "sql"} {
+		t.Run("stopped server, driver="+driver, func(t *testing.T) {
+			st := startManaged(t, "?connect_timeout=1&driver="+driver)
+			pid := st.m.proc.Pid()
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Kill(pid, syscall.SIGCONT)
+			s, err := st.Open(context.Background())
+			if err == nil {
+				s.Close()
+			}
+			check(t, err, managedAddr(t, st))
+		})
+	}
+	if _, err := openSpec(t, "mysql://u@"+addr+"/?connect_timeout=0", store.Env{}); err == nil || !strings.Contains(err.Error(), "connect_timeout") {
+		t.Errorf("connect_timeout=0: error %v, want it refused", err)
+	}
+}

@@ -215,21 +215,53 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	case "per-op":
 		return &perOpSession{session: ss}, nil
 	case "session":
-		if s.opts.driver == "wire" {
-			w, err := wire.Connect(ctx, s.sessCfg.Clone())
-			if err != nil {
-				return nil, scrub(classify(err, true), s.secret)
-			}
-			ss.w = w
-			break
+		if err := ss.connect(ctx); err != nil {
+			return nil, err
 		}
-		c, err := s.db.Conn(ctx)
-		if err != nil {
-			return nil, scrub(classify(err, true), s.secret)
-		}
-		ss.conn = c
 	}
 	return ss, nil
+}
+
+// connect opens the session's own connection (connect=session).
+func (s *session) connect(ctx context.Context) error {
+	st := s.st
+	if st.opts.driver == "wire" {
+		err := connecting(ctx, st.sessCfg.Timeout, st.sessCfg.Addr, func(ctx context.Context) (err error) {
+			s.w, err = wire.Connect(ctx, st.sessCfg.Clone())
+			return err
+		})
+		return scrub(classify(err, true), st.secret)
+	}
+	c, err := st.db.Conn(ctx)
+	if err != nil {
+		return scrub(classify(err, true), st.secret)
+	}
+	s.conn = c
+	return nil
+}
+
+var _ store.Reopener = (*session)(nil)
+
+// Lost says the session's own connection is gone (store.Reopener); a
+// pool replaces its broken connections itself, and connect=per-op
+// connects anew every time.
+func (s *session) Lost() bool {
+	switch {
+	case s.st.opts.connect != "session":
+		return false
+	case s.st.opts.driver == "wire":
+		return s.w == nil || s.w.Broken()
+	}
+	return s.conn == nil || s.lost
+}
+
+// Reopen closes what is left of the session's connection and opens a new
+// one (store.Reopener).
+func (s *session) Reopen(ctx context.Context) error {
+	s.Close()
+	// The statements were the old connection's, and so was USE.
+	s.wstmts, s.stmts, s.usedDB, s.lost = nil, nil, false, false
+	return s.connect(ctx)
 }
 
 type session struct {
@@ -256,6 +288,7 @@ type session struct {
 	txConn  *sql.Conn
 	inTx    bool
 	usedDB  bool // connect=session: USE database sent
+	lost    bool // connect=session, driver=sql: the connection broke
 	sqlCols []sqlCol
 	sqlDest []any
 }
@@ -328,7 +361,14 @@ func (p *perOpSession) open(ctx context.Context) (*sql.Conn, error) {
 }
 
 func (s *session) fail(err error) error {
-	return scrub(classify(err, false), s.st.secret)
+	if err == nil {
+		return nil
+	}
+	err = classify(err, false)
+	if s.conn != nil && store.Classify(err) == "connect" {
+		s.lost = true // database/sql's Conn keeps a broken connection
+	}
+	return scrub(err, s.st.secret)
 }
 
 func (s *session) query(t *store.Table) *queries {
@@ -359,10 +399,9 @@ func (s *session) prepare(ctx context.Context, key poolKey, text func() string) 
 	var err error
 	if s.conn != nil {
 		st, err = s.conn.PrepareContext(ctx, text())
-		err = classify(err, false)
-	} else {
-		st, err = s.st.poolStmt(ctx, key, text)
+		return st, s.fail(err)
 	}
+	st, err = s.st.poolStmt(ctx, key, text)
 	return st, scrub(err, s.st.secret)
 }
 

@@ -82,6 +82,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -97,7 +98,6 @@ import (
 
 	"kurabe/redact"
 	"kurabe/store"
-	"kurabe/store/postgres/wire"
 	"kurabe/store/server"
 )
 
@@ -164,6 +164,7 @@ type Store struct {
 	managed    *managed
 
 	mu       sync.Mutex
+	noAnswer error           // the last connect found no server answering within the timeout
 	cfg      *pgx.ConnConfig // set once the server can be reached
 	pool     *pgxpool.Pool
 	startErr error
@@ -352,12 +353,66 @@ func (s *Store) fresh(ctx context.Context) (*pgx.Conn, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	c, err := pgx.ConnectConfig(ctx, s.cfg)
-	if err != nil {
-		return nil, s.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err))
-	}
-	return c, nil
+	return s.connectPgx(ctx)
 }
+
+// connectPgx opens a pgx connection within the connect timeout.
+func (s *Store) connectPgx(ctx context.Context) (c *pgx.Conn, err error) {
+	err = s.connecting(ctx, func(ctx context.Context) (err error) {
+		c, err = pgx.ConnectConfig(ctx, s.cfg)
+		return err
+	})
+	return c, err
+}
+
+// connecting runs connect, which opens a connection, within the connect
+// timeout (connect_timeout, default 10 s), and says why it failed. pgconn
+// gives each of its tries a timeout of its own: with sslmode=prefer, a
+// server that never answers cost the timeout twice (TLS, then without),
+// and the message led with the TLS try's. Here the timeout bounds the
+// whole, and its message says so first.
+func (s *Store) connecting(ctx context.Context, connect func(context.Context) error) error {
+	d := s.cfg.ConnectTimeout
+	cctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := connect(cctx)
+	timedOut := err != nil && ctx.Err() == nil && cctx.Err() != nil
+	defer func() {
+		s.mu.Lock()
+		s.noAnswer = nil
+		if timedOut {
+			s.noAnswer = err
+		}
+		s.mu.Unlock()
+	}()
+	if err == nil {
+		return nil
+	}
+	addr := net.JoinHostPort(s.cfg.Host, strconv.Itoa(int(s.cfg.Port)))
+	switch {
+	case timedOut:
+		// Class connect, not the timeout of an operation cut off.
+		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS in the address to wait longer)", s.target, addr, d, int(d.Seconds())), err: err}}
+	case strings.Contains(err.Error(), "received unexpected message"):
+		// pgconn read a message that has no place in PostgreSQL's
+		// start-up, and wrapped a nil error in its message.
+		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer as PostgreSQL does; is it another kind of server (MariaDB/MySQL, HTTP)? Check the address's port", s.target, addr), err: err}}
+	default:
+		err = fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err)
+	}
+	err = s.fail(err)
+	return err
+}
+
+// connectTimeout is a failed connect whose message replaces pgconn's:
+// the cause first, without every try's line.
+type connectTimeout struct {
+	msg string
+	err error
+}
+
+func (e *connectTimeout) Error() string { return e.msg }
+func (e *connectTimeout) Unwrap() error { return e.err }
 
 func closeConn(c *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -611,7 +666,7 @@ func (s *Store) Networked() {}
 // reason under Facts["error"].
 func (s *Store) Info(ctx context.Context) store.Info {
 	s.mu.Lock()
-	started, closed, target, startErr := s.cfg != nil, s.closed, s.target, s.startErr
+	started, closed, target, startErr, noAnswer := s.cfg != nil, s.closed, s.target, s.startErr, s.noAnswer
 	s.mu.Unlock()
 	info := store.Info{Driver: "postgres", Target: target, Options: map[string]string{
 		"connect":  connectNames[s.connect],
@@ -650,6 +705,11 @@ func (s *Store) Info(ctx context.Context) store.Info {
 		return info
 	case !started || closed:
 		info.Facts["error"] = "server not reachable: the store is not set up or already closed"
+		return info
+	case noAnswer != nil:
+		// The server did not answer the last connect: asking again
+		// would double the wait for a run that failed already.
+		info.Facts["error"] = noAnswer.Error()
 		return info
 	}
 	c, err := s.fresh(ctx)
@@ -736,19 +796,9 @@ func (s *Store) Open(ctx context.Context) (store.Session, error) {
 	ss := newSession(s)
 	switch s.connect {
 	case connectSession:
-		if s.wire {
-			w, err := wire.Connect(ctx, s.cfg.Config.Copy())
-			if err != nil {
-				return nil, s.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err))
-			}
-			ss.w = w
-			return ss, nil
+		if err := ss.connect(ctx); err != nil {
+			return nil, err
 		}
-		c, err := pgx.ConnectConfig(ctx, s.cfg)
-		if err != nil {
-			return nil, s.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err))
-		}
-		ss.conn = c
 	case connectPerOp:
 		return &perOpSession{ss}, nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"kurabe/redact"
 	"kurabe/store"
+	"kurabe/store/mysql"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
 )
@@ -1249,5 +1250,113 @@ func TestSwapKeepsTableReadableWhileIndexing(t *testing.T) {
 	}
 	if want := "[kurabe_swapread_body kurabe_swapread_body_id swapread_pkey]"; fmt.Sprint(names) != want {
 		t.Errorf("indexes after the swap: %v, want %s (named for the table, not the staging table)", names, want)
+	}
+}
+
+// silentServer listens on 127.0.0.1 and accepts connections without ever
+// answering, as a stopped server's port does; it returns the address and
+// the count of connections accepted so far.
+func silentServer(t *testing.T) (string, func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return l.Addr().String(), func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
+	}
+}
+
+// TestConnectTimeoutBoundsTheWholeConnect: with sslmode=prefer pgconn
+// tries TLS and then without, each try with connect_timeout of its own;
+// kurabe's connect_timeout bounds the whole, so a server that never
+// answers is not tried a second time, and the message leads with the
+// timeout, not with the TLS try.
+func TestConnectTimeoutBoundsTheWholeConnect(t *testing.T) {
+	addr, accepted := silentServer(t)
+	for _, mode := range []string{"", "&driver=pgx", "&connect=per-op"} {
+		t.Run(mode, func(t *testing.T) {
+			before := accepted()
+			st := open(t, "postgres://u@"+addr+"/db?connect_timeout=1"+mode, store.Env{})
+			s, err := st.Open(context.Background())
+			if err == nil {
+				_, err = s.Scan(context.Background(), storetest.Table(), store.Query{}, func(store.Row) error { return nil })
+				s.Close()
+			}
+			if err == nil {
+				t.Fatal("connecting to a server that never answers succeeded")
+			}
+			want := "postgres: cannot connect to postgres://u@" + addr + "/db: the server at " + addr + " did not answer within 1s (connect_timeout=1;"
+			if msg := err.Error(); !strings.HasPrefix(msg, want) {
+				t.Errorf("error %q\nwant it to start %q", msg, want)
+			}
+			if got := store.Classify(err); got != "connect" {
+				t.Errorf("class %q, want connect", got)
+			}
+			// Info, after a failed start, does not wait for the server
+			// again.
+			info := st.Info(context.Background())
+			if !strings.HasPrefix(info.Facts["error"], want) {
+				t.Errorf("Info's error %q\nwant it to start %q", info.Facts["error"], want)
+			}
+			if n := accepted() - before; n != 1 {
+				t.Errorf("the server was tried %d times, want once: the timeout is the whole connect's, and Info does not wait again", n)
+			}
+		})
+	}
+}
+
+// TestAnotherKindOfServer: an address whose port is MariaDB's is said to
+// be another kind of server, not with pgconn's "received unexpected
+// message: %!w(<nil>)".
+func TestAnotherKindOfServer(t *testing.T) {
+	dir, err := serverDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sp, _ := store.ParseSpec("mariadb:managed")
+	my, err := mysql.Open(context.Background(), sp, store.Env{Dir: dir})
+	storetest.RequireServer(t, err)
+	defer my.Close()
+	if err := my.Setup(context.Background(), nil); err != nil {
+		storetest.RequireServer(t, err)
+	}
+	addr := strings.TrimPrefix(my.Info(context.Background()).Target, "managed ")
+	st := open(t, "postgres://u@"+addr+"/db?connect_timeout=5", store.Env{})
+	err = st.Setup(context.Background(), []*store.Table{storetest.Table()})
+	if err == nil {
+		t.Fatal("Setup against MariaDB's port succeeded")
+	}
+	msg := err.Error()
+	want := "the server at " + addr + " did not answer as PostgreSQL does; is it another kind of server"
+	if !strings.Contains(msg, want) || strings.Contains(msg, "%!") {
+		t.Errorf("error %q\nwant it to say %q, without a formatting mistake", msg, want)
+	}
+	if got := store.Classify(err); got != "connect" {
+		t.Errorf("class %q, want connect", got)
 	}
 }

@@ -215,10 +215,10 @@ func (s *session) db(ctx context.Context) (querier, error) {
 		return s.st.pool, nil
 	}
 	start := time.Now()
-	c, err := pgx.ConnectConfig(ctx, s.st.cfg)
+	c, err := s.st.connectPgx(ctx)
 	s.connectTime += time.Since(start)
 	if err != nil {
-		return nil, s.st.fail(fmt.Errorf("postgres: cannot connect to %s: %w", s.st.target, err))
+		return nil, err
 	}
 	s.opConn = c
 	return c, nil
@@ -396,6 +396,42 @@ func decodeInt(b []byte, format int16) (int64, bool) {
 		return 0, false
 	}
 	return int64(u), true
+}
+
+var _ store.Reopener = (*session)(nil)
+
+// Lost says the session's own connection is gone (store.Reopener); a
+// pool replaces its broken connections itself, and connect=per-op
+// connects anew every time.
+func (s *session) Lost() bool {
+	switch {
+	case s.st.connect != connectSession:
+		return false
+	case s.st.wire:
+		return s.w == nil || s.w.Broken()
+	}
+	return s.conn == nil || s.conn.IsClosed()
+}
+
+// Reopen closes what is left of the session's connection and opens a new
+// one (store.Reopener).
+func (s *session) Reopen(ctx context.Context) error {
+	s.Close()
+	s.tables = nil // the wire statements were the old connection's
+	return s.connect(ctx)
+}
+
+// connect opens the session's own connection (connect=session).
+func (s *session) connect(ctx context.Context) error {
+	if !s.st.wire {
+		c, err := s.st.connectPgx(ctx)
+		s.conn = c
+		return err
+	}
+	return s.st.connecting(ctx, func(ctx context.Context) (err error) {
+		s.w, err = wire.Connect(ctx, s.st.cfg.Config.Copy())
+		return err
+	})
 }
 
 func (s *session) Close() error {

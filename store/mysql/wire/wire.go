@@ -303,6 +303,10 @@ func (c *Conn) Multiplex(w muxsock.Waiter) bool {
 	return ok
 }
 
+// Broken says the connection is out of step with the server or closed:
+// every exchange on it fails.
+func (c *Conn) Broken() bool { return c.broken != nil }
+
 // ID is the server's id of the connection, for KILL.
 func (c *Conn) ID() uint32 { return c.id }
 

@@ -149,6 +149,10 @@ func (c *Conn) Multiplex(w muxsock.Waiter) bool {
 	return ok
 }
 
+// Broken says the connection is out of step with the server or closed:
+// every exchange on it fails.
+func (c *Conn) Broken() bool { return c.broken != nil }
+
 // TxStatus is the server's transaction status after the last exchange:
 // 'I' idle, 'T' in a transaction, 'E' in a failed transaction.
 func (c *Conn) TxStatus() byte { return c.txStatus }
