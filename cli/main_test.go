@@ -57,7 +57,7 @@ func (e *buildError) Error() string { return "build: " + e.err.Error() + "\n" + 
 // the first Ctrl-C: in the language of the command's output (its --lang,
 // else the locale) for the commands that take --lang, English for others.
 func TestStoppingLineSpeaksTheCommandsLanguage(t *testing.T) {
-	const en, ja = "\nkurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them\n", "\nkurabe: 実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください\n"
+	const en, ja = "\nkurabe: stopping after the operations under way (those a server does not answer within --grace, 5s by default, are cut off), then writing the results; press Ctrl-C again to stop at once without writing them\n", "\nkurabe: 実行中の操作の後に停止し (サーバーが --grace の時間 (既定 5 秒) 内に応答しない操作は打ち切ります)、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください\n"
 	for _, c := range []struct {
 		args []string
 		lang string // LANG

@@ -46,6 +46,7 @@ type runFlags struct {
 	count    int64
 	duration time.Duration
 	warmup   time.Duration
+	grace    time.Duration
 	think    string
 	seed     uint64
 	jsonOut  string
@@ -110,6 +111,7 @@ func (a *App) runFlagSet(f *runFlags, out io.Writer) *runSet {
 	durationVar(fs, &f.duration, "d", 0, "run each phase for this `duration` instead of -n operations, e.g. 30s, or 30 (seconds)")
 	fs.StringVar(&f.rate, "R", "", "open loop: start operations at this many per second whatever the store's pace (latency measured from the scheduled start); RATE, or FROM:TO for a linear ramp over -d")
 	durationVar(fs, &f.warmup, "warmup", 0, "run each phase for this `duration` before measuring, excluded from the figures, e.g. 2s, or 2 (seconds)")
+	durationVar(fs, &f.grace, "grace", engine.DefaultGrace, "operations still in flight this `duration` after a phase's end (or Ctrl-C) are cut off and counted as failed (class timeout): a server that stopped answering")
 	fs.StringVar(&f.think, "think", "", "delay between one client's operations: a duration (10ms; a bare number is seconds) or a uniform range (5ms-20ms)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the clients' random numbers, to repeat a run (default: random, recorded in the result)")
 	fs.StringVar(&f.jsonOut, "json", "", "write the full result document to this file")
@@ -357,7 +359,7 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 			f.count = c.DefaultCount()
 		}
 	}
-	cfg := engine.Config{Clients: p.levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Seed: f.seed, PerClient: p.isolated, IO: f.mux.io}
+	cfg := engine.Config{Clients: p.levels[0], Count: f.count, Duration: f.duration, Warmup: f.warmup, Grace: f.grace, Seed: f.seed, PerClient: p.isolated, IO: f.mux.io}
 	if set["d"] {
 		if set["n"] {
 			return nil, badFlag("d", "give either -n or -d, not both")
@@ -374,6 +376,9 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 	}
 	if f.warmup < 0 {
 		return nil, badFlag("warmup", "--warmup %v: want 0 or more", f.warmup)
+	}
+	if f.grace <= 0 {
+		return nil, badFlag("grace", "--grace %v: want a positive duration such as 5s", f.grace)
 	}
 	if cfg.ThinkMin, cfg.ThinkMax, err = parseThink(f.think); err != nil {
 		return nil, badFlag("think", "%v", err)

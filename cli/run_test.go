@@ -444,7 +444,7 @@ func interruptWritesResult(t *testing.T, sig syscall.Signal, twice bool) {
 		}
 		return
 	}
-	if !strings.Contains(out.String(), "kurabe: stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them") {
+	if !strings.Contains(out.String(), "kurabe: stopping after the operations under way (those a server does not answer within --grace, 5s by default, are cut off), then writing the results; press Ctrl-C again to stop at once without writing them") {
 		t.Fatalf("no hint of a second Ctrl-C after SIGINT:\n%s", out.String())
 	}
 }

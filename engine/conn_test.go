@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,5 +113,84 @@ func TestLostSessionsAreReopened(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestStoppedServerIsCutOff: the server's processes stop answering
+// (SIGSTOP) mid-phase. At the end of a timed phase, or at an interrupt of
+// one of a count, the operations in flight get the grace period, are then
+// cut off and counted as failed (class timeout), and the phase ends with
+// its results instead of waiting for ever.
+func TestStoppedServerIsCutOff(t *testing.T) {
+	st := managedServer(t, "postgres")
+	w := bbsWorkload(t, "write")
+	setup(t, st, w)
+	defer func(d time.Duration) { CountAfterCutOff = d }(CountAfterCutOff)
+	CountAfterCutOff = time.Second
+	for _, io := range []ClientIO{IOThreads, IOLoop, IOPoller} {
+		for _, timed := range []bool{true, false} {
+			name := string(io) + "/-n, interrupted"
+			if timed {
+				name = string(io) + "/-d"
+			}
+			t.Run(name, func(t *testing.T) {
+				spy, err := st.Open(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer spy.Close()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var once sync.Once
+				var stopped []int
+				defer func() {
+					for _, pid := range stopped {
+						syscall.Kill(pid, syscall.SIGCONT)
+					}
+				}()
+				tick := func(p Progress) {
+					if len(stopped) > 0 && !timed {
+						// Ctrl-C, a tick after the server stopped
+						// answering, when every client waits on it.
+						cancel()
+					}
+					if p.Ops == 0 {
+						return
+					}
+					once.Do(func() {
+						for _, pid := range otherSessions(t, "postgres", spy.(store.SQLSession)) {
+							if syscall.Kill(int(pid), syscall.SIGSTOP) == nil {
+								stopped = append(stopped, int(pid))
+							}
+						}
+					})
+				}
+				cfg := Config{Clients: 2, Seed: 1, Tick: tick, IO: io, Grace: 500 * time.Millisecond}
+				if timed {
+					cfg.Duration = 2 * time.Second
+				} else {
+					cfg.Count = 100_000_000
+				}
+				res, err := RunPhase(ctx, cfg, st, w, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(stopped) == 0 {
+					t.Fatal("no server process was stopped")
+				}
+				if res.CutOff != 2 || res.GraceSeconds != 0.5 {
+					t.Errorf("cut off %d after %vs, want both clients' operations after 0.5s", res.CutOff, res.GraceSeconds)
+				}
+				var timeouts int64
+				for _, c := range res.ErrorClasses {
+					if c.Class == ClassCutOff {
+						timeouts = c.Count
+					}
+				}
+				if timeouts != res.CutOff || res.SessionsLost != 0 {
+					t.Errorf("error classes %+v, sessions lost %d: want the operations cut off as timeouts, and no reopen after the phase's end", res.ErrorClasses, res.SessionsLost)
+				}
+			})
+		}
 	}
 }

@@ -74,6 +74,10 @@ type Config struct {
 	// makes clients take turns, and the yield would only wake idle threads.
 	// Stores that say so (store.Networked) get the same without it.
 	NoYield bool
+	// Grace is how long operations in flight at the phase's end (or an
+	// interrupt) may take before they are cut off through their context,
+	// and counted as failed (class timeout); 0 is DefaultGrace.
+	Grace time.Duration
 	// IO says how clients whose sessions can wait on their sockets
 	// themselves (store.Multiplexed) wait for replies in closed-loop
 	// phases without think time: IOAuto (the zero value) picks threads or
@@ -127,8 +131,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("clients: %d; want 1 or more", c.Clients)
 	case c.IO != IOAuto && c.IO != IOThreads && c.IO != IOLoop && c.IO != IOPoller:
 		return fmt.Errorf("client I/O %q: want threads, loop or poller, or empty for auto", c.IO)
-	case c.Count < 0 || c.Duration < 0 || c.Warmup < 0:
-		return errors.New("count, duration and warm-up must not be negative")
+	case c.Count < 0 || c.Duration < 0 || c.Warmup < 0 || c.Grace < 0:
+		return errors.New("count, duration, warm-up and grace must not be negative")
 	case c.Count == 0 && c.Duration == 0:
 		return errors.New("give a number of operations (-n) or a duration (-d)")
 	case c.Count > 0 && c.Duration > 0:
@@ -222,6 +226,7 @@ type worker struct {
 	reopened int64          // and reopened
 	tries    int64          // reopen attempts that failed
 	tryErr   error          // the first of them
+	cutOps   int64          // operations cut off
 }
 
 type kindStats struct {
@@ -311,8 +316,8 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	ks := &w.kinds[k]
 	ks.rows += d.Rows // stored even when the operation then failed
 	if err != nil {
-		w.fail(k, err, measure)
-		if w.reopener != nil && w.reopener.Lost() {
+		w.fail(k, cutOff(ctx, err), measure)
+		if w.reopener != nil && ctx.Err() == nil && w.reopener.Lost() {
 			w.reopen(ctx)
 			return time.Since(w.epoch)
 		}
@@ -335,9 +340,43 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	return t1
 }
 
+// ErrCutOff is the cause of the context of an operation cut off: still in
+// flight the grace period after its phase's end.
+var ErrCutOff = errors.New("cut off: the operation was still in flight at the end of the grace period after the phase's end (--grace); the server stopped answering?")
+
+// DefaultGrace is how long operations in flight at a phase's end (or an
+// interrupt) may take to finish before they are cut off (Config.Grace).
+const DefaultGrace = 5 * time.Second
+
+// ClassCutOff is the class of an operation cut off.
+const ClassCutOff = "timeout"
+
+// cutOff gives the error of an operation that ctx cut off the class
+// timeout, whatever the store made of the cancellation.
+func cutOff(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return &store.ClassError{Class: ClassCutOff, Err: &cutError{err}}
+}
+
+type cutError struct{ err error }
+
+func (e *cutError) Error() string {
+	if errors.Is(e.err, ErrCutOff) {
+		return e.err.Error() // the store said it was cut off
+	}
+	return ErrCutOff.Error() + ": " + e.err.Error()
+}
+func (e *cutError) Unwrap() error { return e.err }
+
 // fail counts an error by class, keeping the first message. It is off the
 // hot path: errors may allocate.
 func (w *worker) fail(k int, err error, measure bool) {
+	var ce *cutError
+	if errors.As(err, &ce) {
+		w.cutOps++
+	}
 	w.errs.Add(1)
 	if !measure {
 		w.warmErrs.Add(1)
@@ -579,22 +618,44 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	res.SessionOpen = result.Summarize(&open)
 	res.SessionOpen.Buckets = nil
 
-	// Operations run with a context that is never cancelled: an interrupt
-	// lets each in-flight operation finish, so every write is either
-	// acknowledged or not started. A long operation may ask
-	// workload.Stopping between its steps.
-	var stop atomic.Bool
-	opCtx := workload.WithStop(context.WithoutCancel(ctx), &stop)
+	// Operations run with a context of their own: an interrupt lets each
+	// in-flight operation finish, so every write is either acknowledged
+	// or not started. A long operation may ask workload.Stopping between
+	// its steps. Only a server that stops answering keeps an operation
+	// from finishing: those still in flight the grace period after the
+	// phase's end (or the interrupt) are cut off, through their context
+	// and, for clients waiting on their sockets themselves, through cut.
+	var stop, cut atomic.Bool
+	opCtx, cancelOps := context.WithCancelCause(workload.WithStop(context.WithoutCancel(ctx), &stop))
+	defer cancelOps(nil)
+	grace := cmp.Or(cfg.Grace, DefaultGrace)
 	done := make(chan struct{})
+	start := time.Now()
 	go func() {
+		var end <-chan time.Time
+		if cfg.Duration > 0 {
+			tm := time.NewTimer(time.Until(start.Add(cfg.Warmup + cfg.Duration)))
+			defer tm.Stop()
+			end = tm.C
+		}
 		select {
 		case <-ctx.Done():
 			stop.Store(true)
+		case <-end:
+		case <-done:
+			return
+		}
+		tm := time.NewTimer(grace)
+		defer tm.Stop()
+		select {
+		case <-tm.C:
+			stop.Store(true)
+			cancelOps(ErrCutOff)
+			cut.Store(true)
 		case <-done:
 		}
 	}()
 
-	start := time.Now()
 	measureStart := start.Add(cfg.Warmup)
 	for _, wk := range workers {
 		wk.epoch = start
@@ -642,7 +703,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 	var mcs []*muxClient
 	switch io {
 	case IOThreads:
-		if !multiplex(workers, func(int) store.Waiter { return threadWaiter{} }) {
+		if !multiplex(workers, func(int) store.Waiter { return threadWaiter{&cut} }) {
 			io = IOPoller
 		}
 	case IOLoop:
@@ -662,7 +723,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			wk.pass = mcs[i].pass
 			wk.mc = mcs[i]
 		}
-		muxErr := runMux(mcs, &stop, body)
+		muxErr := runMux(mcs, &stop, &cut, body)
 		unmultiplex(workers)
 		if muxErr != nil {
 			close(done)
@@ -757,6 +818,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		res.SessionsLost += wk.lost
 		res.SessionsReopened += wk.reopened
 		res.ReopenFailures += wk.tries
+		res.CutOff += wk.cutOps
 		if wk.tryErr != nil && res.ReopenError == "" {
 			res.ReopenError = wk.tryErr.Error()
 		}
@@ -779,8 +841,19 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		res.FinishRatio = float64(last) / float64(first)
 	}
 
-	// Every acknowledged write must be in the store.
+	if res.CutOff > 0 {
+		res.GraceSeconds = grace.Seconds()
+	}
+
+	// Every acknowledged write must be in the store. After operations were
+	// cut off the server may not answer the count either: it gets a time
+	// of its own.
 	vctx := context.WithoutCancel(ctx)
+	if cut.Load() {
+		var cancel context.CancelFunc
+		vctx, cancel = context.WithTimeout(vctx, CountAfterCutOff)
+		defer cancel()
+	}
 	for i := range verify {
 		v := &verify[i]
 		for _, wk := range workers {
@@ -894,6 +967,10 @@ func patiently(ctx context.Context, f func() error) error {
 		wait = min(2*wait, 200*time.Millisecond)
 	}
 }
+
+// CountAfterCutOff bounds the count that verifies a phase whose
+// operations were cut off.
+var CountAfterCutOff = 10 * time.Second
 
 // CapacityPatience is how long a session, kurabe's own counting
 // connection or a count on it refused for too many connections is tried

@@ -45,17 +45,32 @@ import (
 // yields before it waits again. Without those signals (rawWait false)
 // the wait goes through the bookkeeping instead, which lets a stop of
 // the world go on while a client waits.
-type threadWaiter struct{}
+//
+// The wait wakes every cutEvery to see whether the phase cut its
+// operations off (cut), which contexts cannot tell a raw poll(2).
+type threadWaiter struct{ cut *atomic.Bool }
 
-func (threadWaiter) Wait(fd int, write bool) error {
+// cutEvery is how often a client blocked on its socket looks whether it
+// was cut off; a reply wakes it at once.
+var cutEvery = syscall.Timespec{Nsec: 200e6}
+
+func (t threadWaiter) Wait(fd int, write bool) error {
 	for {
-		switch _, e := muxsock.Poll(fd, write, rawWait, nil); e {
+		every := cutEvery
+		switch n, e := muxsock.Poll(fd, write, rawWait, &every); e {
 		case 0:
-			return nil
+			if n > 0 {
+				return nil
+			}
 		case syscall.EINTR:
+			// The runtime's preemption signals end a long wait every
+			// few milliseconds, before it times out.
 			runtime.Gosched()
 		default:
 			return e
+		}
+		if t.cut.Load() {
+			return ErrCutOff
 		}
 	}
 }
@@ -131,6 +146,7 @@ type muxClient struct {
 	events  uint32 // the events registered
 	waiting bool
 	waited  bool // it waited since its last pass
+	cut     bool // the phase cut its operations off: waits fail
 }
 
 type muxWait struct {
@@ -144,8 +160,14 @@ var errLoopStopped = errors.New("the clients' event loop stopped")
 // the client's coroutine.
 func (c *muxClient) Wait(fd int, write bool) error {
 	c.waited = true
+	if c.cut {
+		return ErrCutOff
+	}
 	if !c.yield(muxWait{fd, write}) {
 		return errLoopStopped
+	}
+	if c.cut {
+		return ErrCutOff
 	}
 	return nil
 }
@@ -224,7 +246,7 @@ func (c *muxClient) forget() { c.fd, c.events = -1, 0 }
 // runMux runs body(i) for every client i as a coroutine and serves their
 // waits until all have returned. On an error of epoll itself it sets stop,
 // so that each client ends after its operation, and returns the error.
-func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
+func runMux(cs []*muxClient, stop, cut *atomic.Bool, body func(i int)) error {
 	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return err
@@ -299,9 +321,20 @@ func runMux(cs []*muxClient, stop *atomic.Bool, body func(i int)) error {
 		// Ask first without the runtime's system-call bookkeeping, which
 		// would wake another thread to take the processor; block only
 		// when no reply is in and no client is ready to run.
+		if cut.Load() {
+			// The phase cut its operations off: every waiting client
+			// wakes to find its wait failed.
+			for _, c := range cs {
+				c.cut = true
+				if c.waiting {
+					c.waiting = false
+					runq = append(runq, c)
+				}
+			}
+		}
 		k, err := epollNow(ep, events)
 		if err == nil && k == 0 && len(runq) == 0 {
-			k, err = syscall.EpollWait(ep, events, 1000)
+			k, err = syscall.EpollWait(ep, events, 200)
 		}
 		if err == syscall.EINTR {
 			continue

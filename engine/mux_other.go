@@ -18,7 +18,7 @@ func (*muxClient) await(f func())       { f() }
 func (*muxClient) forget()              {}
 func (*muxClient) Wait(int, bool) error { return nil }
 
-type threadWaiter struct{}
+type threadWaiter struct{ cut *atomic.Bool }
 
 func (threadWaiter) Wait(int, bool) error { return nil }
 
@@ -32,4 +32,4 @@ func runThreads(int, func(int)) { panic("engine: clients on threads need Linux")
 
 func baseProcs() int { return runtime.GOMAXPROCS(0) }
 
-func runMux([]*muxClient, *atomic.Bool, func(int)) error { return nil }
+func runMux([]*muxClient, *atomic.Bool, *atomic.Bool, func(int)) error { return nil }

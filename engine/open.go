@@ -119,8 +119,8 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		ks := &w.kinds[k]
 		ks.rows += d.Rows
 		if err != nil {
-			w.fail(k, err, measure)
-			if w.reopener != nil && w.reopener.Lost() {
+			w.fail(k, cutOff(ctx, err), measure)
+			if w.reopener != nil && ctx.Err() == nil && w.reopener.Lost() {
 				// Operations due meanwhile are taken by the other
 				// clients, or counted as not started.
 				w.reopen(ctx)

@@ -232,6 +232,7 @@ var words = map[string][2]string{
 	"note.reopened":              {"%s %s: sessions that lost their connection mid-phase: %s (the operation that found each lost is among the errors), reopened: %s", "%s %s: フェーズ中に接続を失ったセッション: %s 件 (それを見つけた操作はエラーに数えています)、再接続したもの: %s 件"},
 	"note.reopen-tries":          {"; %s attempts to reopen failed (not counted as errors), first: %s", "。再接続の失敗 %s 回 (エラーには数えていません)、最初のエラー: %s"},
 	"note.not-reopened":          {"; %s not reopened: their clients stopped, their remaining operations not run", "。%s 件は再接続できず、そのクライアントは停止し、残りの操作は実行していません"},
+	"note.cut-off":               {"%s %s: %s operations were still in flight %s after the phase's end (or the interrupt) and were cut off (counted as errors of class timeout): the server stopped answering? (--grace sets the time)", "%s %s: %s 件の操作がフェーズ終了 (または中断) の %s 後もまだ実行中で、打ち切りました (クラス timeout のエラーに数えています)。サーバーが応答しなくなった可能性があります (--grace で時間を指定)"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},

@@ -684,6 +684,9 @@ func notes(d *result.Document, l tr) []string {
 			for _, c := range p.SessionErrors {
 				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
+			if p.CutOff > 0 {
+				out = append(out, l.f("note.cut-off", s.Label, op, num0(p.CutOff), dur(p.GraceSeconds*1e6)))
+			}
 			if p.SessionsLost > 0 {
 				line := l.f("note.reopened", s.Label, op, num0(p.SessionsLost), num0(p.SessionsReopened))
 				if p.ReopenFailures > 0 {

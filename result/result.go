@@ -149,6 +149,11 @@ type Phase struct {
 	SessionsReopened int64  `json:"sessions_reopened,omitempty"`
 	ReopenFailures   int64  `json:"reopen_failures,omitempty"`
 	ReopenError      string `json:"reopen_error,omitempty"`
+	// CutOff counts the operations still in flight GraceSeconds after the
+	// phase's end (or an interrupt), then cancelled and counted as failed
+	// (class timeout): a server that stopped answering.
+	CutOff       int64   `json:"cut_off,omitempty"`
+	GraceSeconds float64 `json:"grace_s,omitempty"`
 	// With a connection per operation (connect=per-op): the time spent
 	// connecting, the latency without it, and ops/s without it, like
 	// pgbench's tps "without initial connection time".

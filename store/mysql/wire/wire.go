@@ -1032,7 +1032,7 @@ func (c *Conn) fail(err error) error {
 	if c.broken != nil {
 		return c.broken
 	}
-	if c.watch.Fired() && c.ctx != nil && c.ctx.Err() != nil {
+	if c.ctx != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("mysql: query interrupted, connection closed: %w", context.Cause(c.ctx))
 	} else {
 		err = fmt.Errorf("mysql: connection lost: %w: %w", err, mysql.ErrInvalidConn)

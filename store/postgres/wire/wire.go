@@ -482,7 +482,7 @@ func (c *Conn) fill(n int) error {
 // fail marks the connection broken by an I/O error, which is the
 // context's error when a cancellation caused it.
 func (c *Conn) fail(err error) error {
-	if c.watch.Fired() && c.ctx != nil && c.ctx.Err() != nil {
+	if c.ctx != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("postgres: query interrupted, connection closed: %w", context.Cause(c.ctx))
 	} else {
 		err = fmt.Errorf("postgres: connection lost: %w", err)
