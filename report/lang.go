@@ -168,7 +168,7 @@ var words = map[string][2]string{
 	// A store an interrupt kept from starting, where its target goes
 	// (result.NotStarted); and the line on stderr at the first Ctrl-C.
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
-	"stopping":          {"stopping after the operations under way, then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopping":          {"stopping after the operations under way (those a server does not answer within --grace, 5s by default, are cut off), then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し (サーバーが --grace の時間 (既定 5 秒) 内に応答しない操作は打ち切ります)、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
 	// The line at the first Ctrl-C of kurabe report and compare, which
 	// run no operations: they write what is left, then stop.
