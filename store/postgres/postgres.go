@@ -392,27 +392,17 @@ func (s *Store) connecting(ctx context.Context, connect func(context.Context) er
 	switch {
 	case timedOut:
 		// Class connect, not the timeout of an operation cut off.
-		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS in the address to wait longer)", s.target, addr, d, int(d.Seconds())), err: err}}
+		err = &store.ClassError{Class: "connect", Err: &scrubbed{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS in the address to wait longer)", s.target, addr, d, int(d.Seconds())), err: err}}
 	case strings.Contains(err.Error(), "received unexpected message"):
 		// pgconn read a message that has no place in PostgreSQL's
 		// start-up, and wrapped a nil error in its message.
-		err = &store.ClassError{Class: "connect", Err: &connectTimeout{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer as PostgreSQL does; is it another kind of server (MariaDB/MySQL, HTTP)? Check the address's port", s.target, addr), err: err}}
+		err = &store.ClassError{Class: "connect", Err: &scrubbed{msg: fmt.Sprintf("postgres: cannot connect to %s: the server at %s did not answer as PostgreSQL does; is it another kind of server (MariaDB/MySQL, HTTP)? Check the address's port", s.target, addr), err: err}}
 	default:
 		err = fmt.Errorf("postgres: cannot connect to %s: %w", s.target, err)
 	}
 	err = s.fail(err)
 	return err
 }
-
-// connectTimeout is a failed connect whose message replaces pgconn's:
-// the cause first, without every try's line.
-type connectTimeout struct {
-	msg string
-	err error
-}
-
-func (e *connectTimeout) Error() string { return e.msg }
-func (e *connectTimeout) Unwrap() error { return e.err }
 
 func closeConn(c *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -865,8 +855,9 @@ func unrepeated(msg string) string {
 	return msg
 }
 
-// scrubbed is an error whose message had a password or several lines in
-// it.
+// scrubbed is an error whose message kurabe rewrote: a password hidden,
+// several lines made one, or, for a failed connect, pgconn's message
+// replaced by its cause, said first without every try's line.
 type scrubbed struct {
 	msg string
 	err error
