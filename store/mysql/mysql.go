@@ -378,23 +378,15 @@ func connecting(ctx context.Context, timeout time.Duration, addr string, connect
 	err := connect(cctx)
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
 		// Class connect, not the timeout of an operation cut off.
-		return &store.ClassError{Class: "connect", Err: &noAnswer{
+		// The message says so without the driver's, which is about what
+		// the timeout interrupted.
+		return &store.ClassError{Class: "connect", Err: &scrubbed{
 			msg: fmt.Sprintf("the server at %s did not answer within %v (connect_timeout=%d; give connect_timeout=SECONDS to wait longer)", addr, timeout, int(timeout.Seconds())),
-			err: err,
+			is:  err,
 		}}
 	}
 	return err
 }
-
-// noAnswer is a connect that timed out; its message says so without the
-// driver's, which is about what the timeout interrupted.
-type noAnswer struct {
-	msg string
-	err error
-}
-
-func (e *noAnswer) Error() string { return e.msg }
-func (e *noAnswer) Unwrap() error { return e.err }
 
 // ready starts a managed server if it is not running, and readies the
 // connections. It runs once; a failure is returned again.
@@ -1295,6 +1287,8 @@ func scrub(err error, secret hidden) error {
 	return out
 }
 
+// scrubbed is an error whose message kurabe rewrote: a password hidden,
+// or a connect that got no answer said as such.
 type scrubbed struct {
 	msg string
 	is  error
