@@ -413,3 +413,37 @@ func TestDatasetRefusedSwapSaysNothingChanged(t *testing.T) {
 		t.Fatalf("import refused at the swap: exit %d: %s", code, errs)
 	}
 }
+
+// The user dropped the kurabe_postal an import made and made a table of
+// their own under the name, with their row: kurabe_meta still lists
+// kurabe_postal, but the next import refuses the table as not the one
+// kurabe made, before it changes anything, and the user's row is still
+// there. Before, SQLite knew its tables by name alone, and the import's
+// swap dropped the user's table.
+func TestDatasetImportRefusesTableMadeAgainByUser(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "postal.db")
+	if _, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db, "--rows", "700"); code != ExitOK {
+		t.Fatalf("first import: exit %d: %s", code, errs)
+	}
+	c, err := sqlite3.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Exec("DROP TABLE kurabe_postal; CREATE TABLE kurabe_postal (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO kurabe_postal VALUES (1, 'keep me')"); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, testApp(), "dataset", "import", sampleKenAll, "--store", "sqlite:"+db)
+	if code != ExitFailed || !strings.Contains(errs, "table kurabe_postal in "+db+" exists and was not created by kurabe (kurabe_meta lists a table of that name, but this is not the table kurabe made: it was replaced since)") ||
+		!strings.Contains(errs, "nothing was changed") {
+		t.Fatalf("import over the user's kurabe_postal: exit %d: %s", code, errs)
+	}
+	st, _, err := c.Prepare("SELECT group_concat(id || ':' || note) FROM kurabe_postal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !st.Step() || st.ColumnText(0) != "1:keep me" {
+		t.Fatalf("the user's kurabe_postal holds %q, want only their row", st.ColumnText(0))
+	}
+}

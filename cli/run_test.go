@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
+
 	"kurabe/report"
 	"kurabe/result"
 	"kurabe/store"
@@ -877,6 +879,42 @@ func TestIsolateSQLiteFilePerClient(t *testing.T) {
 	}
 	if lost, extra := doc.Lost(); lost != 0 || extra != 0 || len(doc.Stores[0].Phases[0].Verify) != 3 {
 		t.Errorf("lost %d, extra %d, verify %+v", lost, extra, doc.Stores[0].Phases[0].Verify)
+	}
+}
+
+// With --isolate, each client's database file is checked as the store's
+// own is: the user dropped client 1's kurabe_posts_c1 and made a table of
+// their own under the name, with their row, in board_c1.db. kurabe_meta
+// there still lists the name, but the next run refuses the table as not
+// the one kurabe made, and the user's row is still there. Before, the
+// name alone was kurabe's, and the run dropped the user's table.
+func TestIsolateSQLiteRefusesTableMadeAgainByUser(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "board.db")
+	args := []string{"run", "-q", "--store", "sqlite:" + db + "?synchronous=off", "--ops", "write", "-n", "20", "-c", "2", "--isolate"}
+	if out, errs, code := runCLI(t, testApp(), args...); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
+	}
+	c1 := filepath.Join(dir, "board_c1.db")
+	c, err := sqlite3.Open(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Exec("DROP TABLE kurabe_posts_c1; CREATE TABLE kurabe_posts_c1 (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO kurabe_posts_c1 VALUES (1, 'keep me')"); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, testApp(), args...)
+	if code == ExitOK || !strings.Contains(out+errs, "table kurabe_posts_c1 in "+c1+" exists and was not created by kurabe (kurabe_meta lists a table of that name, but this is not the table kurabe made: it was replaced since), so it was left as it is") {
+		t.Fatalf("run over the user's table: exit %d\n%s%s", code, out, errs)
+	}
+	st, _, err := c.Prepare("SELECT group_concat(id || ':' || note) FROM kurabe_posts_c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !st.Step() || st.ColumnText(0) != "1:keep me" {
+		t.Fatalf("the user's kurabe_posts_c1 holds %q, want only their row", st.ColumnText(0))
 	}
 }
 

@@ -1346,37 +1346,44 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	}
 	// Each entry moves with its table: t's goes with t to old, and
 	// staged's (its token, which its comment has) with staged into t's
-	// place.
+	// place. A name is listed only while a table of kurabe's is there or
+	// about to be, never one that is not coming: old's entry is made
+	// before the rename (so that a stop right after it leaves old listed,
+	// for the next swap to drop), and is taken back if the rename was not
+	// done; t's is made only after the rename, so a stop or failure before
+	// it leaves t unlisted, and a table someone makes under the name later
+	// is not taken for kurabe's. A stop between the rename and t's entry
+	// leaves the table kurabe made unlisted, which kurabe then refuses as
+	// not its own: the safe side.
 	recAs := "INSERT INTO " + s.qualified(metaTable) + " (name, created, token) SELECT ?, created, token FROM " + s.qualified(metaTable) +
 		" WHERE name = ? ON DUPLICATE KEY UPDATE created = VALUES(created), token = VALUES(token)"
 	unrec := "DELETE FROM " + s.qualified(metaTable) + " WHERE name = ?"
-	type step struct {
-		q    string
-		args []any
-	}
-	steps := []step{{"DROP TABLE IF EXISTS " + s.qualified(old), nil}}
+	before := []swapStep{{"DROP TABLE IF EXISTS " + s.qualified(old), nil}}
 	for _, q := range indexes {
-		steps = append(steps, step{q, nil})
+		before = append(before, swapStep{q, nil})
 	}
+	rename := "RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name)
+	var after []swapStep
 	if exists {
-		steps = append(steps,
-			step{recAs, []any{old, t.Name}},
-			step{"RENAME TABLE " + s.qualified(t.Name) + " TO " + s.qualified(old) + ", " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil},
-			step{"DROP TABLE " + s.qualified(old), nil},
-			step{unrec, []any{old}})
-	} else {
-		// Listed as kurabe's before it is there, so that a stop between
-		// the two steps cannot leave a table kurabe then refuses as not
-		// its own (a listed table that is not there is nothing).
-		steps = append(steps,
-			step{recAs, []any{t.Name, staged.Name}},
-			step{"RENAME TABLE " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name), nil})
+		before = append(before, swapStep{recAs, []any{old, t.Name}})
+		rename = "RENAME TABLE " + s.qualified(t.Name) + " TO " + s.qualified(old) + ", " + s.qualified(staged.Name) + " TO " + s.qualified(t.Name)
+		after = append(after, swapStep{"DROP TABLE " + s.qualified(old), nil}, swapStep{unrec, []any{old}})
 	}
-	steps = append(steps, step{recAs, []any{t.Name, staged.Name}}, step{unrec, []any{staged.Name}})
-	for _, st := range steps {
-		if _, err := c.ExecContext(ctx, st.q, st.args...); err != nil {
-			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
-		}
+	after = append(after, swapStep{recAs, []any{t.Name, staged.Name}}, swapStep{unrec, []any{staged.Name}})
+	if err := s.runSteps(ctx, c, staged, t, before); err != nil {
+		return err
+	}
+	// From the rename on, the entries are put right whatever happens to
+	// ctx: a Ctrl-C must not leave them half moved.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if _, err := c.ExecContext(ctx, rename); err != nil {
+		failed := fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), rename, classify(err, false))
+		var answer *mysql.MySQLError // the server's own error: the rename was not done
+		return errors.Join(failed, s.settleRename(bctx, !errors.As(err, &answer), staged, t, exists, after, swapStep{unrec, []any{old}}))
+	}
+	if err := s.runSteps(bctx, c, staged, t, after); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	if s.made == nil {
@@ -1385,6 +1392,52 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	delete(s.made, staged.Name)
 	s.made[t.Name] = true
 	s.mu.Unlock()
+	return nil
+}
+
+// swapStep is one statement of a swap.
+type swapStep struct {
+	q    string
+	args []any
+}
+
+func (s *Store) runSteps(ctx context.Context, c *sql.Conn, staged, t *store.Table, steps []swapStep) error {
+	for _, st := range steps {
+		if _, err := c.ExecContext(ctx, st.q, st.args...); err != nil {
+			return fmt.Errorf("%s: swapping %s into %s: %s: %w", s.driver, s.qualified(staged.Name), s.qualified(t.Name), st.q, classify(err, false))
+		}
+	}
+	return nil
+}
+
+// settleRename puts kurabe_meta right after a swap's RENAME TABLE gave an
+// error, on a connection of its own (an interrupted statement takes its
+// connection with it). RENAME TABLE is done whole or not at all, and an
+// error of the server's says it was not; an interrupt or a lost
+// connection (unsure) may have cut off the answer alone, so then the
+// staging table, gone or still there, says whether it was done. Done, the steps after it are run;
+// not done, old's entry made for it is taken back (unrecOld, when t was
+// there to be moved aside).
+func (s *Store) settleRename(ctx context.Context, unsure bool, staged, t *store.Table, exists bool, after []swapStep, unrecOld swapStep) error {
+	c, err := s.fresh(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	done := false
+	if unsure {
+		o, err := s.owner(ctx, c, staged.Name)
+		if err != nil {
+			return err
+		}
+		done = o == absent
+	}
+	switch {
+	case done:
+		return s.runSteps(ctx, c, staged, t, after)
+	case exists:
+		return s.runSteps(ctx, c, staged, t, []swapStep{unrecOld})
+	}
 	return nil
 }
 

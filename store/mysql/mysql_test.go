@@ -585,6 +585,75 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// A swap whose RENAME TABLE fails (here the server refuses it: the
+	// account may not ALTER) leaves kurabe_meta listing only the tables
+	// that are there. Before, the first import listed postal before the
+	// rename, so kurabe_meta went on claiming a postal that was never
+	// made, and a postal the user made later was refused as kurabe's own
+	// "replaced since" (and named by kurabe clean); a later import's
+	// failed swap left postal_old listed the same way.
+	t.Run("FailedRenameListsNothing", func(t *testing.T) {
+		npw := "NoAlter-" + randomHex(t)
+		mustExec(t, root, "CREATE DATABASE noalter",
+			"CREATE USER 'knoalter'@'127.0.0.1' IDENTIFIED BY '"+npw+"'",
+			"GRANT CREATE, DROP, INDEX, SELECT, INSERT, UPDATE, DELETE ON noalter.* TO 'knoalter'@'127.0.0.1'")
+		limited, err := openSpec(t, "mysql://knoalter:"+npw+"@"+addr+"/noalter", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer limited.Close()
+		full, err := openSpec(t, dsn+"noalter", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer full.Close()
+		postal := &store.Table{Name: "postal", Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}, Indexes: [][]string{{"body"}}}
+		load := func(n int) func(into *store.Table) (int64, error) {
+			return func(into *store.Table) (int64, error) {
+				rows := 0
+				return full.(store.BulkLoader).BulkLoad(ctx, into, func() (store.Row, bool) {
+					rows++
+					return store.Row{{Int: int64(rows)}, {Text: []byte("r")}}, rows <= n
+				})
+			}
+		}
+		listed := func() string {
+			var names sql.NullString
+			if err := root.QueryRow("SELECT GROUP_CONCAT(name ORDER BY name) FROM noalter.kurabe_meta").Scan(&names); err != nil {
+				t.Fatal(err)
+			}
+			return names.String
+		}
+		// The first import: no postal yet.
+		if _, _, err := store.Replace(ctx, limited, postal, load(3)); err == nil || !strings.Contains(err.Error(), "RENAME TABLE") || strings.Contains(err.Error(), npw) {
+			t.Fatalf("first import without ALTER = %v; want the RENAME refused", err)
+		}
+		if got := listed(); got != "" {
+			t.Fatalf("after the failed first swap kurabe_meta lists %q, want nothing (no table of kurabe's is there)", got)
+		}
+		mustExec(t, root, "CREATE TABLE noalter.postal (id INT PRIMARY KEY, note TEXT)", "INSERT INTO noalter.postal VALUES (1, 'keep me')")
+		if err := limited.Setup(ctx, []*store.Table{postal}); !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "it is not in noalter.kurabe_meta") {
+			t.Fatalf("Setup over the user's postal made after the failed swap = %v; want it refused as a table kurabe_meta does not list", err)
+		}
+		mustExec(t, root, "DROP TABLE noalter.postal")
+		// A later import: postal is there, kurabe's, and stays as it was.
+		if _, _, err := store.Replace(ctx, full, postal, load(5)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := store.Replace(ctx, limited, postal, load(3)); err == nil || !strings.Contains(err.Error(), "RENAME TABLE") {
+			t.Fatalf("second import without ALTER = %v; want the RENAME refused", err)
+		}
+		if got := listed(); got != "postal" {
+			t.Errorf("after the failed second swap kurabe_meta lists %q, want postal alone", got)
+		}
+		if n, err := full.Count(ctx, postal); err != nil || n != 5 {
+			t.Errorf("postal after the failed swap: %d rows, %v; want the 5 it held", n, err)
+		}
+		if _, _, err := store.Replace(ctx, full, postal, load(4)); err != nil {
+			t.Fatalf("an import after the failed one: %v", err)
+		}
+	})
+
 	// A user who may read and write a database but not create tables in
 	// it is told what to grant, not only that CREATE was denied.
 	t.Run("DeniedSaysWhatToGrant", func(t *testing.T) {

@@ -145,6 +145,16 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 	if err := ss.c.Exec("BEGIN IMMEDIATE"); err != nil {
 		return 0, s.classify(err)
 	}
+	// Rows go only into the table kurabe made, checked in the load's
+	// transaction.
+	shape, err := s.metaShape(c)
+	if err == nil {
+		err = s.mayReplace(c, shape, t)
+	}
+	if err != nil {
+		ss.c.Exec("ROLLBACK")
+		return 0, err
+	}
 	c.SetInterrupt(ctx)
 	var n int64
 	fail := func(err error) (int64, error) {

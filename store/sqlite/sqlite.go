@@ -14,17 +14,23 @@
 // timeout is counted as an error of class "busy".
 //
 // Tables are named kurabe_<table>, and kurabe_meta lists the ones kurabe
-// created; a kurabe_ table missing from it is never dropped.
+// created, each with the token that kurabe put in a comment in its CREATE
+// TABLE, which SQLite keeps as the table's text: a kurabe_ table missing
+// from it, or listed but without the token (made again by hand under the
+// name), is never dropped, emptied or loaded into.
 package sqlite
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -198,7 +204,8 @@ func (s *Store) conn(setup bool) (*sqlite3.Conn, error) {
 // Whether it may is checked first, before anything is made or set in the
 // file (kurabe_meta, or a pragma the file keeps, such as journal_mode=wal),
 // so that a refused run leaves the database as it was; then everything is
-// made in one transaction, so that a failure leaves nothing half made.
+// made in one transaction, so that a failure leaves nothing half made, and
+// each table is checked again in it, just before it is dropped.
 func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 	if err := s.checkOwned(tables); err != nil {
 		return err
@@ -208,39 +215,270 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		return err
 	}
 	defer c.Close()
-	stmts := []string{"BEGIN IMMEDIATE", "CREATE TABLE IF NOT EXISTS " + metaTable + " (name TEXT PRIMARY KEY, created INTEGER NOT NULL)"}
-	for _, t := range tables {
-		name := prefix + t.Name
-		stmts = append(stmts,
-			"DROP TABLE IF EXISTS "+name,
-			createSQL(t),
-			"INSERT OR REPLACE INTO "+metaTable+" VALUES ('"+name+"', unixepoch())",
-		)
-		for _, ix := range t.Indexes {
-			stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+	return s.inTx(c, func() error {
+		shape, err := s.metaShape(c)
+		if err != nil {
+			return err
+		}
+		switch shape {
+		case "":
+			err = s.exec(c, "CREATE TABLE "+metaTable+" (name TEXT PRIMARY KEY, created INTEGER NOT NULL, token TEXT)")
+		case metaColumnsOld:
+			err = s.exec(c, "ALTER TABLE "+metaTable+" ADD COLUMN token TEXT")
+		}
+		if err != nil {
+			return err
+		}
+		token, err := s.token(c)
+		if err != nil {
+			return err
+		}
+		for _, t := range tables {
+			if err := s.mayReplace(c, metaColumns, t); err != nil {
+				return err
+			}
+			name := prefix + t.Name
+			stmts := []string{"DROP TABLE IF EXISTS " + name, createSQL(t, token)}
+			for _, ix := range t.Indexes {
+				stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+			}
+			for _, q := range stmts {
+				if err := s.exec(c, q); err != nil {
+					return err
+				}
+			}
+			if err := s.execArgs(c, "INSERT OR REPLACE INTO "+metaTable+" (name, created, token) VALUES (?, unixepoch(), ?)", name, token); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// inTx runs fn in a write transaction on c, committed when fn succeeds
+// and rolled back otherwise.
+func (s *Store) inTx(c *sqlite3.Conn, fn func() error) error {
+	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("sqlite: %s: BEGIN IMMEDIATE: %w", s.path, s.classify(err))
+	}
+	err := fn()
+	if err == nil {
+		if e := c.Exec("COMMIT"); e != nil {
+			err = fmt.Errorf("sqlite: %s: COMMIT: %w", s.path, s.classify(e))
 		}
 	}
-	for _, q := range append(stmts, "COMMIT") {
-		if err := c.Exec(q); err != nil {
-			if !c.GetAutocommit() {
-				c.Exec("ROLLBACK")
-			}
-			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
-		}
+	if err != nil && !c.GetAutocommit() {
+		c.Exec("ROLLBACK")
+	}
+	return err
+}
+
+func (s *Store) exec(c *sqlite3.Conn, q string) error {
+	if err := c.Exec(q); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
 	}
 	return nil
 }
 
-// metaTable lists the tables kurabe created, with these columns.
+// execArgs runs q with its ? bound to args, as text.
+func (s *Store) execArgs(c *sqlite3.Conn, q string, args ...string) error {
+	st, _, err := c.Prepare(q)
+	if err == nil {
+		for i, a := range args {
+			if err = st.BindText(i+1, a); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = st.Exec()
+		}
+		st.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
+	}
+	return nil
+}
+
+// lookup runs q with its ? bound to args and returns the first row's
+// columns as text, and whether each is NULL; found is false for no row.
+func (s *Store) lookup(c *sqlite3.Conn, q string, args ...string) (cols []string, null []bool, found bool, err error) {
+	st, _, err := c.Prepare(q)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
+	}
+	defer st.Close()
+	for i, a := range args {
+		if err := st.BindText(i+1, a); err != nil {
+			return nil, nil, false, fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
+		}
+	}
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return nil, nil, false, fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
+		}
+		return nil, nil, false, nil
+	}
+	for i := range st.ColumnCount() {
+		cols = append(cols, st.ColumnText(i))
+		null = append(null, st.ColumnType(i) == sqlite3.NULL)
+	}
+	return cols, null, true, nil
+}
+
 const (
-	metaTable   = prefix + "meta"
-	metaColumns = "name, created"
+	// metaTable lists the tables kurabe created: each one's name, when
+	// it was made, and the token in its CREATE TABLE's comment;
+	// metaColumnsOld are the columns of earlier kurabe, without the token.
+	metaTable      = prefix + "meta"
+	metaColumns    = "name, created, token"
+	metaColumnsOld = "name, created"
+	// commentPrefix starts the comment kurabe puts in every CREATE TABLE
+	// it runs, followed by the file's token.
+	commentPrefix = "kurabe:"
 )
+
+// tokenRE is a token kurabe made: 36 hex digits.
+var tokenRE = regexp.MustCompile(`^[0-9a-f]{36}$`)
+
+// token is the token of kurabe's tables in this file: the one kurabe_meta
+// has, or a new one.
+func (s *Store) token(c *sqlite3.Conn) (string, error) {
+	cols, _, found, err := s.lookup(c, "SELECT token FROM "+metaTable+" WHERE token IS NOT NULL ORDER BY created LIMIT 1")
+	if err != nil {
+		return "", err
+	}
+	if found && tokenRE.MatchString(cols[0]) {
+		return cols[0], nil
+	}
+	var b [18]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("sqlite: cannot make up a token for kurabe's tables: %v", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// ownership is what a name in the database file is to kurabe.
+type ownership uint8
+
+const (
+	absent   ownership = iota // nothing by that name
+	foreign                   // something kurabe_meta does not list
+	replaced                  // listed, but not the table kurabe made: another by its name
+	unproven                  // listed by an earlier kurabe without a token, and made again or altered since
+	ours                      // the table kurabe made
+)
+
+// metaShape is kurabe_meta's columns, "" when there is none; a table (or
+// view) of someone else's by that name is an error.
+func (s *Store) metaShape(c *sqlite3.Conn) (string, error) {
+	cols, _, found, err := s.lookup(c, "SELECT type, (SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info(?) ORDER BY cid)) FROM sqlite_master WHERE name = ?", metaTable, metaTable)
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "", nil
+	case cols[0] == "table" && (cols[1] == metaColumns || cols[1] == metaColumnsOld):
+		return cols[1], nil
+	}
+	return "", s.refusal(metaTable, foreign)
+}
+
+// owner says what t's name in the file is to kurabe. SQLite keeps the
+// text of the CREATE TABLE that made a table, comments and all, and
+// edits it in place for ALTER TABLE (a rename changes the name in it, an
+// added column is put in its list), so kurabe makes every table with the
+// comment kurabe:TOKEN after its name and lists it in kurabe_meta with
+// the token, a random one per file: a table someone made again under the
+// name has no such comment. An entry of an earlier kurabe (shape
+// metaColumnsOld, or a NULL token), which kept no token, is taken as
+// kurabe's while the table's text is still, to the byte, the CREATE TABLE
+// kurabe ran for it (or that after kurabe's swap renamed it into place):
+// one made again by hand or altered since is refused.
+func (s *Store) owner(c *sqlite3.Conn, shape string, t *store.Table) (ownership, error) {
+	name := prefix + t.Name
+	obj, _, found, err := s.lookup(c, "SELECT type, coalesce(sql, '') FROM sqlite_master WHERE name = ?", name)
+	if err != nil || !found {
+		return absent, err
+	}
+	if shape == "" {
+		return foreign, nil
+	}
+	tokenCol := "token"
+	if shape == metaColumnsOld {
+		tokenCol = "NULL"
+	}
+	entry, null, listed, err := s.lookup(c, "SELECT "+tokenCol+" FROM "+metaTable+" WHERE name = ?", name)
+	switch {
+	case err != nil:
+		return 0, err
+	case !listed:
+		return foreign, nil
+	case obj[0] != "table":
+		return replaced, nil
+	case !null[0] && madeWith(obj[1], name, entry[0]):
+		return ours, nil
+	case null[0] && (obj[1] == "CREATE TABLE "+name+" "+columnsSQL(t) || obj[1] == "CREATE TABLE \""+name+"\" "+columnsSQL(t)):
+		return ours, nil
+	case null[0]:
+		return unproven, nil
+	}
+	return replaced, nil
+}
+
+// madeWith says whether def, a table's text in sqlite_master, is that of
+// a CREATE TABLE name kurabe ran with the token, or of the table it made
+// renamed to name (SQLite quotes the new name).
+func madeWith(def, name, token string) bool {
+	rest, ok := strings.CutPrefix(def, "CREATE TABLE ")
+	if !ok {
+		return false
+	}
+	if r, ok := strings.CutPrefix(rest, name+" "); ok {
+		rest = r
+	} else if r, ok := strings.CutPrefix(rest, "\""+name+"\" "); ok {
+		rest = r
+	} else {
+		return false
+	}
+	return strings.HasPrefix(rest, "/* "+commentPrefix+token+" */ (")
+}
+
+// mayReplace refuses a table by t's name that is not the one kurabe
+// made; one that is not there, or is kurabe's, may be dropped.
+func (s *Store) mayReplace(c *sqlite3.Conn, shape string, t *store.Table) error {
+	o, err := s.owner(c, shape, t)
+	if err != nil || o == absent || o == ours {
+		return err
+	}
+	return s.refusal(prefix+t.Name, o)
+}
+
+// refusal is the error for a table kurabe may not change, by what it is,
+// in the servers' words.
+func (s *Store) refusal(name string, o ownership) error {
+	if name == metaTable {
+		return fmt.Errorf("sqlite: table %s in %s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database file", metaTable, s.path, store.ErrNotOwned, metaColumns)
+	}
+	why := "it is not in " + metaTable
+	switch o {
+	case replaced:
+		why = metaTable + " lists a table of that name, but this is not the table kurabe made: it was replaced since"
+	case unproven:
+		why = metaTable + " lists it, from an earlier kurabe that did not mark the tables it made, and the table was made again or altered since, so kurabe cannot tell it is the one it made"
+	}
+	return fmt.Errorf("sqlite: table %s in %s exists and was %w (%s), so it was left as it is; drop it yourself if it may go, or give kurabe another database file", name, s.path, store.ErrNotOwned, why)
+}
 
 // checkOwned refuses tables Setup would drop that kurabe did not create,
 // and a kurabe_meta that is not kurabe's (of other columns, or not a
 // table), on a connection that sets nothing in the file.
 func (s *Store) checkOwned(tables []*store.Table) error {
+	for _, t := range tables {
+		if prefix+t.Name == metaTable {
+			return fmt.Errorf("sqlite: a workload table may not be called %s, kurabe's own list of its tables", metaTable)
+		}
+	}
 	if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
 		return nil // nothing there yet, so nothing of anyone else's
 	}
@@ -249,41 +487,28 @@ func (s *Store) checkOwned(tables []*store.Table) error {
 		return err
 	}
 	defer c.Close()
-	kind := queryText(c, "SELECT type FROM sqlite_master WHERE name = '"+metaTable+"'")
-	if kind != "" {
-		cols := queryText(c, "SELECT group_concat(name, ', ') FROM (SELECT name FROM pragma_table_info('"+metaTable+"') ORDER BY cid)")
-		if kind != "table" || cols != metaColumns {
-			return fmt.Errorf("sqlite: table %s in %s exists and was %w (kurabe's list of its tables has the columns %s), so it was left as it is; give kurabe another database file", metaTable, s.path, store.ErrNotOwned, metaColumns)
-		}
+	shape, err := s.metaShape(c)
+	if err != nil {
+		return err
 	}
 	for _, t := range tables {
-		name := prefix + t.Name
-		if name == metaTable {
-			return fmt.Errorf("sqlite: a workload table may not be called %s, kurabe's own list of its tables", name)
-		}
-		exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
-		if err != nil {
+		if err := s.mayReplace(c, shape, t); err != nil {
 			return err
-		}
-		if exists == 0 {
-			continue
-		}
-		owned := int64(0)
-		if kind != "" {
-			if owned, err = queryInt(c, "SELECT count(*) FROM "+metaTable+" WHERE name = '"+name+"'"); err != nil {
-				return err
-			}
-		}
-		if owned == 0 {
-			return fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
 		}
 	}
 	return nil
 }
 
-func createSQL(t *store.Table) string {
+// createSQL is the CREATE TABLE kurabe runs for t, with the file's token
+// in a comment after the name, where SQLite keeps it (owner).
+func createSQL(t *store.Table, token string) string {
+	return "CREATE TABLE " + prefix + t.Name + " /* " + commentPrefix + token + " */ " + columnsSQL(t)
+}
+
+// columnsSQL is t's column list as kurabe's CREATE TABLE gives it.
+func columnsSQL(t *store.Table) string {
 	var b strings.Builder
-	b.WriteString("CREATE TABLE " + prefix + t.Name + " (")
+	b.WriteString("(")
 	for i, c := range t.Columns {
 		if i > 0 {
 			b.WriteString(", ")
@@ -302,14 +527,24 @@ func createSQL(t *store.Table) string {
 	return b.String()
 }
 
-// Truncate deletes every row of a kurabe table.
+// Truncate deletes every row of a kurabe table, once it is checked to be
+// the table kurabe made.
 func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 	c, err := s.conn(false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return s.classify(c.Exec("DELETE FROM " + prefix + t.Name))
+	return s.inTx(c, func() error {
+		shape, err := s.metaShape(c)
+		if err == nil {
+			err = s.mayReplace(c, shape, t)
+		}
+		if err != nil {
+			return err
+		}
+		return s.exec(c, "DELETE FROM "+prefix+t.Name)
+	})
 }
 
 func queryInt(c *sqlite3.Conn, q string) (int64, error) {
@@ -654,53 +889,58 @@ var (
 func (s *Store) TableName(t *store.Table) string { return prefix + t.Name }
 
 // Swap puts staged in t's place in one transaction (SQLite's DDL is
-// transactional): drop t, rename staged, index it, and record it.
+// transactional): drop t, rename staged, index it, and move staged's entry
+// in kurabe_meta (its token, which its comment has) to t's name. t must be
+// kurabe's or not there, and staged kurabe's.
 func (s *Store) Swap(ctx context.Context, staged, t *store.Table) error {
 	c, err := s.conn(true)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := c.Exec("BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("sqlite: %s: %w", s.path, s.classify(err))
-	}
 	name := prefix + t.Name
-	exists, err := queryInt(c, "SELECT count(*) FROM sqlite_master WHERE name = '"+name+"'")
-	if err == nil && exists > 0 {
-		var owned int64
-		if owned, err = queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'"); err == nil && owned == 0 {
-			err = fmt.Errorf("sqlite: table %s in %s was %w; use another database file", name, s.path, store.ErrNotOwned)
-		}
-	}
-	stmts := []string{
-		"DROP TABLE IF EXISTS " + name,
-		"ALTER TABLE " + prefix + staged.Name + " RENAME TO " + name,
-		"INSERT OR REPLACE INTO kurabe_meta VALUES ('" + name + "', unixepoch())",
-		"DELETE FROM kurabe_meta WHERE name = '" + prefix + staged.Name + "'",
-	}
-	for _, ix := range t.Indexes {
-		stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
-	}
-	for _, q := range stmts {
+	return s.inTx(c, func() error {
+		shape, err := s.metaShape(c)
 		if err != nil {
-			break
+			return err
 		}
-		if e := c.Exec(q); e != nil {
-			err = fmt.Errorf("sqlite: %s: %w", q, s.classify(e))
+		if err := s.mayReplace(c, shape, t); err != nil {
+			return err
 		}
-	}
-	if err == nil {
-		if e := c.Exec("COMMIT"); e != nil {
-			err = fmt.Errorf("sqlite: %s: committing the swap of %s: %w", s.path, name, s.classify(e))
+		switch o, err := s.owner(c, shape, staged); {
+		case err != nil:
+			return err
+		case o == absent:
+			return fmt.Errorf("sqlite: the staging table %s is not in %s; run Setup first", prefix+staged.Name, s.path)
+		case o != ours:
+			return s.refusal(prefix+staged.Name, o)
 		}
-	}
-	if err != nil {
-		c.Exec("ROLLBACK")
-	}
-	return err
+		stmts := []string{
+			"DROP TABLE IF EXISTS " + name,
+			"ALTER TABLE " + prefix + staged.Name + " RENAME TO " + name,
+		}
+		for _, ix := range t.Indexes {
+			stmts = append(stmts, "CREATE INDEX "+store.IndexName(t.Name, ix, math.MaxInt)+" ON "+name+" ("+strings.Join(ix, ", ")+")")
+		}
+		for _, q := range stmts {
+			if err := s.exec(c, q); err != nil {
+				return err
+			}
+		}
+		tokenCol := "token"
+		if shape == metaColumnsOld {
+			tokenCol = "NULL" // a staging table an earlier kurabe made and listed
+		}
+		if err := s.execArgs(c, "INSERT OR REPLACE INTO "+metaTable+" (name, created, token) SELECT ?, unixepoch(), "+tokenCol+" FROM "+metaTable+" WHERE name = ?", name, prefix+staged.Name); err != nil {
+			return err
+		}
+		return s.execArgs(c, "DELETE FROM "+metaTable+" WHERE name = ?", prefix+staged.Name)
+	})
 }
 
-// Drop removes one of kurabe's tables, if it is there.
+// Drop removes one of kurabe's tables, if it is there. A table of that
+// name kurabe_meta does not list is left as it is, as is one it lists
+// that is not the table kurabe made, which is an error.
 func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 	c, err := s.conn(false)
 	if err != nil {
@@ -708,16 +948,22 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 	}
 	defer c.Close()
 	name := prefix + t.Name
-	owned, err := queryInt(c, "SELECT count(*) FROM kurabe_meta WHERE name = '"+name+"'")
-	if err != nil || owned == 0 {
-		return err
-	}
-	for _, q := range []string{"DROP TABLE IF EXISTS " + name, "DELETE FROM kurabe_meta WHERE name = '" + name + "'"} {
-		if err := c.Exec(q); err != nil {
-			return fmt.Errorf("sqlite: %s: %w", q, s.classify(err))
+	return s.inTx(c, func() error {
+		shape, err := s.metaShape(c)
+		if err != nil {
+			return err
 		}
-	}
-	return nil
+		switch o, err := s.owner(c, shape, t); {
+		case err != nil || o == absent || o == foreign:
+			return err // not there, or not kurabe's: left as it is
+		case o != ours:
+			return s.refusal(name, o)
+		}
+		if err := s.exec(c, "DROP TABLE "+name); err != nil {
+			return err
+		}
+		return s.execArgs(c, "DELETE FROM "+metaTable+" WHERE name = ?", name)
+	})
 }
 
 func (s *Store) classify(err error) error { return classifyAt(s.path, err) }

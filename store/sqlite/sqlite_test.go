@@ -95,7 +95,7 @@ func TestRefusalLeavesTheDatabaseAsItWas(t *testing.T) {
 		{"a table of the user's", "CREATE TABLE kurabe_conformance (x); INSERT INTO kurabe_conformance VALUES (42)",
 			[]string{"table kurabe_conformance in", "not created by kurabe"}},
 		{"a kurabe_meta of the user's", "CREATE TABLE kurabe_meta (a int); INSERT INTO kurabe_meta VALUES (7)",
-			[]string{"table kurabe_meta in", "not created by kurabe (kurabe's list of its tables has the columns name, created)", "give kurabe another database file"}},
+			[]string{"table kurabe_meta in", "not created by kurabe (kurabe's list of its tables has the columns name, created, token)", "give kurabe another database file"}},
 		{"a view named kurabe_meta", "CREATE TABLE notes (name, created); CREATE VIEW kurabe_meta AS SELECT * FROM notes",
 			[]string{"table kurabe_meta in", "not created by kurabe"}},
 	} {
@@ -137,6 +137,148 @@ func TestRefusalLeavesTheDatabaseAsItWas(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// userSQL runs the user's statements on the database file at path, as the
+// sqlite3 shell would.
+func userSQL(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range stmts {
+		if err := c.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// userText is the text column of the first row q returns, "" for none.
+func userText(t *testing.T, path, q string) string {
+	t.Helper()
+	c, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return queryText(c, q)
+}
+
+// The servers' test, on a real SQLite file: kurabe made crud, its user
+// then dropped it and made a crud of their own under the same name, with
+// the very text kurabe's CREATE TABLE had before tables carried a token,
+// and their row. kurabe_meta still lists kurabe_crud, but every path that
+// would drop, empty, replace or load into it refuses the table as not
+// kurabe's, in the servers' words, and the user's row survives. Before,
+// ownership was the name alone, and the next Setup dropped the user's
+// table without a word. A table of kurabe's that was altered or vacuumed
+// is still kurabe's.
+func TestTableMadeAgainByUser(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "app.db")
+	st := open(t, "sqlite:"+path)
+	crud := &store.Table{Name: "crud", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}, Indexes: [][]string{{"payload"}}}
+	if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+		t.Fatal(err)
+	}
+	userSQL(t, path, "ALTER TABLE kurabe_crud ADD COLUMN note TEXT", "ALTER TABLE kurabe_crud RENAME COLUMN note TO remark", "VACUUM")
+	if err := st.Setup(ctx, []*store.Table{crud}); err != nil {
+		t.Fatalf("Setup over kurabe's own table, altered and vacuumed: %v", err)
+	}
+	userSQL(t, path, "DROP TABLE kurabe_crud", "CREATE TABLE kurabe_crud (id INTEGER PRIMARY KEY, payload TEXT)", "INSERT INTO kurabe_crud VALUES (1, 'keep me')")
+	sw := st.(store.Swapper)
+	for what, err := range map[string]error{
+		"Setup":    st.Setup(ctx, []*store.Table{crud}),
+		"Truncate": store.Truncate(ctx, st, crud),
+		"Drop":     sw.Drop(ctx, crud),
+		"Replace": func() error {
+			_, _, err := store.Replace(ctx, st, crud, func(*store.Table) (int64, error) { return 0, nil })
+			return err
+		}(),
+		"BulkLoad": func() error {
+			_, err := st.(store.BulkLoader).BulkLoad(ctx, crud, func() (store.Row, bool) {
+				return store.Row{{Int: 2}, {Text: []byte("kurabe's")}}, false
+			})
+			return err
+		}(),
+	} {
+		want := "sqlite: table kurabe_crud in " + path + " exists and was not created by kurabe (kurabe_meta lists a table of that name, but this is not the table kurabe made: it was replaced since), so it was left as it is; drop it yourself if it may go, or give kurabe another database file"
+		if !errors.Is(err, store.ErrNotOwned) || err.Error() != want {
+			t.Errorf("%s of the user's table = %v; want ErrNotOwned: %s", what, err, want)
+		}
+	}
+	if got := userText(t, path, "SELECT group_concat(id || ':' || payload) FROM kurabe_crud"); got != "1:keep me" {
+		t.Fatalf("the user's table holds %q, want only their row 1:keep me", got)
+	}
+	// A staging table the user made again is not swapped in.
+	other := &store.Table{Name: "other", AutoKey: true, Columns: crud.Columns}
+	staged := store.Staged(other)
+	if err := st.Setup(ctx, []*store.Table{staged}); err != nil {
+		t.Fatal(err)
+	}
+	userSQL(t, path, "DROP TABLE kurabe_other_new", "CREATE TABLE kurabe_other_new (id INTEGER PRIMARY KEY, payload TEXT)", "INSERT INTO kurabe_other_new VALUES (7, 'mine')")
+	if err := sw.Swap(ctx, staged, other); !errors.Is(err, store.ErrNotOwned) || !strings.Contains(err.Error(), "kurabe_other_new") {
+		t.Errorf("Swap of a staging table the user made again = %v; want ErrNotOwned", err)
+	}
+	if got := userText(t, path, "SELECT group_concat(id || ':' || payload) FROM kurabe_other_new"); got != "7:mine" {
+		t.Errorf("the user's kurabe_other_new holds %q", got)
+	}
+	if got := userText(t, path, "SELECT count(*) FROM sqlite_master WHERE name = 'kurabe_other'"); got != "0" {
+		t.Errorf("the refused swap made kurabe_other")
+	}
+	// kurabe's own tables beside them come and go, and a table swapped in
+	// (renamed by SQLite, which quotes the new name) is still kurabe's.
+	posts := &store.Table{Name: "posts", Columns: crud.Columns}
+	for range 2 {
+		if _, _, err := store.Replace(ctx, st, posts, func(into *store.Table) (int64, error) { return 0, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sw.Drop(ctx, posts); err != nil {
+		t.Fatal(err)
+	}
+	if got := userText(t, path, "SELECT count(*) FROM sqlite_master WHERE name = 'kurabe_posts'") + userText(t, path, "SELECT count(*) FROM kurabe_meta WHERE name = 'kurabe_posts'"); got != "00" {
+		t.Errorf("Drop of kurabe's swapped-in posts left table and entry counts %s", got)
+	}
+}
+
+// kurabe_meta as an earlier kurabe made it (name, created) gains the token
+// column. Its entries have none: a table whose text is still the CREATE
+// TABLE that kurabe ran (or its swap's rename of it) is kurabe's, and is
+// made anew with a token; one made again differently or altered since is
+// refused, saying why, and left as it is.
+func TestMetaOfEarlierKurabe(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "app.db")
+	userSQL(t, path,
+		"CREATE TABLE kurabe_meta (name TEXT PRIMARY KEY, created INTEGER NOT NULL)",
+		"CREATE TABLE kurabe_old (id INTEGER PRIMARY KEY, payload TEXT)",
+		"CREATE TABLE kurabe_swapped_new (id INTEGER PRIMARY KEY, payload TEXT)", "ALTER TABLE kurabe_swapped_new RENAME TO kurabe_swapped",
+		"CREATE TABLE kurabe_mine (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL)", "INSERT INTO kurabe_mine VALUES (1, 'keep me')",
+		"CREATE TABLE kurabe_altered (id INTEGER PRIMARY KEY, payload TEXT)", "ALTER TABLE kurabe_altered ADD COLUMN extra TEXT", "INSERT INTO kurabe_altered VALUES (1, 'keep me', 'too')",
+		"INSERT INTO kurabe_meta VALUES ('kurabe_old', unixepoch()), ('kurabe_swapped', unixepoch()), ('kurabe_mine', unixepoch()), ('kurabe_altered', unixepoch())")
+	st := open(t, "sqlite:"+path)
+	cols := []store.Column{{Name: "id", Kind: store.Int}, {Name: "payload", Kind: store.Text}}
+	for _, name := range []string{"old", "swapped"} {
+		if err := st.Setup(ctx, []*store.Table{{Name: name, Columns: cols}}); err != nil {
+			t.Fatalf("Setup over an earlier kurabe's %s: %v", name, err)
+		}
+		if tok := userText(t, path, "SELECT token FROM kurabe_meta WHERE name = 'kurabe_"+name+"'"); len(tok) != 36 || !strings.Contains(userText(t, path, "SELECT sql FROM sqlite_master WHERE name = 'kurabe_"+name+"'"), "/* kurabe:"+tok+" */") {
+			t.Errorf("kurabe_%s made anew with token %q: %s", name, tok, userText(t, path, "SELECT sql FROM sqlite_master WHERE name = 'kurabe_"+name+"'"))
+		}
+	}
+	for _, name := range []string{"mine", "altered"} {
+		err := st.Setup(ctx, []*store.Table{{Name: name, Columns: cols}})
+		want := "sqlite: table kurabe_" + name + " in " + path + " exists and was not created by kurabe (kurabe_meta lists it, from an earlier kurabe that did not mark the tables it made, and the table was made again or altered since, so kurabe cannot tell it is the one it made), so it was left as it is"
+		if !errors.Is(err, store.ErrNotOwned) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Setup over kurabe_%s = %v; want ErrNotOwned: %s", name, err, want)
+		}
+		if got := userText(t, path, "SELECT payload FROM kurabe_"+name+" WHERE id = 1"); got != "keep me" {
+			t.Errorf("the user's kurabe_%s: %q", name, got)
+		}
 	}
 }
 
