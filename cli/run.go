@@ -1453,7 +1453,10 @@ func parseLevels(s string) ([]int, error) {
 // outcome turns what the run found into an exit status, its message in
 // lang (kurabe prints it as its last line).
 func outcome(d *result.Document, lang string) error {
+	// Rows that writes whose answer was lost may have stored fail
+	// nothing (result.Verify); extra rows beyond them do.
 	lost, extra := d.Lost()
+	_, unknownStored := d.Unknown()
 	var failed, nothing, unverified []string
 	// Errors alone fail no run: a store under load may turn operations
 	// away (busy, timeouts), and the table counts them. Work lost fails
@@ -1512,6 +1515,8 @@ func outcome(d *result.Document, lang string) error {
 		}
 	}
 	switch {
+	case extra > 0 && unknownStored > 0:
+		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.lost.unknown", lost, extra, unknownStored))}
 	case lost > 0 || extra > 0:
 		return &ExitError{Code: ExitFailed, Err: errors.New(report.Sprintf(lang, "run.exit.lost", lost, extra))}
 	case d.Interrupted:

@@ -1417,6 +1417,11 @@ func TestOutcome(t *testing.T) {
 		{"missing after another repeat's failure", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{
 			withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}),
 			inRepeat(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		// Rows that writes whose answer was lost stored fail nothing;
+		// rows beyond them do, and the message says how many they explain.
+		{"unknown stored", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 5, judged(result.Verify{Table: "posts", Acked: 10, After: 13, Unknown: 5}))}}}}, ExitOK, ""},
+		{"extra beyond unknown", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 5, judged(result.Verify{Table: "posts", Acked: 10, After: 17, Unknown: 5}))}}}}, ExitFailed, "0 writes lost, 2 extra rows besides the 5 that writes whose answer was lost"},
+		{"lost with unknown", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 5, judged(result.Verify{Table: "posts", Acked: 10, After: 8, Unknown: 5}))}}}}, ExitFailed, "2 writes lost, 0 extra rows"},
 		{"insert-failed", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{withClasses(phase(9, 2), result.ErrorClass{Class: "busy", Count: 1}, result.ErrorClass{Class: "insert-failed", Count: 1})}}}}, ExitOK, ""},
 	}
 	for _, c := range cases {
@@ -1430,6 +1435,11 @@ func TestOutcome(t *testing.T) {
 			t.Errorf("%s: %v (exit %d), want exit %d with %q", c.name, err, code, c.code, c.words)
 		}
 	}
+}
+
+func judged(v result.Verify) result.Verify {
+	v.Judge()
+	return v
 }
 
 func withClasses(p result.Phase, cs ...result.ErrorClass) result.Phase {

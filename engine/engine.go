@@ -230,12 +230,17 @@ type worker struct {
 }
 
 type kindStats struct {
-	acks    int64 // successful operations, warm-up included
-	rows    int64 // rows added to the kind's Writes table, warm-up included (Done.Rows)
-	errors  int64
-	read    int64 // measured operations' bytes, by direction (Done)
-	written int64
-	classes []result.ErrorClass
+	acks int64 // successful operations, warm-up included
+	rows int64 // rows added to the kind's Writes table, warm-up included (Done.Rows)
+	// Failed writes whose answer was lost (store.UnknownOutcome), warm-up
+	// included: the rows they may have added (unsure), and their count by
+	// class.
+	unsure   int64
+	unknowns []result.ClassCount
+	errors   int64
+	read     int64 // measured operations' bytes, by direction (Done)
+	written  int64
+	classes  []result.ErrorClass
 }
 
 // idle says whether the client ran no operation at all, warm-up included:
@@ -316,7 +321,7 @@ func (w *worker) do(ctx context.Context, measure bool) time.Duration {
 	ks := &w.kinds[k]
 	ks.rows += d.Rows // stored even when the operation then failed
 	if err != nil {
-		w.fail(k, cutOff(ctx, err), measure)
+		w.fail(k, d, cutOff(ctx, err), measure)
 		if w.reopener != nil && ctx.Err() == nil && w.reopener.Lost() {
 			w.reopen(ctx)
 			return time.Since(w.epoch)
@@ -349,7 +354,7 @@ var ErrCutOff = errors.New("cut off: the operation was still in flight at the en
 const DefaultGrace = 5 * time.Second
 
 // ClassCutOff is the class of an operation cut off.
-const ClassCutOff = "timeout"
+const ClassCutOff = store.ClassTimeout
 
 // cutOff gives the error of an operation that ctx cut off the class
 // timeout, whatever the store made of the cancellation.
@@ -370,22 +375,28 @@ func (e *cutError) Error() string {
 }
 func (e *cutError) Unwrap() error { return e.err }
 
-// fail counts an error by class, keeping the first message. It is off the
-// hot path: errors may allocate.
-func (w *worker) fail(k int, err error, measure bool) {
+// fail counts an error by class, keeping the first message. A write
+// whose answer was lost may have been stored: it counts among the kind's
+// unknowns, warm-up ones too, since the count after the phase includes
+// what they stored. It is off the hot path: errors may allocate.
+func (w *worker) fail(k int, d workload.Done, err error, measure bool) {
 	var ce *cutError
 	if errors.As(err, &ce) {
 		w.cutOps++
 	}
 	w.errs.Add(1)
+	ks := &w.kinds[k]
+	class := store.Classify(err)
+	if k < len(w.writes) && w.writes[k] != nil && store.UnknownOutcome(class) {
+		ks.unsure += max(d.Unsure, 1)
+		ks.unknowns = result.AddClassCount(ks.unknowns, class, 1)
+	}
 	if !measure {
 		w.warmErrs.Add(1)
 		return
 	}
 	w.measErrs.Add(1)
-	ks := &w.kinds[k]
 	ks.errors++
-	class := store.Classify(err)
 	for i := range ks.classes {
 		if ks.classes[i].Class == class {
 			ks.classes[i].Count++
@@ -860,6 +871,10 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			for k, t := range wk.writes {
 				if t == written[i] {
 					v.Acked += wk.kinds[k].rows
+					v.Unknown += wk.kinds[k].unsure
+					for _, c := range wk.kinds[k].unknowns {
+						v.UnknownClasses = result.AddClassCount(v.UnknownClasses, c.Class, c.Count)
+					}
 				}
 			}
 		}
@@ -869,11 +884,7 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 			continue
 		}
 		v.After = n
-		if d := v.After - v.Before; d < v.Acked {
-			v.Lost = v.Acked - d
-		} else {
-			v.Extra = d - v.Acked
-		}
+		v.Judge()
 	}
 	res.Verify = verify
 	return res, nil

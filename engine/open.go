@@ -119,7 +119,7 @@ func (w *worker) runOpen(ctx context.Context, stop *atomic.Bool, s *schedule) {
 		ks := &w.kinds[k]
 		ks.rows += d.Rows
 		if err != nil {
-			w.fail(k, cutOff(ctx, err), measure)
+			w.fail(k, d, cutOff(ctx, err), measure)
 			if w.reopener != nil && ctx.Err() == nil && w.reopener.Lost() {
 				// Operations due meanwhile are taken by the other
 				// clients, or counted as not started.

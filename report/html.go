@@ -179,7 +179,7 @@ func cellTable(header row, rows []row, numeric []bool) *htmlTable {
 // then shows the counts per store, operation and table.
 func verification(d *result.Document, l tr) htmlVerify {
 	v := htmlVerify{Class: "ok"}
-	var acked, lost, extra int64
+	var acked, lost, extra, unknownWrites, unknownStored int64
 	failed := false
 	header := row{l.t("store"), l.t("op"), l.t("table"), l.t("acknowledged"), l.t("before"), l.t("after"), l.t("lost"), l.t("extra")}
 	var rows []row
@@ -189,6 +189,8 @@ func verification(d *result.Document, l tr) htmlVerify {
 				acked += x.Acked
 				lost += x.Lost
 				extra += x.Extra
+				unknownWrites += x.UnknownWrites()
+				unknownStored += x.UnknownStored
 				op := phaseName(d, p)
 				lostCell, extraCell := strconv.FormatInt(x.Lost, 10), strconv.FormatInt(x.Extra, 10)
 				if x.Lost > 0 {
@@ -232,6 +234,9 @@ func verification(d *result.Document, l tr) htmlVerify {
 	}
 	if lost > 0 && extra > 0 {
 		v.Lines = append(v.Lines, l.f("verify.extra", num0(extra)))
+	}
+	if unknownWrites > 0 {
+		v.Lines = append(v.Lines, l.f("verify.unknown", num0(unknownWrites), num0(unknownStored)))
 	}
 	if d.Interrupted {
 		v.Lines = append(v.Lines, l.t("INTERRUPTED"))

@@ -89,6 +89,7 @@ var words = map[string][2]string{
 	"verify.none":             {"No phase wrote, so there was nothing to verify.", "書き込みのフェーズがないため検証はありません。"},
 	"verify.lost":             {"LOST: %s acknowledged writes are missing from the store.", "消失: 確認応答した書き込みのうち %s 件がストアにありません。"},
 	"verify.extra":            {"EXTRA: the store holds %s rows more than were acknowledged.", "過剰: 確認応答より %s 行多くストアにあります。"},
+	"verify.unknown":          {"Writes whose answer was lost (timeouts, lost connections), which may or may not be stored: %s; the store holds %s rows of them.", "応答が失われた書き込み (タイムアウト、切れた接続。保存されているかどうかは不明): %s 件。そのうちストアにある行は %s 行です。"},
 	"verify.error":            {"A table could not be counted.", "数えられなかったテーブルがあります。"},
 	"What ran":                {"", "実行内容"},
 	"Environment":             {"", "環境"},
@@ -223,6 +224,15 @@ var words = map[string][2]string{
 	"note.unverified":  {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
 	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
 	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	// Writes whose answer was lost (timeout, connection-lost) may have
+	// been stored: "sqlite write", stored, writes, their classes.
+	"note.unknown":       {"%s %s: %s of the %s writes whose answer was lost (%s) were stored", "%s %s: 応答が失われた書き込みのうち %s 件が保存されていました (全 %s 件: %s)"},
+	"note.unknown.rows":  {"%s %s: %s of the %s rows of the %s writes whose answer was lost (%s) were stored", "%s %s: 応答が失われた書き込みの行のうち %s 行が保存されていました (全 %s 行、書き込み %s 件: %s)"},
+	"note.extra.unknown": {"; besides them, %s rows are those of the %s writes whose answer was lost (%s), which may be stored", "。ほかに %s 行は応答が失われた書き込み %s 件 (%s) のもので、保存されていてもかまいません"},
+	"note.lost.unknown":  {"; more are missing if any of the %s writes whose answer was lost (%s) were stored, since the count holds them in their place", "。応答が失われた書き込み %s 件 (%s) のどれかが保存されていれば、行数はそれを代わりに含むため、消失はさらに多くなります"},
+	// The lost column where writes' answers were lost and nothing failed:
+	// rows of them stored, rows they may have added.
+	"cell.unknown":     {"0 (+%s of %s unknown)", "0 (+%s / 不明 %s)"},
 	"note.interrupted": {"%s %s*: interrupted", "%s %s*: 中断されました"},
 	"note.openloop":    {"%s %s: open loop: %s ops/s achieved of %s scheduled; %s started more than %s late; lag p99 %s; service time (from the actual start) p50 %s, p99 %s", "%s %s: 開ループ: 達成 %s ops/s (予定 %s ops/s)。%s 件が予定より %s 以上遅れて開始。遅れの p99 %s。サービス時間 (実際の開始から) p50 %s、p99 %s"},
 	"note.behind":      {"; BEHIND: %s", "。BEHIND: %s"},
@@ -405,9 +415,10 @@ var words = map[string][2]string{
 
 	// kurabe run's last line when the run failed (its exit status is 1, or
 	// 130 when interrupted).
-	"run.exit.lost":        {"verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", "検証に失敗しました: 書き込みの消失 %d 件、過剰な行 %d 行。確認応答した書き込みはすべて保存されていなければなりません"},
-	"run.exit.interrupted": {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
-	"run.exit.failed":      {"store %s failed; see the notes under the table", "ストア %s が失敗しました。表の下の注記を参照してください"},
+	"run.exit.lost":         {"verification failed: %d writes lost, %d extra rows; acknowledged writes must all be stored", "検証に失敗しました: 書き込みの消失 %d 件、過剰な行 %d 行。確認応答した書き込みはすべて保存されていなければなりません"},
+	"run.exit.lost.unknown": {"verification failed: %d writes lost, %d extra rows besides the %d that writes whose answer was lost (timeouts, lost connections) may have stored; acknowledged writes must all be stored, and no rows beyond them and those", "検証に失敗しました: 書き込みの消失 %d 件、過剰な行 %d 行 (応答が失われた書き込み (タイムアウト、切れた接続) が保存した可能性のある %d 行のほかに)。確認応答した書き込みはすべて保存され、それと応答が失われた書き込みのほかに行があってはなりません"},
+	"run.exit.interrupted":  {"interrupted; the figures cover only the part that ran", "中断しました。数値は実行できた部分のみです"},
+	"run.exit.failed":       {"store %s failed; see the notes under the table", "ストア %s が失敗しました。表の下の注記を参照してください"},
 	// What a start that takes long waits for, on the progress line or,
 	// outside a terminal, on a line of its own: "sqlite write: opening
 	// 1,000 sessions", then ", 2s so far".

@@ -95,8 +95,8 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 					if p.Interrupted {
 						cell += "*"
 					}
-					if l := lostCell(p); l != "0" && l != "-" {
-						lost = l
+					if c := lostCell(p, l); c != "0" && c != "-" {
+						lost = c
 					}
 				}
 				r = append(r, cell)

@@ -121,6 +121,19 @@ func bbsNotesDoc() *result.Document {
 	perOp.LatencyExclConnect = &result.Latency{Mean: 400}
 	perOp.OpsPerSecExclConnect = 2500
 	perOp.Verify = []result.Verify{{Table: "posts", Error: "permission denied for table kurabe_posts"}}
+	// Writes whose answer was lost (cut off, their connection lost):
+	// rows of them stored, rows beyond them EXTRA, acknowledged rows
+	// LOST whatever they are, and a load's chunks of many rows each.
+	judged := func(v result.Verify) []result.Verify { v.Judge(); return []result.Verify{v} }
+	cc := func(class string, n int64) result.ClassCount { return result.ClassCount{Class: class, Count: n} }
+	unknown := notesPhase("write", 2, 320)
+	unknown.Verify = judged(result.Verify{Table: "posts", Acked: 20, After: 23, Unknown: 5, UnknownClasses: []result.ClassCount{cc("timeout", 3), cc("connection-lost", 2)}})
+	beyond := notesPhase("write", 2, 330)
+	beyond.Verify = judged(result.Verify{Table: "posts", Acked: 20, Before: 23, After: 50, Unknown: 2, UnknownClasses: []result.ClassCount{cc("connection-lost", 2)}})
+	lostToo := notesPhase("write", 2, 340)
+	lostToo.Verify = judged(result.Verify{Table: "posts", Acked: 20, Before: 50, After: 67, Unknown: 1, UnknownClasses: []result.ClassCount{cc("timeout", 1)}})
+	chunks := notesPhase("write", 2, 350)
+	chunks.Verify = judged(result.Verify{Table: "posts", Before: 67, After: 367, Unknown: 600, UnknownClasses: []result.ClassCount{cc("timeout", 2)}})
 	mix := notesPhase("mix", 2, 200)
 	mix.Kinds = []result.Kind{
 		{Name: "write", Ops: 5, Latency: result.Latency{P50: 410, P99: 1200}},
@@ -137,7 +150,7 @@ func bbsNotesDoc() *result.Document {
 			Info: store.Info{Driver: "mariadb", Options: map[string]string{"engine": "aria", "innodb_buffer_pool_size": "16384", "innodb_page_size": "4096",
 				"log_warnings": "2 (given; not a server variable, not read back)", "row_format": "Page"}},
 			Phases: []result.Phase{extra, empty}},
-		{Label: "postgres", Phases: []result.Phase{perOp}},
+		{Label: "postgres", Phases: []result.Phase{perOp, unknown, beyond, lostToo, chunks}},
 		// A read with nothing written before it: on a store kurabe
 		// emptied, and on a service's, which kurabe does not empty.
 		{Label: "file", Phases: []result.Phase{empty}},
@@ -255,6 +268,10 @@ func TestNotesKindsCovered(t *testing.T) {
 		"*: interrupted", "open loop:", "; BEHIND:", "a new connection per operation", "read nothing: the table was empty", "read nothing, although writes were acknowledged before it (20) and the store counted 26 rows after them", "kurabe does not empty this store's tables", "mean latency =", "cross at", "do not cross between 1 and 100 records", "no crossing stated: mariadb's line fits its points poorly",
 		"layer adds", "less through the http layer", "load, rows/s", "(incomplete)", "run kurabe probe --dir", "group commit",
 		"; BEHIND: the store could not keep the log's pace", "; kept the log's pace", "INTERRUPTED after", "could not be read and was passed over", "could not be read and were passed over",
+		"postgres write: 3 of the 5 writes whose answer was lost (timeout 3, connection-lost 2) were stored",
+		"EXTRA 5 rows: 20 acknowledged, table posts grew by 27; besides them, 2 rows are those of the 2 writes whose answer was lost (connection-lost 2), which may be stored",
+		"LOST 3 writes: 20 acknowledged, table posts grew by 17; more are missing if any of the 1 writes whose answer was lost (timeout 1) were stored",
+		"300 of the 600 rows of the 2 writes whose answer was lost (timeout 2) were stored",
 		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {
 		if !strings.Contains(text, want) {

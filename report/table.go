@@ -525,7 +525,7 @@ func table(d *result.Document, l tr) (row, []row, []bool) {
 		for _, c := range latCols {
 			r = append(r, latCell(x.p.Latency, c.get))
 		}
-		r = append(r, errorsCell(x.p.Errors, skippedOps(x.p), l), lostCell(x.p), ratioCell(x.p))
+		r = append(r, errorsCell(x.p.Errors, skippedOps(x.p), l), lostCell(x.p, l), ratioCell(x.p))
 		rows = append(rows, r)
 	}
 	for _, s := range d.Stores {
@@ -576,25 +576,45 @@ func ratioCell(p result.Phase) string {
 
 func ratioMeasured(p result.Phase) bool { return p.FinishRatio > 0 && p.Latency.Count > 0 }
 
-func lostCell(p result.Phase) string {
+// lostCell is a phase's lost column: "-" for a phase that wrote nothing,
+// "?" where a count failed, LOST n (acknowledged rows missing), EXTRA n
+// (rows beyond the acknowledged ones and those writes whose answer was
+// lost may have stored), or 0; where writes' answers were lost and
+// nothing failed, 0 with how many rows of them the store holds, "0 (+3
+// of 5 unknown)".
+func lostCell(p result.Phase, l tr) string {
 	if len(p.Verify) == 0 {
 		return "-"
 	}
-	var lost, extra int64
+	var lost, extra, unknown, stored int64
 	for _, v := range p.Verify {
 		if v.Error != "" {
 			return "?"
 		}
 		lost += v.Lost
 		extra += v.Extra
+		unknown += v.Unknown
+		stored += v.UnknownStored
 	}
 	switch {
 	case lost > 0:
 		return "LOST " + strconv.FormatInt(lost, 10)
 	case extra > 0:
 		return "EXTRA " + strconv.FormatInt(extra, 10)
+	case unknown > 0:
+		return l.f("cell.unknown", num0(stored), num0(unknown))
 	}
 	return "0"
+}
+
+// unknownClasses lists the classes of a table's writes whose answer was
+// lost, with their counts: "timeout 3, connection-lost 2".
+func unknownClasses(v result.Verify) string {
+	parts := make([]string, 0, len(v.UnknownClasses))
+	for _, c := range v.UnknownClasses {
+		parts = append(parts, c.Class+" "+num0(c.Count))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Notes returns the lines under the table in lang: failures, errors by
@@ -712,9 +732,27 @@ func notes(d *result.Document, l tr) []string {
 				case v.Error != "":
 					out = append(out, l.f("note.unverified", s.Label, op, v.Table, v.Error))
 				case v.Lost > 0:
-					out = append(out, l.f("note.lost", s.Label, op, v.Lost, v.Acked, v.Table, v.After-v.Before))
+					line := l.f("note.lost", s.Label, op, v.Lost, v.Acked, v.Table, v.After-v.Before)
+					if v.Unknown > 0 {
+						line += l.f("note.lost.unknown", num0(v.UnknownWrites()), unknownClasses(v))
+					}
+					out = append(out, line)
 				case v.Extra > 0:
-					out = append(out, l.f("note.extra", s.Label, op, v.Extra, v.Acked, v.Table, v.After-v.Before))
+					line := l.f("note.extra", s.Label, op, v.Extra, v.Acked, v.Table, v.After-v.Before)
+					if v.Unknown > 0 {
+						line += l.f("note.extra.unknown", num0(v.UnknownStored), num0(v.UnknownWrites()), unknownClasses(v))
+					}
+					out = append(out, line)
+				case v.Unknown > 0:
+					where := op
+					if len(p.Verify) > 1 {
+						where += " (" + v.Table + ")"
+					}
+					if n := v.UnknownWrites(); n == v.Unknown {
+						out = append(out, l.f("note.unknown", s.Label, where, num0(v.UnknownStored), num0(n), unknownClasses(v)))
+					} else {
+						out = append(out, l.f("note.unknown.rows", s.Label, where, num0(v.UnknownStored), num0(v.Unknown), num0(n), unknownClasses(v)))
+					}
 				}
 			}
 			if p.Interrupted {

@@ -296,14 +296,68 @@ type Second struct {
 }
 
 // Verify compares acknowledged writes with what a table holds.
+//
+// A write that failed after its request may have reached the store (its
+// answer was lost: cut off after --grace, its connection lost or reset)
+// may have been stored or not. Unknown counts the rows such writes may
+// have added (one each; a load's chunk, its rows), warm-up included, and
+// UnknownClasses the writes by class. The rows the table gained beyond
+// the acknowledged ones are theirs up to Unknown (UnknownStored); only
+// rows beyond those are Extra, which fails the run. Lost, acknowledged
+// rows missing, fails it whatever Unknown is: a count cannot tell an
+// acknowledged row lost from an unknown one stored, so rows of unknown
+// writes never make up for lost ones, they only go unseen in the net
+// count.
 type Verify struct {
-	Table  string `json:"table"`
-	Before int64  `json:"before"`
-	After  int64  `json:"after"`
-	Acked  int64  `json:"acked"` // rows the store acknowledged adding, warm-up included
-	Lost   int64  `json:"lost"`
-	Extra  int64  `json:"extra"`
-	Error  string `json:"error,omitempty"` // counting failed
+	Table          string       `json:"table"`
+	Before         int64        `json:"before"`
+	After          int64        `json:"after"`
+	Acked          int64        `json:"acked"` // rows the store acknowledged adding, warm-up included
+	Lost           int64        `json:"lost"`
+	Extra          int64        `json:"extra"`                     // rows beyond Acked and Unknown
+	Unknown        int64        `json:"unknown,omitempty"`         // rows writes whose answer was lost may have added
+	UnknownStored  int64        `json:"unknown_stored,omitempty"`  // of them, rows the table gained beyond Acked
+	UnknownClasses []ClassCount `json:"unknown_classes,omitempty"` // those writes, by class
+	Error          string       `json:"error,omitempty"`           // counting failed
+}
+
+// Judge sets Lost, Extra and UnknownStored from Before, After, Acked and
+// Unknown.
+func (v *Verify) Judge() {
+	v.Lost, v.Extra, v.UnknownStored = 0, 0, 0
+	d := v.After - v.Before
+	if d < v.Acked {
+		v.Lost = v.Acked - d
+		return
+	}
+	v.UnknownStored = min(d-v.Acked, v.Unknown)
+	v.Extra = d - v.Acked - v.UnknownStored
+}
+
+// UnknownWrites is how many writes' answers were lost (UnknownClasses).
+func (v Verify) UnknownWrites() int64 {
+	var n int64
+	for _, c := range v.UnknownClasses {
+		n += c.Count
+	}
+	return n
+}
+
+// ClassCount counts operations of one error class.
+type ClassCount struct {
+	Class string `json:"class"`
+	Count int64  `json:"count"`
+}
+
+// AddClassCount adds n operations of class to cs.
+func AddClassCount(cs []ClassCount, class string, n int64) []ClassCount {
+	for i := range cs {
+		if cs[i].Class == class {
+			cs[i].Count += n
+			return cs
+		}
+	}
+	return append(cs, ClassCount{Class: class, Count: n})
 }
 
 // Latency summarises a histogram, in microseconds.
@@ -342,7 +396,22 @@ func (l Latency) Histogram() *hist.Snapshot {
 	return hist.FromBuckets(l.Buckets, l.SumNs, int64(l.Min*1e3), int64(l.Max*1e3))
 }
 
-// Lost sums lost writes over all stores and phases.
+// Unknown sums, over all stores and phases, the rows writes whose answer
+// was lost may have added and the rows of them the tables hold.
+func (d *Document) Unknown() (unknown, stored int64) {
+	for _, s := range d.Stores {
+		for _, p := range s.Phases {
+			for _, v := range p.Verify {
+				unknown += v.Unknown
+				stored += v.UnknownStored
+			}
+		}
+	}
+	return unknown, stored
+}
+
+// Lost sums lost writes over all stores and phases: acknowledged rows
+// missing, and rows no write explains (Verify.Extra).
 func (d *Document) Lost() (lost, extra int64) {
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {

@@ -319,6 +319,29 @@ const ClassKeyOrder = "key-order"
 // the file system under it was full (ENOSPC; SQLITE_FULL).
 const ClassDiskFull = "disk-full"
 
+// ClassConnLost is the class of an operation whose connection was lost
+// after its request may have reached the server: the server ended the
+// session (pg_terminate_backend, KILL, a restart) or the connection broke
+// (EOF, a reset) mid-operation. Its outcome is unknown: a write may have
+// been stored though no answer came. An operation that found no
+// connection to send on, whose request never left, is of class connect.
+const ClassConnLost = "connection-lost"
+
+// ClassTimeout is the class of an operation that ran out of time: its
+// context's deadline passed, or it was cut off (--grace). Its outcome is
+// unknown, as ClassConnLost's.
+const ClassTimeout = "timeout"
+
+// UnknownOutcome reports whether an operation that failed with class may
+// still have done its work: its request may have reached the store, and
+// its answer was lost (ClassTimeout, ClassConnLost). Every other class is
+// an answer (the server refused or failed the operation: busy, a
+// constraint, a full disk, too many connections) or a failure before the
+// request left (connect): the operation did nothing.
+func UnknownOutcome(class string) bool {
+	return class == ClassTimeout || class == ClassConnLost
+}
+
 // Classify returns the class of err: the one a store gave it, "timeout" or
 // "canceled" for context errors, and "error" otherwise.
 func Classify(err error) string {
@@ -328,7 +351,7 @@ func Classify(err error) string {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return ClassTimeout
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	}

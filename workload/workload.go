@@ -41,6 +41,13 @@ type Done struct {
 	// that stopped at its 300th row committed 299), since those rows are
 	// stored and the count after the phase includes them.
 	Rows int64
+	// Unsure is, for a failed operation, how many rows beyond Rows it
+	// may have stored: those of a statement, transaction or bulk call
+	// that was sent and whose answer never came (a load's chunk in one
+	// transaction, its rows). The engine counts them as possibly stored
+	// when the failure's class says the outcome is unknown
+	// (store.UnknownOutcome); 0 counts as one for a kind that writes.
+	Unsure int64
 }
 
 // Phase is one measured step of a run: one kind of operation, or a mix.

@@ -1214,7 +1214,14 @@ func (s *Store) Close() error {
 }
 
 // classify gives an error its class for the error breakdown. connecting
-// says the error came from opening a connection.
+// says the error came from opening a connection. A connection lost
+// mid-operation is store.ClassConnLost: the server ended the session
+// (KILL: 1927, "Connection was killed"; a shutdown: 1053) or the
+// connection broke (the wire driver's and go-sql-driver's ErrInvalidConn,
+// EOF, a reset) after the request may have gone out, so the operation's
+// outcome is unknown. database/sql's driver.ErrBadConn and ErrConnDone
+// say the request never went out (go-sql-driver returns ErrBadConn only
+// before writing), and stay connect: no connection to send on.
 func classify(err error, connecting bool) error {
 	// ce escapes to errors.As, so it is allocated where it is declared:
 	// after the check for nil, which every successful operation takes.
@@ -1236,16 +1243,22 @@ func classify(err error, connecting bool) error {
 		case 1205:
 			class = "lock-timeout"
 		default:
-			if connecting {
+			switch {
+			case connecting:
 				class = "connect"
+			case me.Number == 1927 || me.Number == 1053:
+				class = store.ClassConnLost
 			}
 		}
 		return &store.ClassError{Class: class, Err: err}
 	}
-	var ne net.Error
-	if connecting || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sql.ErrConnDone) {
+	var oe *net.OpError
+	if connecting || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || (errors.As(err, &oe) && oe.Op == "dial") {
 		return &store.ClassError{Class: "connect", Err: err}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &store.ClassError{Class: store.ClassConnLost, Err: err}
 	}
 	return err
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -1134,8 +1136,17 @@ func TestClassify(t *testing.T) {
 		{&mysql.MySQLError{Number: 1205}, false, "lock-timeout"},
 		{&mysql.MySQLError{Number: 1062}, false, "mysql:1062"}, // duplicate key
 		{&mysql.MySQLError{Number: 1045}, true, "connect"},     // access denied while connecting
-		{fmt.Errorf("x: %w", mysql.ErrInvalidConn), false, "connect"},
+		// A connection lost mid-operation: its outcome is unknown.
+		{fmt.Errorf("x: %w", mysql.ErrInvalidConn), false, "connection-lost"},
+		{io.ErrUnexpectedEOF, false, "connection-lost"},
+		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, false, "connection-lost"},
+		{&mysql.MySQLError{Number: 1927}, false, "connection-lost"}, // KILL
+		{&mysql.MySQLError{Number: 1053}, false, "connection-lost"}, // shutdown
+		{&mysql.MySQLError{Number: 1927}, true, "connect"},
+		// No connection to send on: the request never left.
 		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, false, "connect"},
+		{fmt.Errorf("x: %w", driver.ErrBadConn), false, "connect"},
+		{io.EOF, true, "connect"},
 		{fmt.Errorf("x: %w", context.DeadlineExceeded), false, "timeout"},
 		{errors.New("something else"), false, "error"},
 	} {

@@ -365,7 +365,7 @@ func (s *session) fail(err error) error {
 		return nil
 	}
 	err = classify(err, false)
-	if s.conn != nil && store.Classify(err) == "connect" {
+	if class := store.Classify(err); s.conn != nil && (class == "connect" || class == store.ClassConnLost) {
 		s.lost = true // database/sql's Conn keeps a broken connection
 	}
 	return scrub(err, s.st.secret)

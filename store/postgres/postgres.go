@@ -79,9 +79,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"regexp"
@@ -89,6 +91,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -98,6 +101,7 @@ import (
 
 	"kurabe/redact"
 	"kurabe/store"
+	"kurabe/store/postgres/wire"
 	"kurabe/store/server"
 )
 
@@ -868,8 +872,13 @@ func (e *scrubbed) Unwrap() error { return e.err }
 
 // classify gives errors the classes of the error breakdown: the SQLSTATEs
 // a benchmark expects under contention by name, any other server error as
-// "pg:<sqlstate>", and failures to connect as "connect". Context errors are
-// left as they are, for store.Classify to call them timeouts.
+// "pg:<sqlstate>", failures to connect as "connect", and a connection lost
+// mid-operation as store.ClassConnLost: the server ended the session (a
+// FATAL error, such as pg_terminate_backend's 57P01, after which it
+// closes the connection) or the connection broke (EOF, a reset) after the
+// request may have gone out, so the operation's outcome is unknown.
+// Context errors are left as they are, for store.Classify to call them
+// timeouts.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -878,6 +887,8 @@ func classify(err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
+	var cerr *pgconn.ConnectError
+	connecting := errors.As(err, &cerr)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		class := "pg:" + pe.Code
@@ -888,17 +899,39 @@ func classify(err error) error {
 			class = "serialization"
 		case "40P01":
 			class = "deadlock"
+		default:
+			if sev := cmp.Or(pe.SeverityUnlocalized, pe.Severity); !connecting && (sev == "FATAL" || sev == "PANIC") {
+				class = store.ClassConnLost
+			}
 		}
 		return &store.ClassError{Class: class, Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	var cerr *pgconn.ConnectError
-	if errors.As(err, &cerr) {
+	if connecting {
 		return &store.ClassError{Class: "connect", Err: err}
 	}
+	if connLost(err) {
+		return &store.ClassError{Class: store.ClassConnLost, Err: err}
+	}
 	return err
+}
+
+// connLost reports whether err is a connection that broke mid-operation:
+// the wire driver's, or pgx's EOF, reset or other network error, unless
+// pgconn says the request was never sent (SafeToRetry), which leaves the
+// outcome known.
+func connLost(err error) bool {
+	if errors.Is(err, wire.ErrConnLost) {
+		return true
+	}
+	if pgconn.SafeToRetry(err) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 var (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"kurabe/redact"
 	"kurabe/store"
 	"kurabe/store/mysql"
+	"kurabe/store/postgres/wire"
 	"kurabe/store/server"
 	"kurabe/store/storetest"
 )
@@ -757,6 +759,11 @@ func TestClassify(t *testing.T) {
 		// Left for store.Classify to call a timeout.
 		{fmt.Errorf("query: %w", context.DeadlineExceeded), "timeout"},
 		{errors.New("something else"), "error"},
+		// The server ended the session (pg_terminate_backend), or the
+		// connection broke mid-operation: the outcome is unknown.
+		{&pgconn.PgError{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "57P01"}, "connection-lost"},
+		{fmt.Errorf("postgres: %w: %w", wire.ErrConnLost, io.EOF), "connection-lost"},
+		{fmt.Errorf("failed to receive message: %w", io.ErrUnexpectedEOF), "connection-lost"},
 	} {
 		if got := store.Classify(classify(c.err)); got != c.want {
 			t.Errorf("classify(%v) = %q, want %q", c.err, got, c.want)

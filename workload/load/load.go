@@ -327,7 +327,29 @@ func (c *client) Do(ctx context.Context, kind int) (workload.Done, error) {
 	case kBulk:
 		rows, err = c.bulk(ctx, from, to)
 	}
-	return workload.Done{Written: w.src.Bytes(from, to), Rows: rows}, err
+	d := workload.Done{Written: w.src.Bytes(from, to), Rows: rows}
+	if err != nil {
+		d.Unsure = unsure(kind, to-from-rows, w.cfg.Batch, c.run.st)
+	}
+	return d, err
+}
+
+// unsure is how many of a failed chunk's rest rows may be stored should
+// its answer have been lost (workload.Done.Unsure): the one statement of
+// autocommit that failed; in batches, the batch that failed; in one
+// transaction or bulk call, all of them.
+func unsure(kind int, rest int64, batch int, st store.Store) int64 {
+	switch kind {
+	case kAutocommit:
+		return min(rest, 1)
+	case kBatch:
+		return min(rest, int64(batch))
+	case kBulk:
+		if _, ok := st.(store.BulkLoader); !ok {
+			return min(rest, int64(batch))
+		}
+	}
+	return rest
 }
 
 // singles inserts rows from..to-1 one statement each: the SQL session's

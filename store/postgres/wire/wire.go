@@ -479,13 +479,18 @@ func (c *Conn) fill(n int) error {
 	return c.r.Fill(c.rw, n)
 }
 
+// ErrConnLost is wrapped by the error of an exchange whose connection
+// broke (EOF, a reset) while it was under way: its request may have
+// reached the server, so its outcome is unknown.
+var ErrConnLost = errors.New("connection lost")
+
 // fail marks the connection broken by an I/O error, which is the
 // context's error when a cancellation caused it.
 func (c *Conn) fail(err error) error {
 	if c.ctx != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("postgres: query interrupted, connection closed: %w", context.Cause(c.ctx))
 	} else {
-		err = fmt.Errorf("postgres: connection lost: %w", err)
+		err = fmt.Errorf("postgres: %w: %w", ErrConnLost, err)
 	}
 	c.broken = err
 	c.busy = false
