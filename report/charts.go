@@ -685,7 +685,8 @@ func seriesLabel(d *result.Document, label string) string {
 // dot. The x axis runs to p99.99, or further when a curve does (more than
 // 10,000 operations). A store with one operation has no curve: its
 // latency, every percentile of it, is a dot at p50, and its legend entry
-// says "1 operation" (before, such a chart was empty axes). A phase
+// says "1 operation" (before, such a chart was empty axes); a chart of
+// such dots alone has an x axis that fits them, around p50. A phase
 // skipped on a store measured nothing and is left out.
 func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
@@ -695,6 +696,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 		p := st.newPlot(st.l.t("axis.percentile"), st.l.t("axis.latency"))
 		grid(p)
 		lo, hi, right := math.Inf(1), 0.0, 4.0
+		curves := false // any store with a curve, not a dot
 		for _, s := range d.Stores {
 			var h hist.Snapshot
 			for _, ph := range s.Phases {
@@ -720,6 +722,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 				p.Add(sc)
 				e.label, e.line, e.dot = st.l.f("legend.one-op", e.label), false, true
 			} else {
+				curves = true
 				l, err := plotter.NewLine(xys)
 				if err != nil {
 					continue
@@ -744,6 +747,12 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 		// that a curve's rise at either (two operations; the maximum) is
 		// not drawn on an axis.
 		p.X.Min, p.X.Max = math.Log10(2)-0.08, right+0.08
+		if !curves {
+			// Only dots, every one at p50: the axis fits them, with the
+			// same room either side, rather than running on to p99.99
+			// with nothing drawn past p50.
+			p.X.Max = math.Log10(2) + 0.08
+		}
 		p.X.Tick.Marker = ninesTicks{}
 		logY(p, lo, hi)
 		ch.plots = []*plot.Plot{p}

@@ -729,6 +729,44 @@ func TestLatencyOfOneOperationIsADot(t *testing.T) {
 	if dotY["sqlite"] <= dotY["file"] {
 		t.Errorf("sqlite's dot (5.2s) at y=%.1f is not above file's (33ms) at y=%.1f", dotY["sqlite"], dotY["file"])
 	}
+	// The x axis fits the dots: before, it ran on to p99.99 as for a
+	// curve, the dots pressed against its left end with nothing past them.
+	x0, x1 := g.xAxis()
+	for _, label := range []string{"sqlite", "file"} {
+		for _, p := range g.of(st.color(label), true) {
+			if p.pts[0].Y >= below {
+				continue // the legend's dot
+			}
+			var cx vg.Length
+			for _, pt := range p.pts {
+				cx += pt.X
+			}
+			cx /= vg.Length(len(p.pts))
+			if at := float64((cx - x0) / (x1 - x0)); at < 0.3 || at > 0.7 {
+				t.Errorf("%s's dot is %.0f%% along the x axis (%.1f to %.1f pt), want it near the middle: the axis runs past the data", label, 100*at, x0, x1)
+			}
+		}
+	}
+	for _, x := range g.texts {
+		if x.s == "p90" || x.s == "p99.99" {
+			t.Errorf("tick %q drawn, past the dots at p50", x.s)
+		}
+	}
+}
+
+// xAxis is the left and right end of the x axis's line, the longest
+// horizontal stroke in the axes' grey.
+func (g *geomCanvas) xAxis() (x0, x1 vg.Length) {
+	for _, p := range g.paths {
+		if p.fill || !colorEq(p.col, color.Gray{0x80}) || len(p.pts) != 2 || p.pts[0].Y != p.pts[1].Y {
+			continue
+		}
+		a, b := min(p.pts[0].X, p.pts[1].X), max(p.pts[0].X, p.pts[1].X)
+		if b-a > x1-x0 {
+			x0, x1 = a, b
+		}
+	}
+	return x0, x1
 }
 
 // A phase the workload skipped on a store (crud's update on the file
