@@ -99,7 +99,7 @@ func TestHTTPSendsExactlyN(t *testing.T) {
 		"Transfer rate:", "Connection Times (ms, µs resolution)", "Connect:", "Processing:", "Waiting:", "Total:", "99.9%", "(longest request)",
 		"Transactions:                  10000 hits", "Availability:                  100.00 %", "Elapsed time:", "Data transferred:", "Response time:",
 		"Transaction rate:", "Throughput:", "Concurrency:", "Successful transactions:       10000", "Failed transactions:           0",
-		"Longest transaction:", "Shortest transaction:", "Status codes: 200 × 10000", "Connections: 100 opened; TCP connect ",
+		"Longest transaction:", "Shortest transaction:", "Status codes: 200 × 10,000", "Connections: 100 opened; TCP connect ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -67,6 +67,7 @@ type chart struct {
 type legendEntry struct {
 	label string
 	color color.Color
+	hatch int  // a bar's hatch, drawn on its swatch
 	line  bool // a line sample rather than a filled box
 	dot   bool // a dot, as a chart's single points are drawn
 	dash  []vg.Length
@@ -169,6 +170,111 @@ func (st *chartStyle) dash(key string) []vg.Length {
 	return d
 }
 
+// hatches are the bars' patterns over their colour, as dashes are the
+// lines': none, then diagonal up, diagonal down, horizontal, crossed
+// diagonals, and a grid.
+const (
+	hatchNone = iota
+	hatchUp
+	hatchDown
+	hatchAcross
+	hatchCross
+	hatchGrid
+	hatchKinds
+)
+
+// barFill is the fill of the i-th bar series: the colour of the i-th line
+// (lineStyle), so a store or variant has one colour in every chart, and a
+// hatch for each round of 8 colours: the first 8 plain, as before, the
+// next 8 the same colours hatched diagonally, and so on, 8 × 6 = 48 fills
+// before any repeats, as many as the line styles (before, bars had the 8
+// colours alone, and the 9th variant of a --vary matrix looked like the
+// 1st).
+func barFill(i int) fill {
+	c, _ := lineStyle(i)
+	return fill{color: c, hatch: i / len(okabeIto) % hatchKinds}
+}
+
+// fill is a bar's or its legend swatch's colour and hatch.
+type fill struct {
+	color color.Color
+	hatch int
+}
+
+func (st *chartStyle) fill(key string) fill { return barFill(st.colors[key]) }
+
+// hatchSpacing is the distance between a hatch's lines, measured along
+// the canvas's axes.
+const hatchSpacing = 4 * vg.Length(1)
+
+// draw fills r with f's colour and strokes its hatch over it, in white
+// on a dark colour and dark grey on a light one (yellow, sky blue), so it
+// shows on every colour. The lines are placed on the canvas's grid, not
+// the rectangle's, so neighbouring bars' hatches line up.
+func (f fill) draw(c draw.Canvas, r vg.Rectangle) {
+	c.FillPolygon(f.color, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+	if f.hatch == hatchNone || r.Max.X <= r.Min.X || r.Max.Y <= r.Min.Y {
+		return
+	}
+	ls := draw.LineStyle{Color: color.White, Width: vg.Points(1)}
+	if light(f.color) {
+		ls.Color = color.Gray{0x30}
+	}
+	x0, y0, x1, y1 := r.Min.X, r.Min.Y, r.Max.X, r.Max.Y
+	first := func(lo vg.Length) vg.Length { return vg.Length(math.Ceil(float64(lo/hatchSpacing))) * hatchSpacing }
+	diagonal := func(up bool) {
+		// Lines x - y = k (up) or x + y = k (down), clipped to r.
+		lo, hi := x0-y1, x1-y0
+		if !up {
+			lo, hi = x0+y0, x1+y1
+		}
+		for k := first(lo); k <= hi; k += hatchSpacing {
+			var a, b vg.Length
+			if up {
+				a, b = max(x0, y0+k), min(x1, y1+k)
+			} else {
+				a, b = max(x0, k-y1), min(x1, k-y0)
+			}
+			if b <= a {
+				continue
+			}
+			if up {
+				c.StrokeLine2(ls, a, a-k, b, b-k)
+			} else {
+				c.StrokeLine2(ls, a, k-a, b, k-b)
+			}
+		}
+	}
+	across := func() {
+		for y := first(y0); y <= y1; y += hatchSpacing {
+			c.StrokeLine2(ls, x0, y, x1, y)
+		}
+	}
+	switch f.hatch {
+	case hatchUp:
+		diagonal(true)
+	case hatchDown:
+		diagonal(false)
+	case hatchAcross:
+		across()
+	case hatchCross:
+		diagonal(true)
+		diagonal(false)
+	case hatchGrid:
+		across()
+		for x := first(x0); x <= x1; x += hatchSpacing {
+			c.StrokeLine2(ls, x, y0, x, y1)
+		}
+	}
+}
+
+// light reports whether a colour is light enough that white lines on it
+// would hardly show (relative luminance above one half).
+func light(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return 0.2126*float64(r)+0.7152*float64(g)+0.0722*float64(b) > 0.5*0xffff
+}
+
 func (st *chartStyle) text(size float64) plottext.Style {
 	return plottext.Style{Color: color.Black, Font: font.From(st.font, font.Length(size)), Handler: st.handler,
 		XAlign: draw.XLeft, YAlign: draw.YBottom}
@@ -248,7 +354,7 @@ func (ch *chart) draw(c draw.Canvas) {
 			c.DrawGlyph(draw.GlyphStyle{Color: e.color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, vg.Point{X: x + swatch/2, Y: ly})
 		default:
 			h := vg.Points(4)
-			c.FillPolygon(e.color, []vg.Point{{X: x, Y: ly - h}, {X: x + swatch, Y: ly - h}, {X: x + swatch, Y: ly + h}, {X: x, Y: ly + h}})
+			fill{e.color, e.hatch}.draw(c, vg.Rectangle{Min: vg.Point{X: x, Y: ly - h}, Max: vg.Point{X: x + swatch, Y: ly + h}})
 		}
 		c.FillText(lt, vg.Point{X: x + swatch + vg.Points(4), Y: ly}, e.label)
 	}
@@ -540,9 +646,10 @@ func throughputChart(st *chartStyle, d *result.Document) []*chart {
 	for j, s := range stores {
 		for i, k := range keys {
 			x := cats[i].x - 0.4 + width*float64(j)
-			b.addPhase(d, s, k, fig, x, x+width*0.92, st.color(s.Label))
+			b.addPhase(d, s, k, fig, x, x+width*0.92, st.fill(s.Label))
 		}
-		ch.legend = append(ch.legend, legendEntry{label: s.Label, color: st.color(s.Label)})
+		f := st.fill(s.Label)
+		ch.legend = append(ch.legend, legendEntry{label: s.Label, color: f.color, hatch: f.hatch})
 	}
 	p.Add(b)
 	p.NominalX(cats[0].name())
@@ -594,8 +701,9 @@ func matrixCharts(st *chartStyle, d *result.Document) []*chart {
 			x := float64(i) - 0.4 + width*float64(j)
 			// Each variant in its own colour, as on the latency and
 			// timeline charts of the report, and named as there.
-			if b.addPhase(d, s, k, fig, x, x+width*0.92, st.color(s.Label)) {
-				ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: st.color(s.Label)})
+			f := st.fill(s.Label)
+			if b.addPhase(d, s, k, fig, x, x+width*0.92, f) {
+				ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, s.Label), color: f.color, hatch: f.hatch})
 			}
 		}
 		if len(b.items) == 0 {
@@ -685,7 +793,8 @@ func seriesLabel(d *result.Document, label string) string {
 // dot. The x axis runs to p99.99, or further when a curve does (more than
 // 10,000 operations). A store with one operation has no curve: its
 // latency, every percentile of it, is a dot at p50, and its legend entry
-// says "1 operation" (before, such a chart was empty axes). A phase
+// says "1 operation" (before, such a chart was empty axes); a chart of
+// such dots alone has an x axis that fits them, around p50. A phase
 // skipped on a store measured nothing and is left out.
 func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 	var out []*chart
@@ -695,6 +804,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 		p := st.newPlot(st.l.t("axis.percentile"), st.l.t("axis.latency"))
 		grid(p)
 		lo, hi, right := math.Inf(1), 0.0, 4.0
+		curves := false // any store with a curve, not a dot
 		for _, s := range d.Stores {
 			var h hist.Snapshot
 			for _, ph := range s.Phases {
@@ -720,6 +830,7 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 				p.Add(sc)
 				e.label, e.line, e.dot = st.l.f("legend.one-op", e.label), false, true
 			} else {
+				curves = true
 				l, err := plotter.NewLine(xys)
 				if err != nil {
 					continue
@@ -744,6 +855,12 @@ func latencyCharts(st *chartStyle, d *result.Document) []*chart {
 		// that a curve's rise at either (two operations; the maximum) is
 		// not drawn on an axis.
 		p.X.Min, p.X.Max = math.Log10(2)-0.08, right+0.08
+		if !curves {
+			// Only dots, every one at p50: the axis fits them, with the
+			// same room either side, rather than running on to p99.99
+			// with nothing drawn past p50.
+			p.X.Max = math.Log10(2) + 0.08
+		}
 		p.X.Tick.Marker = ninesTicks{}
 		logY(p, lo, hi)
 		ch.plots = []*plot.Plot{p}
@@ -1031,15 +1148,15 @@ type bars struct {
 type bar struct {
 	x0, x1 float64
 	v      spread
-	color  color.Color
+	fill   fill
 	note   string // no bar, but this word where it would stand: skipped
 }
 
 // labelGap is the room between a whisker's (or a bar's) top and its value.
 const labelGap = 3 * vg.Length(1)
 
-func (b *bars) add(x0, x1 float64, v spread, c color.Color) {
-	b.items = append(b.items, bar{x0: x0, x1: x1, v: v, color: c})
+func (b *bars) add(x0, x1 float64, v spread, f fill) {
+	b.items = append(b.items, bar{x0: x0, x1: x1, v: v, fill: f})
 	b.max = math.Max(b.max, v.hi)
 }
 
@@ -1047,13 +1164,13 @@ func (b *bars) add(x0, x1 float64, v spread, c color.Color) {
 // x0..x1: or, when every repeat of the phase was skipped, "skipped" where
 // the bar would stand, so that it is not read as a store that was not run
 // or a bar too short to see. It reports whether it added either.
-func (b *bars) addPhase(d *result.Document, s result.Store, k phaseKey, fig barFigure, x0, x1 float64, c color.Color) bool {
+func (b *bars) addPhase(d *result.Document, s result.Store, k phaseKey, fig barFigure, x0, x1 float64, f fill) bool {
 	if v := fig.at(d, s, k); v.n > 0 {
-		b.add(x0, x1, v, c)
+		b.add(x0, x1, v, f)
 		return true
 	}
 	if skippedAt(d, s, k) {
-		b.items = append(b.items, bar{x0: x0, x1: x1, color: c, note: b.style.l.t("skipped")})
+		b.items = append(b.items, bar{x0: x0, x1: x1, fill: f, note: b.style.l.t("skipped")})
 		return true
 	}
 	return false
@@ -1161,7 +1278,7 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 			continue
 		}
-		c.FillPolygon(it.color, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+		it.fill.draw(c, vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}})
 		if it.whiskered() {
 			xm := (x0 + x1) / 2
 			ls := draw.LineStyle{Color: color.Gray{0x30}, Width: vg.Points(1)}

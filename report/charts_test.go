@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -729,6 +731,44 @@ func TestLatencyOfOneOperationIsADot(t *testing.T) {
 	if dotY["sqlite"] <= dotY["file"] {
 		t.Errorf("sqlite's dot (5.2s) at y=%.1f is not above file's (33ms) at y=%.1f", dotY["sqlite"], dotY["file"])
 	}
+	// The x axis fits the dots: before, it ran on to p99.99 as for a
+	// curve, the dots pressed against its left end with nothing past them.
+	x0, x1 := g.xAxis()
+	for _, label := range []string{"sqlite", "file"} {
+		for _, p := range g.of(st.color(label), true) {
+			if p.pts[0].Y >= below {
+				continue // the legend's dot
+			}
+			var cx vg.Length
+			for _, pt := range p.pts {
+				cx += pt.X
+			}
+			cx /= vg.Length(len(p.pts))
+			if at := float64((cx - x0) / (x1 - x0)); at < 0.3 || at > 0.7 {
+				t.Errorf("%s's dot is %.0f%% along the x axis (%.1f to %.1f pt), want it near the middle: the axis runs past the data", label, 100*at, x0, x1)
+			}
+		}
+	}
+	for _, x := range g.texts {
+		if x.s == "p90" || x.s == "p99.99" {
+			t.Errorf("tick %q drawn, past the dots at p50", x.s)
+		}
+	}
+}
+
+// xAxis is the left and right end of the x axis's line, the longest
+// horizontal stroke in the axes' grey.
+func (g *geomCanvas) xAxis() (x0, x1 vg.Length) {
+	for _, p := range g.paths {
+		if p.fill || !colorEq(p.col, color.Gray{0x80}) || len(p.pts) != 2 || p.pts[0].Y != p.pts[1].Y {
+			continue
+		}
+		a, b := min(p.pts[0].X, p.pts[1].X), max(p.pts[0].X, p.pts[1].X)
+		if b-a > x1-x0 {
+			x0, x1 = a, b
+		}
+	}
+	return x0, x1
 }
 
 // A phase the workload skipped on a store (crud's update on the file
@@ -1001,5 +1041,130 @@ func TestLegendRowsLineUp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// matrixDoc16 is a --vary run of one store over 4 × 2 × 2 settings, 16
+// variants, as --vary commonly makes.
+func matrixDoc16() *result.Document {
+	rng := rand.New(rand.NewPCG(16, 16))
+	sizes := []string{"4k", "8k", "16k", "32k"}
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test", Run: result.RunConfig{Workload: "bbs", Ops: []string{"write"}, Clients: 2, Count: 2000,
+		Vary: []result.Axis{{Name: "innodb_page_size", Values: sizes}, {Name: "page_compressed", Values: []string{"0", "1"}}, {Name: "encrypted", Values: []string{"0", "1"}}}}}
+	for _, ps := range sizes {
+		for _, pc := range []string{"0", "1"} {
+			for _, enc := range []string{"0", "1"} {
+				ops := 9000 + 100*float64(len(d.Stores))
+				q := "encrypted=" + enc + "&innodb_page_size=" + ps + "&page_compressed=" + pc
+				d.Stores = append(d.Stores, result.Store{Label: "mariadb?" + q, Spec: "mariadb:managed?" + q,
+					Variant: []result.Setting{{Name: "innodb_page_size", Value: ps}, {Name: "page_compressed", Value: pc}, {Name: "encrypted", Value: enc}},
+					Phases:  []result.Phase{{Op: "write", Clients: 2, Ops: 2000, OpsPerSec: ops, Latency: latencies(rng, 2000, 2e9/ops)}}})
+			}
+		}
+	}
+	return d
+}
+
+// hatchOf says how the filled rectangle r is hatched: the directions of
+// the lines stroked within it over its fill (| - / \), sorted.
+func (g *geomCanvas) hatchOf(r vg.Rectangle) string {
+	const eps = 0.01
+	in := func(p vg.Point) bool {
+		return p.X >= r.Min.X-eps && p.X <= r.Max.X+eps && p.Y >= r.Min.Y-eps && p.Y <= r.Max.Y+eps
+	}
+	dirs := map[string]bool{}
+	for _, p := range g.paths {
+		if p.fill || len(p.pts) != 2 || !in(p.pts[0]) || !in(p.pts[1]) || !(colorEq(p.col, color.White) || colorEq(p.col, color.Gray{0x30})) {
+			continue
+		}
+		dx, dy := p.pts[1].X-p.pts[0].X, p.pts[1].Y-p.pts[0].Y
+		switch {
+		case dx == 0:
+			dirs["|"] = true
+		case dy == 0:
+			dirs["-"] = true
+		case dx*dy > 0:
+			dirs["/"] = true
+		default:
+			dirs[`\`] = true
+		}
+	}
+	return strings.Join(slices.Sorted(maps.Keys(dirs)), "")
+}
+
+// A --vary matrix of 16 variants: every variant's bar has a fill of its
+// own, its colour the one its line has in the latency chart, and its
+// legend swatch is filled as its bar is. Before, bars had the 8 colours
+// alone, and the 9th to 16th variants' bars looked like the 1st to 8th.
+func TestManyBarsFilledApart(t *testing.T) {
+	d := matrixDoc16()
+	st := newChartStyle(English, nil, []*result.Document{d})
+	chs := matrixCharts(st, d)
+	if len(chs) != 1 {
+		t.Fatalf("%d charts", len(chs))
+	}
+	g := drawGeom(chs[0])
+	lat := drawGeom(latencyCharts(st, d)[0])
+	below := g.legendBottom(chs[0])
+	// The bars, left to right, are the variants in order (one store); the
+	// legend's swatches are each just left of their label.
+	var bars []geomPath
+	for _, p := range g.paths {
+		if r := bounds(p.pts); p.fill && r.Max.Y < below && r.Size().X < 100 && r.Size().Y > 1 && !colorEq(p.col, color.White) {
+			bars = append(bars, p)
+		}
+	}
+	if len(bars) != len(d.Stores) {
+		t.Fatalf("%d bars for %d variants", len(bars), len(d.Stores))
+	}
+	slices.SortFunc(bars, func(a, b geomPath) int { return cmp.Compare(bounds(a.pts).Min.X, bounds(b.pts).Min.X) })
+	swatchOf := func(label string) (geomPath, bool) {
+		for _, x := range g.texts {
+			if x.s != label {
+				continue
+			}
+			for _, p := range g.paths {
+				r := bounds(p.pts)
+				if p.fill && r.Min.Y >= below-10 && math.Abs(float64((r.Min.Y+r.Max.Y)/2-(x.r.Min.Y+x.r.Max.Y)/2)) < 3 && x.r.Min.X-r.Max.X > 0 && x.r.Min.X-r.Max.X < 8 {
+					return p, true
+				}
+			}
+		}
+		return geomPath{}, false
+	}
+	seen := map[string]string{}
+	for i, s := range d.Stores {
+		c := st.color(s.Label)
+		if !colorEq(bars[i].col, c) {
+			t.Errorf("%s: bar in %v, not its colour in the other charts %v", s.Label, bars[i].col, c)
+		}
+		bar := g.hatchOf(bounds(bars[i].pts))
+		sw, ok := swatchOf(seriesLabel(d, s.Label))
+		if !ok {
+			t.Errorf("%s: no legend swatch", s.Label)
+		} else if swatch := g.hatchOf(bounds(sw.pts)); !colorEq(sw.col, c) || swatch != bar {
+			t.Errorf("%s: bar %v hatched %q, its legend swatch %v hatched %q", s.Label, c, bar, sw.col, swatch)
+		}
+		key := fmt.Sprint(c) + " " + bar
+		if other, ok := seen[key]; ok {
+			t.Errorf("%s's bar looks like %s's: colour %v, hatch %q", s.Label, other, c, bar)
+		}
+		seen[key] = s.Label
+		if len(lat.of(c, false)) == 0 {
+			t.Errorf("%s: no line in its bar's colour %v in the latency chart", s.Label, c)
+		}
+	}
+	// Every fill is used once before any repeats, as many as the line
+	// styles.
+	fills := map[fill]bool{}
+	for i := range len(okabeIto) * len(dashes) {
+		f := barFill(i)
+		if c, _ := lineStyle(i); f.color != c {
+			t.Errorf("bar %d's colour %v is not its line's %v", i, f.color, c)
+		}
+		if fills[f] {
+			t.Errorf("bar %d repeats fill %v", i, f)
+		}
+		fills[f] = true
 	}
 }

@@ -72,6 +72,23 @@ func httpSecs(us float64) string { return strconv.FormatFloat(us/1e6, 'f', 6, 64
 
 func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
+// httpG2 is httpF2 with its whole part grouped (1,234.50), for kurabe's
+// own lines and tables; ab's and siege's fields keep their tools' plain
+// numbers (httpF2), which scripts read.
+func httpG2(x float64) string {
+	s := httpF2(x)
+	whole, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(whole, "-")
+	whole = group(strings.TrimPrefix(whole, "-"))
+	if neg {
+		whole = "-" + whole
+	}
+	return whole + "." + frac
+}
+
+// plain writes a count as ab and siege do, without separators.
+func plain(n int64) string { return strconv.FormatInt(n, 10) }
+
 // httpLines writes "Label:   value" lines with the values in one column.
 type httpLines struct {
 	b     *strings.Builder
@@ -124,22 +141,27 @@ func (l tr) count(n int, one, many string) string {
 }
 
 // lengthText says what the body lengths were, in language tl (ab's
-// Document Length field is always English).
-func lengthText(tl tr, l result.BodyLength) string {
+// Document Length field is always English, with ab's plain numbers: ab
+// is true; kurabe's own lines group them, 9,000 bytes).
+func lengthText(tl tr, l result.BodyLength, ab bool) string {
+	n, f2 := numfmt.Group, httpG2
+	if ab {
+		n, f2 = plain, httpF2
+	}
 	switch {
 	case l.Count == 0:
 		return tl.t("no responses")
 	case l.Min == l.Max:
-		return tl.f("http.bytes", l.Min)
+		return tl.f("http.bytes", n(l.Min))
 	}
-	distinct := tl.f("http.distinct", l.Distinct)
+	distinct := tl.f("http.distinct", n(int64(l.Distinct)))
 	if l.MoreThan {
-		distinct = tl.f("http.distinct.more", l.Distinct)
+		distinct = tl.f("http.distinct.more", n(int64(l.Distinct)))
 	}
 	if l.Distinct == 0 {
 		distinct = tl.t("distinct not tracked")
 	}
-	return tl.f("http.varying", l.Min, l.Max, httpF2(l.Mean), distinct)
+	return tl.f("http.varying", n(l.Min), n(l.Max), f2(l.Mean), distinct)
 }
 
 func (r *httpRun) classes() string {
@@ -171,7 +193,7 @@ func (r *httpRun) ab(b *strings.Builder) {
 	} else if h.Server != "" {
 		l.add("Server Software", "%s", h.Server)
 	}
-	l.add("Document Length", "%s", lengthText(English, h.Length))
+	l.add("Document Length", "%s", lengthText(English, h.Length, true))
 	b.WriteString("\n")
 	l.add("Concurrency Level", "%d", r.p.Clients)
 	l.add("Time taken for tests", "%s seconds", strconv.FormatFloat(r.elapsed, 'f', 6, 64))
@@ -322,35 +344,35 @@ func (r *httpRun) notes(b *strings.Builder) {
 		if s.Code == 0 {
 			code = l.t("other")
 		}
-		st = append(st, fmt.Sprintf("%s × %d", code, s.Count))
+		st = append(st, code+" × "+numfmt.Group(s.Count))
 	}
 	if len(st) == 0 {
 		st = []string{l.t("none")}
 	}
 	b.WriteString(l.f("http.status", strings.Join(st, ", ")))
-	b.WriteString(l.f("http.lengths", lengthText(l, h.Length)))
+	b.WriteString(l.f("http.lengths", lengthText(l, h.Length, false)))
 	if h.Length.Min != h.Length.Max {
 		b.WriteString(r.lengthsNote())
 	}
 	b.WriteString("\n")
 	for _, c := range p.ErrorClasses {
-		b.WriteString(l.f("http.failed", c.Class, c.Count, r.firstError(c.First)) + "\n")
+		b.WriteString(l.f("http.failed", c.Class, numfmt.Group(c.Count), r.firstError(c.First)) + "\n")
 	}
 	if h.Resent > 0 {
-		b.WriteString(l.f("http.resent", h.Resent, h.Requests+h.Resent) + "\n")
+		b.WriteString(l.f("http.resent", numfmt.Group(h.Resent), numfmt.Group(h.Requests+h.Resent)) + "\n")
 	}
 	b.WriteString(l.f("http.per-request", r.phase(uint64(h.Write.Count), h.Write.Mean), r.phase(h.Waiting.Count, h.Waiting.Mean), r.phase(uint64(h.Read.Count), h.Read.Mean)) + "\n")
 	b.WriteString(r.connections() + "\n")
 	if h.Reconnects > 0 {
-		b.WriteString(l.f("http.reconnects", h.Reconnects) + "\n")
+		b.WriteString(l.f("http.reconnects", numfmt.Group(h.Reconnects)) + "\n")
 	}
 	if h.Mode == "flow" && p.Latency.Count == 0 {
-		b.WriteString(l.f("http.flow.none", p.Ops, p.Errors) + "\n")
+		b.WriteString(l.f("http.flow.none", numfmt.Group(p.Ops), numfmt.Group(p.Errors)) + "\n")
 	} else if h.Mode == "flow" {
-		b.WriteString(l.f("http.flow", p.Ops, p.Errors, httpF2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
+		b.WriteString(l.f("http.flow", numfmt.Group(p.Ops), numfmt.Group(p.Errors), httpG2(p.OpsPerSec), httpMS(p.Latency.Mean), httpMS(p.Latency.P50), httpMS(p.Latency.P99), httpMS(p.Latency.Max)) + "\n")
 	}
 	if o := p.OpenLoop; o != nil {
-		b.WriteString(l.f("http.openloop", numfmt.Group(o.Scheduled), httpF2(o.MeanRate()), httpF2(o.Achieved), numfmt.Group(o.Late), httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
+		b.WriteString(l.f("http.openloop", numfmt.Group(o.Scheduled), httpG2(o.MeanRate()), httpG2(o.Achieved), numfmt.Group(o.Late), httpMS(o.LateAfterUs), httpMS(o.Lag.P99)) + "\n")
 		if o.NotStarted > 0 {
 			b.WriteString(l.f("http.notstarted", numfmt.Group(o.NotStarted)) + "\n")
 		}
@@ -413,22 +435,22 @@ func (r *httpRun) connections() string {
 	if h.Connections == 0 {
 		return l.t("http.connections.none")
 	}
-	s := l.f("http.connections.opened", h.Connections)
+	s := l.f("http.connections.opened", numfmt.Group(h.Connections))
 	switch {
 	case h.TCPConnect.Count > 0:
-		s += l.f("http.connect", httpUS(h.TCPConnect.Mean), h.TCPConnect.Count)
+		s += l.f("http.connect", httpUS(h.TCPConnect.Mean), numfmt.Group(h.TCPConnect.Count))
 	case h.Connect.Count > 0 && h.Connect.Mean > 0:
 		// A result from before tcp_connect was recorded: ab's Connect
 		// (a mean over requests, the kept-alive ones' zeros included)
 		// less the handshakes, shared over the connections opened.
 		n := min(h.Connections, int64(h.Connect.Count))
 		sum := h.Connect.Mean*float64(h.Connect.Count) - h.TLS.Mean*float64(h.TLS.Count)
-		s += l.f("http.connect", httpUS(max(sum, 0)/float64(n)), n)
+		s += l.f("http.connect", httpUS(max(sum, 0)/float64(n)), numfmt.Group(n))
 	default:
 		s += l.t("http.connect.none")
 	}
 	if h.TLS.Count > 0 {
-		s += l.f("http.tls", httpUS(h.TLS.Mean), h.TLS.Count)
+		s += l.f("http.tls", httpUS(h.TLS.Mean), numfmt.Group(h.TLS.Count))
 	}
 	return s
 }
@@ -447,13 +469,13 @@ func (r *httpRun) phase(count uint64, mean float64) string {
 // HTTPFailedLine is the line kurabe http ends with when requests failed,
 // in lang (English for an unknown one).
 func HTTPFailedLine(lang string, failed, requests int64) string {
-	return tr(lang).f("http.exit.failed", failed, requests)
+	return tr(lang).f("http.exit.failed", numfmt.Group(failed), numfmt.Group(requests))
 }
 
 // HTTPResentLine is the line kurabe http ends with when requests were
 // sent twice (result.HTTPStats.Resent).
 func HTTPResentLine(lang string, resent int64) string {
-	return tr(lang).f("http.exit.resent", resent)
+	return tr(lang).f("http.exit.resent", numfmt.Group(resent))
 }
 
 // HTTPInterruptedLine is the line kurabe http ends with when interrupted.
@@ -495,12 +517,12 @@ func (r *httpRun) targetRows() (header []string, rows [][]string) {
 			}
 			return val(v)
 		}
-		length := lengthText(l, t.Length)
+		length := lengthText(l, t.Length, false)
 		if t.Length.Count > 0 && t.Length.Min != t.Length.Max {
-			length = fmt.Sprintf("%d-%d", t.Length.Min, t.Length.Max)
+			length = numfmt.Group(t.Length.Min) + "-" + numfmt.Group(t.Length.Max)
 		}
-		rows = append(rows, []string{t.Name, strconv.FormatInt(t.Requests, 10), httpF2(r.perSec(float64(t.Requests - t.Failed))),
-			strconv.FormatInt(t.Failed, 10), val(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), val(lat.Max), length})
+		rows = append(rows, []string{t.Name, numfmt.Group(t.Requests), httpG2(r.perSec(float64(t.Requests - t.Failed))),
+			numfmt.Group(t.Failed), val(lat.Mean), pct(lat.P50), pct(lat.P90), pct(lat.P99), val(lat.Max), length})
 	}
 	return header, rows
 }

@@ -386,12 +386,12 @@ func TestHTTPInHTML(t *testing.T) {
 		doc        *result.Document
 		want       []string
 	}{
-		{"urls", English, httpURLs(), []string{"<p class=\"muted\">1 run. Each store", "<h3>Per URL</h3>", "<li>Status codes: 200 × 9840, 503 × 150</li>",
-			"<li>Body lengths: varying, 58 to 1200 bytes", "<li>Failed, http 503: 150; first: GET http://127.0.0.1:3001/read_file: 503 Service Unavailable</li>",
-			`<th>url</th><th class="num">requests</th>`, `<td>GET http://127.0.0.1:3001/posts?limit=100</td><td class="num">5000</td>`}},
-		{"flow", English, httpFlow(), []string{"<h3>Per step</h3>", `<th>step</th>`, "<td>login</td>", "<li>Flow: 1000 passes completed, 0 failed",
+		{"urls", English, httpURLs(), []string{"<p class=\"muted\">1 run. Each store", "<h3>Per URL</h3>", "<li>Status codes: 200 × 9,840, 503 × 150</li>",
+			"<li>Body lengths: varying, 58 to 1,200 bytes", "<li>Failed, http 503: 150; first: GET http://127.0.0.1:3001/read_file: 503 Service Unavailable</li>",
+			`<th>url</th><th class="num">requests</th>`, `<td>GET http://127.0.0.1:3001/posts?limit=100</td><td class="num">5,000</td>`}},
+		{"flow", English, httpFlow(), []string{"<h3>Per step</h3>", `<th>step</th>`, "<td>login</td>", "<li>Flow: 1,000 passes completed, 0 failed",
 			"<li>BEHIND: the server could not keep up with the rate"}},
-		{"flow", Japanese, httpFlow(), []string{"1 件の実行。", "<h3>ステップごと</h3>", "<li>ステータスコード: 200 × 3000</li>", "<li>フロー: 完了 1000 パス"}},
+		{"flow", Japanese, httpFlow(), []string{"1 件の実行。", "<h3>ステップごと</h3>", "<li>ステータスコード: 200 × 3,000</li>", "<li>フロー: 完了 1,000 パス"}},
 	} {
 		var b bytes.Buffer
 		if err := writeHTML(&b, c.lang, nil, []*result.Document{c.doc}); err != nil {
@@ -524,6 +524,59 @@ func TestOpenLoopCountsGrouped(t *testing.T) {
 		}
 		if regexp.MustCompile(`\b(20000|1395|2603)\b`).MatchString(b.String()) {
 			t.Errorf("%s: a count not grouped:\n%s", lang, b.String())
+		}
+	}
+}
+
+// kurabe http's own lines and tables wrote their counts bare (a step's
+// 1000 requests, 200 × 3000, 1000 passes completed, bodies of 11 to 9000
+// bytes) where the rest of kurabe groups them (numfmt): every figure of
+// four digits or more is grouped, in both languages, in the text and
+// Markdown reports and in the full report's part after ab's and siege's
+// fields, which keep those tools' plain numbers for the scripts that read
+// them. The summary line echoes the flags as given (n=, seed), as kurabe
+// run's does, and is left out.
+func TestHTTPCountsGrouped(t *testing.T) {
+	bare := regexp.MustCompile(`(^|[^0-9.,:=])[0-9]{4,}`)
+	for docName, doc := range map[string]func() *result.Document{"urls": httpURLs, "flow": func() *result.Document {
+		d := httpFlow()
+		h := d.Stores[0].Phases[0].HTTP
+		h.Connections, h.TCPConnect.Count, h.TLS.Count, h.Reconnects, h.Resent = 1200, 1200, 1200, 1500, 1100
+		h.Targets[1].Failed = 2500
+		h.Targets[1].Length = result.BodyLength{Count: 1000, Min: 1024, Max: 65536, Mean: 4096, Distinct: 1500}
+		h.Status = append(h.Status, result.StatusCount{Code: 503, Count: 2500})
+		p := &d.Stores[0].Phases[0]
+		p.Ops, p.Errors, p.OpsPerSec = 12_000, 2500, 1200.5
+		p.ErrorClasses = []result.ErrorClass{{Class: "http-503", Count: 2500, First: "step find (GET …): 503"}}
+		return d
+	}} {
+		for _, name := range []string{"text", "markdown", "full"} {
+			for _, lang := range Langs {
+				var b bytes.Buffer
+				if err := HTTPFormats[name](&b, lang, doc()); err != nil {
+					t.Fatal(err)
+				}
+				out := b.String()
+				if name == "full" {
+					_, out, _ = strings.Cut(out, "Shortest transaction")
+					_, out, _ = strings.Cut(out, "\n")
+				} else {
+					_, out, _ = strings.Cut(out, "\n")
+				}
+				for _, line := range strings.Split(out, "\n") {
+					if bare.MatchString(line) {
+						t.Errorf("%s %s %s: a figure not grouped in %q", docName, name, lang, line)
+					}
+				}
+				if docName == "flow" && !strings.Contains(out, "1,000") {
+					t.Errorf("%s %s: no 1,000 (a step's requests) in:\n%s", name, lang, out)
+				}
+			}
+		}
+	}
+	for _, lang := range Langs {
+		if s := HTTPFailedLine(lang, 2500, 12_000) + HTTPResentLine(lang, 1100); bare.MatchString(s) {
+			t.Errorf("%s: exit lines not grouped: %q", lang, s)
 		}
 	}
 }
