@@ -74,6 +74,11 @@ Flags:
 	if !ok {
 		return usageErr("--store %s: kurabe clean cleans PostgreSQL and MariaDB/MySQL databases; an SQLite file's tables are kurabe_*, a file store's files have a .kurabe marker beside them: remove those yourself", sp)
 	}
+	locks := newStoreLocks("kurabe clean")
+	defer locks.release()
+	if err := locks.take(ctx, st, sp); err != nil {
+		return err
+	}
 	done, err := cl.Clean(ctx, dryRun)
 	if err != nil {
 		return err

@@ -136,6 +136,11 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
 		defer st.Close()
+		locks := newStoreLocks("kurabe dataset import")
+		defer locks.release()
+		if err := locks.take(ctx, st, sp); err != nil {
+			return err
+		}
 	}
 
 	// First pass: check the whole file.

@@ -828,6 +828,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		of      string // the direct store's label, for a via run
 		n       int    // the store's place among the specs, from 1
 	}
+	// Each store's namespace is locked as it is opened, and stays locked
+	// until the run ends, after every store closed: across --repeat, and for a store opened again
+	// for --via-http, the one lock.
+	locks := newStoreLocks("kurabe run")
+	defer locks.release()
 	var sts []*opened
 	defer func() {
 		for _, o := range sts {
@@ -851,6 +856,9 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st, n: i + 1})
+		if err := locks.take(ctx, st, sp); err != nil {
+			return err
+		}
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}

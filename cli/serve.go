@@ -155,6 +155,13 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 	}
 	defer st.Close()
+	// The service sets its tables up anew as it starts: another kurabe
+	// on them would find them emptied under it.
+	locks := newStoreLocks("kurabe serve")
+	defer locks.release()
+	if err := locks.take(ctx, st, sp); err != nil {
+		return err
+	}
 
 	// Tokens live in the data directory, or in a temporary directory of
 	// their own when the store was given with a path.

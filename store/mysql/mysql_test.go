@@ -152,6 +152,22 @@ func TestServer(t *testing.T) {
 		})
 	}
 
+	// Two kurabes on one database: the second is refused, saying which
+	// connection holds kurabe's database, until the first lets go.
+	t.Run("Lock", func(t *testing.T) {
+		storetest.RunLock(t, func(t *testing.T) store.Store {
+			st, err := openSpec(t, dsn+"?database=kt_lock", store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}, "another kurabe is using kurabe's tables in kt_lock on "+addr, "server connection ", "holding it for ")
+		if n := managed.LockName(); n != "" {
+			t.Errorf("a managed server has LockName %q, want none", n)
+		}
+	})
+
 	// SQLSession and BulkLoader (sql_test.go).
 	t.Run("SQL", func(t *testing.T) { testSQL(t, open, root, dsn) })
 

@@ -1360,3 +1360,16 @@ func TestAnotherKindOfServer(t *testing.T) {
 		t.Errorf("class %q, want connect", got)
 	}
 }
+
+// Two kurabes on one database of a server they did not start: the second
+// is refused, saying who holds kurabe's schema, until the first lets go;
+// the lock goes with its connection. A managed server needs no lock.
+func TestLock(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	storetest.RunLock(t, func(t *testing.T) store.Store {
+		return open(t, dsn, store.Env{})
+	}, "another kurabe test is using kurabe's tables in postgres on 127.0.0.1:", fmt.Sprintf("pid %d on host ", os.Getpid()), "server process ")
+	if n := open(t, "postgres:managed", store.Env{Dir: t.TempDir()}).(store.Locker).LockName(); n != "" {
+		t.Errorf("a managed server has LockName %q, want none", n)
+	}
+}
