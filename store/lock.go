@@ -33,6 +33,18 @@ type Locker interface {
 	Lock(ctx context.Context, me Holder) (io.Closer, error)
 }
 
+// LockSharer is implemented by stores whose lock is held by a server
+// connection (a session's lock, which the server releases with the
+// session). The store that took the lock (Locker.Lock) uses that
+// connection as its own, for setup, counting and verification, so that
+// the lock takes no server connection more than a run without it; given
+// the command's lock on its namespace that another of its stores took,
+// a store uses it too. The lock is the command's: closing the store
+// leaves it.
+type LockSharer interface {
+	ShareLock(l io.Closer)
+}
+
 // Holder says who holds a lock, as far as the lock can tell.
 type Holder struct {
 	Command string // "kurabe run"

@@ -50,3 +50,49 @@ func RunLock(t *testing.T, open func(t *testing.T) store.Store, want ...string) 
 	}
 	again.Close()
 }
+
+// RunLockLost checks what a store whose lock is held by a server
+// connection (store.LockSharer) does when the server ends that
+// connection: kill ends the connection that holds the lock, and returns
+// once the server has let the lock go. The store takes the lock again at
+// its next use of the connection (here a count), so a second kurabe is
+// still refused; should the second kurabe take it first, the store's
+// next use fails, saying the lock was lost to it, and so does every use
+// after, though the second let it go again.
+func RunLockLost(t *testing.T, open func(t *testing.T) store.Store, kill func(t *testing.T)) {
+	t.Helper()
+	ctx := context.Background()
+	first, second := open(t), open(t)
+	held, err := first.(store.Locker).Lock(ctx, store.Me("kurabe test"))
+	if err != nil {
+		t.Fatalf("first Lock: %v", err)
+	}
+	defer held.Close()
+	tb := Table()
+	if err := first.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	kill(t)
+	if _, err := first.Count(ctx, tb); err != nil {
+		t.Fatalf("count after the server ended the lock's connection: %v, want the lock taken again and the count made", err)
+	}
+	if l, err := second.(store.Locker).Lock(ctx, store.Me("kurabe other")); !errors.Is(err, store.ErrHeld) {
+		if l != nil {
+			l.Close()
+		}
+		t.Fatalf("second Lock after the first took its lock again: %v, want it refused", err)
+	}
+	kill(t)
+	other, err := second.(store.Locker).Lock(ctx, store.Me("kurabe other"))
+	if err != nil {
+		t.Fatalf("second Lock once the first's connection was ended: %v", err)
+	}
+	_, err = first.Count(ctx, tb)
+	if !errors.Is(err, store.ErrHeld) || !strings.Contains(err.Error(), "was lost") {
+		t.Errorf("count after another kurabe took the lost lock: %v, want it refused, saying the lock was lost to it", err)
+	}
+	other.Close()
+	if _, err := first.Count(ctx, tb); !errors.Is(err, store.ErrHeld) {
+		t.Errorf("count after the other let go again: %v, want it still refused (the tables may have been the other's)", err)
+	}
+}
