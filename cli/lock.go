@@ -34,7 +34,15 @@ func (l *storeLocks) take(ctx context.Context, st store.Store, sp store.Spec) er
 		return nil
 	}
 	name := lk.LockName()
-	if name == "" || l.held[name] != nil {
+	if name == "" {
+		return nil
+	}
+	if held := l.held[name]; held != nil {
+		// The lock's connection is this store's own too, as it is the
+		// store's that took it: the command's stores share one.
+		if sh, ok := st.(store.LockSharer); ok {
+			sh.ShareLock(held)
+		}
 		return nil
 	}
 	c, err := lk.Lock(ctx, l.me)
