@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/store"
 	"kurabe/store/postgres"
@@ -42,6 +45,27 @@ func lockAs(t *testing.T, open store.Opener, spec, command string) func() {
 	return release
 }
 
+// runBounded runs a command as runCLI does, stopped as by a Ctrl-C should
+// it still run after a minute: a kurabe serve that was not refused serves
+// until stopped, and the test then fails on its exit status instead of
+// hanging.
+func runBounded(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = ExitOK
+	if err := testApp().Run(ctx, args, &out, &errb); err != nil {
+		code = ExitFailed
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		errb.WriteString("kurabe: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
 // The tester's case on an SQLite file: while another kurabe uses kurabe's
 // tables in it, every command that would use them is refused before it
 // touches them (exit 2), saying who holds them; once it ends, they run.
@@ -57,7 +81,7 @@ func TestCommandsRefusedWhileAnotherKurabeHoldsTheStore(t *testing.T) {
 		{"serve", "--store", spec, "--listen", "127.0.0.1:0"},
 	}
 	for _, args := range commands {
-		_, errs, code := runCLI(t, testApp(), args...)
+		_, errs, code := runBounded(t, args...)
 		if code != ExitUsage || !strings.Contains(errs, want) {
 			t.Errorf("%v while another holds the store: exit %d, %q; want 2 and %q", args[0], code, errs, want)
 		}
