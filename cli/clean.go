@@ -65,6 +65,10 @@ Flags:
 	if sp.Throwaway() {
 		return usageErr("--store %s: kurabe throws that store away with its tables when it stops; there is nothing to clean", sp)
 	}
+	// Released after the store closed (defers run last first), so
+	// that nothing of it is written once another kurabe may start.
+	locks := newStoreLocks("kurabe clean")
+	defer locks.release()
 	st, err := drv.Open(ctx, sp, store.Env{})
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
@@ -73,6 +77,9 @@ Flags:
 	cl, ok := st.(store.Cleaner)
 	if !ok {
 		return usageErr("--store %s: kurabe clean cleans PostgreSQL and MariaDB/MySQL databases; an SQLite file's tables are kurabe_*, a file store's files have a .kurabe marker beside them: remove those yourself", sp)
+	}
+	if err := locks.take(ctx, st, sp); err != nil {
+		return err
 	}
 	done, err := cl.Clean(ctx, dryRun)
 	if err != nil {

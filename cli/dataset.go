@@ -132,10 +132,17 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		if sp.Throwaway() {
 			return usageErr("--store %s: an import into a store kurabe would throw away at exit is lost; give a path or an address, e.g. %s", sp, importExample(sp.Driver))
 		}
+		// Released after the store closed (defers run last first), so
+		// that nothing of it is written once another kurabe may start.
+		locks := newStoreLocks("kurabe dataset import")
+		defer locks.release()
 		if st, err = drv.Open(ctx, sp, store.Env{}); err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 		}
 		defer st.Close()
+		if err := locks.take(ctx, st, sp); err != nil {
+			return err
+		}
 	}
 
 	// First pass: check the whole file.

@@ -828,6 +828,12 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 		of      string // the direct store's label, for a via run
 		n       int    // the store's place among the specs, from 1
 	}
+	// Each store's namespace is locked as it is opened, and stays locked
+	// until the run ends, after every store closed: one lock across
+	// --repeat and --vary and for a store opened again for --via-http,
+	// each store sharing its connection (store.LockSharer).
+	locks := newStoreLocks("kurabe run")
+	defer locks.release()
 	var sts []*opened
 	defer func() {
 		for _, o := range sts {
@@ -851,6 +857,9 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			return &ExitError{Code: ExitUsage, Err: openError(sp, variants[i], err)}
 		}
 		sts = append(sts, &opened{spec: sp, label: labels[i], variant: variants[i], st: st, n: i + 1})
+		if err := locks.take(ctx, st, sp); err != nil {
+			return err
+		}
 		if !sp.Throwaway() && !strings.HasPrefix(sp.Target, "//") {
 			dirs = append(dirs, filepath.Dir(sp.Target))
 		}
@@ -868,6 +877,9 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 			}
 			sts = append(sts, &opened{spec: sp, label: labels[i] + " via " + via, variant: variants[i], st: vst, via: via, of: labels[i], dir: vdir, n: i + 1})
+			if err := locks.take(ctx, vst, sp); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -930,6 +942,12 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 					continue
 				}
 				if o.st, err = a.driver(o.spec.Driver).Open(ctx, o.spec, store.Env{Dir: sdir, Keep: kept}); err != nil {
+					sr.Error = err.Error()
+					continue
+				}
+				// The namespace is locked already: the store shares the
+				// lock, and its connection.
+				if err := locks.take(ctx, o.st, o.spec); err != nil {
 					sr.Error = err.Error()
 					continue
 				}

@@ -1165,7 +1165,7 @@ func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
 	addr := strings.TrimPrefix(srv.Info(ctx).Target, "managed ")
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, testApp(), "run", "--store", "postgres://kurabe@"+addr+"/postgres", "--ops", "read-latest,write,mix",
-		"-n", "60", "-c", "12", "-q", "--json", js)
+		"-n", "60", "-c", "12", "--repeat", "2", "-q", "--json", js)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -1178,12 +1178,13 @@ func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
 		for _, e := range ph.SessionErrors {
 			refused += e.Count
 		}
-		// 8 connections: a phase that writes has kurabe's own and 7
-		// clients'; one that only reads, 8 clients'.
+		// 8 connections: a phase that writes has kurabe's own, which
+		// counts, and 7 clients'. kurabe's own connection is the one that
+		// holds its lock on the schema (a server kurabe did not start)
+		// for the whole run, a repeat's store sharing it: so a phase that
+		// only reads has 7 clients' too, where a run without the lock
+		// had 8.
 		want := 7
-		if ph.Op == "read-latest" {
-			want = 8
-		}
 		if ph.Clients != want || refused != int64(12-want) || ph.Ops != 60 || ph.Errors != 0 {
 			t.Errorf("%s: %d clients ran, %d refused, %d ops, %d errors; want %d, %d, 60, 0", ph.Op, ph.Clients, refused, ph.Ops, ph.Errors, want, 12-want)
 		}
@@ -1193,7 +1194,7 @@ func TestServerFullTurnsClientsAwayInWritingPhases(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(out, "12 clients (as few as 7 ran)") {
+	if !strings.Contains(out, "12 clients (7 ran)") {
 		t.Errorf("the header does not say how many clients ran:\n%s", out)
 	}
 }

@@ -150,11 +150,20 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 			defer removeLater(dir)()
 		}
 	}
+	// The service sets its tables up anew as it starts: another kurabe
+	// on them would find them emptied under it. The lock is released
+	// after the store closed (defers run last first), so that nothing of
+	// it is written once another kurabe may start.
+	locks := newStoreLocks("kurabe serve")
+	defer locks.release()
 	st, err := drv.Open(ctx, sp, store.Env{Dir: dir, Keep: kept})
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("store %s: %w", sp, err)}
 	}
 	defer st.Close()
+	if err := locks.take(ctx, st, sp); err != nil {
+		return err
+	}
 
 	// Tokens live in the data directory, or in a temporary directory of
 	// their own when the store was given with a path.

@@ -67,6 +67,9 @@ type Store struct {
 	orderMu sync.Mutex
 	lastKey map[string]int64 // tables with keys given by clients: the highest written
 	first   string           // first table set up, which takes the target path
+	// throwaway: the tables are in kurabe's own data directory, which no
+	// other kurabe can reach (no lock).
+	throwaway bool
 
 	stopSync chan struct{}
 	syncDone chan struct{}
@@ -119,10 +122,42 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			return nil, errors.New("file: no path given and no data directory; give file:/path/to/posts.txt")
 		}
 		s.dir = env.Dir
+		s.throwaway = true
 	case strings.HasSuffix(spec.Target, "/") || isDir(spec.Target):
 		s.dir = spec.Target
 	}
 	return s, nil
+}
+
+// LockName is the absolute path of the lock file: .kurabe-lock in the
+// store's directory, or beside the target file. It is "" for tables in
+// kurabe's own data directory.
+func (s *Store) LockName() string {
+	if s.throwaway {
+		return ""
+	}
+	p := s.target + ".kurabe-lock"
+	if s.dir != "" {
+		p = filepath.Join(s.dir, ".kurabe-lock")
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	return p
+}
+
+// Lock takes the flock on the file LockName names. A directory that does
+// not exist yet is made, as Setup would.
+func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
+	p := s.LockName()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("file: cannot create %s: %v; choose a writable path", filepath.Dir(p), err)
+	}
+	what := "kurabe's tables in " + s.dir
+	if s.dir == "" {
+		what = "kurabe's tables at " + s.target
+	}
+	return store.LockFile(p, what, "another path", me)
 }
 
 // FilesPerTable is how many files the store holds open for each table

@@ -321,3 +321,20 @@ func TestFailedIntervalSyncIsReported(t *testing.T) {
 		t.Fatalf("Close after failed fsyncs: %v, want them reported with when they began", cerr)
 	}
 }
+
+// Two kurabes on one file store, given as a directory or as a file: the
+// second is refused until the first lets go.
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{dir + "/", filepath.Join(dir, "posts.txt")} {
+		storetest.RunLock(t, func(t *testing.T) store.Store {
+			sp, _ := store.ParseSpec("file:" + target)
+			st, err := Open(context.Background(), sp, store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}, "another kurabe test is using kurabe's tables", "pid ")
+	}
+}

@@ -237,6 +237,9 @@ type Store struct {
 	// The tables this store made (Setup, Swap), whose options and sizes
 	// Info reads back: kurabe_meta may list others, of earlier runs.
 	made map[string]bool
+	// lock is the command's lock on kurabe's database (Lock, ShareLock),
+	// whose connection is the store's own: nil without one.
+	lock *myLock
 }
 
 // Open validates a MariaDB/MySQL spec. It connects to nothing and starts
@@ -481,6 +484,29 @@ func (s *Store) fresh(ctx context.Context) (*sql.Conn, error) {
 	return c, nil
 }
 
+// own returns a connection for the store's own work (setup, counting,
+// verification, a bulk load) and done, which gives it back: the lock's
+// connection when the store has the command's lock, which kurabe keeps
+// for the whole command anyway, so the lock costs the server no
+// connection more; else a fresh one, which done closes.
+func (s *Store) own(ctx context.Context) (c *sql.Conn, done func(), err error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	l := s.lock
+	s.mu.Unlock()
+	if l != nil {
+		if c, done, err = l.use(ctx, s); c != nil || err != nil {
+			return c, done, err
+		}
+	}
+	if c, err = s.fresh(ctx); err != nil {
+		return nil, nil, err
+	}
+	return c, func() { c.Close() }, nil
+}
+
 // quote quotes an identifier.
 func quote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
 
@@ -493,11 +519,11 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 }
 
 func (s *Store) setup(ctx context.Context, tables []*store.Table) error {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer done()
 	if err := s.createDatabase(ctx, c); err != nil {
 		return err
 	}
@@ -860,11 +886,11 @@ func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 }
 
 func (s *Store) truncate(ctx context.Context, t *store.Table) error {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer done()
 	if err := s.mayReplace(ctx, c, t.Name); err != nil {
 		return err
 	}
@@ -876,11 +902,11 @@ func (s *Store) truncate(ctx context.Context, t *store.Table) error {
 
 // Count counts a table's rows from a fresh connection.
 func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return 0, scrub(err, s.secret)
 	}
-	defer c.Close()
+	defer done()
 	return s.count(ctx, c, t)
 }
 
@@ -894,8 +920,26 @@ func (s *Store) count(ctx context.Context, c *sql.Conn, t *store.Table) (int64, 
 
 // OpenCounter opens the connection Count would, and keeps it
 // (store.CounterOpener). Each count is a statement of its own in
-// autocommit, so it sees every row committed before it.
+// autocommit, so it sees every row committed before it. A store with the
+// command's lock counts on the lock's connection, which is kept anyway
+// (checked now, as it would be opened now).
 func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, scrub(err, s.secret)
+	}
+	s.mu.Lock()
+	l := s.lock
+	s.mu.Unlock()
+	if l != nil {
+		c, done, err := l.use(ctx, s)
+		if err != nil {
+			return nil, scrub(err, s.secret)
+		}
+		if c != nil {
+			done()
+			return lockCounter{s}, nil
+		}
+	}
 	c, err := s.fresh(ctx)
 	if err != nil {
 		return nil, scrub(err, s.secret)
@@ -913,6 +957,15 @@ func (c *counter) Count(ctx context.Context, t *store.Table) (int64, error) {
 }
 
 func (c *counter) Close() error { return c.c.Close() }
+
+// lockCounter counts on the lock's connection, through Count.
+type lockCounter struct{ s *Store }
+
+func (c lockCounter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.Count(ctx, t)
+}
+
+func (lockCounter) Close() error { return nil }
 
 // readBack are server settings Info always reports, when the server has
 // them.
@@ -955,13 +1008,13 @@ func (s *Store) Info(ctx context.Context) store.Info {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := admin.Conn(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		info.Facts["error"] = scrub(fmt.Errorf("cannot connect to read settings back: %w", err), s.secret).Error()
 		info.Options = s.givenOptions()
 		return info
 	}
-	defer c.Close()
+	defer done()
 	c.QueryRowContext(ctx, "SELECT VERSION()").Scan(&info.Version)
 
 	for _, name := range readBack {
@@ -1332,11 +1385,11 @@ func (s *Store) swap(ctx context.Context, staged, t *store.Table) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer done()
 	old := t.Name + "_old"
 	o, err := s.owner(ctx, c, t.Name)
 	if err != nil {
@@ -1460,11 +1513,11 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 }
 
 func (s *Store) drop(ctx context.Context, t *store.Table) error {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer done()
 	o, err := s.owner(ctx, c, t.Name)
 	switch {
 	case err != nil || o == foreign || o == absent:
@@ -1500,11 +1553,11 @@ func (s *Store) clean(ctx context.Context, dryRun bool) ([]store.Cleaned, error)
 	if s.m != nil {
 		return nil, fmt.Errorf("%s: a managed server is thrown away with its tables when kurabe stops; there is nothing to clean", s.driver)
 	}
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer done()
 	meta := s.opts.database + "." + metaTable
 	shape, err := s.metaShape(ctx, c)
 	if err != nil {

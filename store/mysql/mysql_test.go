@@ -154,6 +154,55 @@ func TestServer(t *testing.T) {
 		})
 	}
 
+	// Two kurabes on one database: the second is refused, saying which
+	// connection holds kurabe's database, until the first lets go.
+	t.Run("Lock", func(t *testing.T) {
+		storetest.RunLock(t, func(t *testing.T) store.Store {
+			st, err := openSpec(t, dsn+"?database=kt_lock", store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}, "another kurabe is using kurabe's tables in kt_lock on "+addr, "server connection ", " from 127.0.0.1:")
+		if n := managed.LockName(); n != "" {
+			t.Errorf("a managed server has LockName %q, want none", n)
+		}
+	})
+
+	// The server ends the connection that holds kurabe's lock (KILL, a
+	// restart): the store takes the lock again at its next use, or fails
+	// when another kurabe took it first.
+	t.Run("LockLost", func(t *testing.T) {
+		storetest.RunLockLost(t, func(t *testing.T) store.Store {
+			st, err := openSpec(t, dsn+"?database=kt_lost", store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}, func(t *testing.T) {
+			var id sql.NullInt64
+			if err := root.QueryRow("SELECT IS_USED_LOCK('kurabe:kt_lost')").Scan(&id); err != nil || !id.Valid {
+				t.Fatalf("finding the lock's connection: %v, %v", id, err)
+			}
+			mustExec(t, root, "KILL "+strconv.FormatInt(id.Int64, 10))
+			// KILL returns before the connection has gone.
+			for i := 0; ; i++ {
+				if err := root.QueryRow("SELECT IS_USED_LOCK('kurabe:kt_lost')").Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				if !id.Valid {
+					break
+				}
+				if i == 1000 {
+					t.Fatal("the killed connection still held the lock after 10 s")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	})
+
 	// SQLSession and BulkLoader (sql_test.go).
 	t.Run("SQL", func(t *testing.T) { testSQL(t, open, root, dsn) })
 

@@ -446,11 +446,11 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 }
 
 func (s *Store) bulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
+	defer done()
 	o, err := s.owner(ctx, c, t.Name)
 	switch {
 	case err != nil:

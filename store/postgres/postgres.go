@@ -173,6 +173,9 @@ type Store struct {
 	pool     *pgxpool.Pool
 	startErr error
 	closed   bool
+	// lock is the command's lock on kurabe's schema (Lock, ShareLock),
+	// whose connection is the store's own: nil without one.
+	lock *pgLock
 }
 
 // Open validates a PostgreSQL spec. It does not connect, and for a managed
@@ -360,6 +363,29 @@ func (s *Store) fresh(ctx context.Context) (*pgx.Conn, error) {
 	return s.connectPgx(ctx)
 }
 
+// own returns a connection for the store's own work (setup, counting,
+// verification, a bulk load) and done, which gives it back: the lock's
+// connection when the store has the command's lock, which kurabe keeps
+// for the whole command anyway, so the lock costs the server no
+// connection more; else a fresh one, which done closes.
+func (s *Store) own(ctx context.Context) (c *pgx.Conn, done func(), err error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	l := s.lock
+	s.mu.Unlock()
+	if l != nil {
+		if c, done, err = l.use(ctx, s); c != nil || err != nil {
+			return c, done, err
+		}
+	}
+	if c, err = s.connectPgx(ctx); err != nil {
+		return nil, nil, err
+	}
+	return c, func() { closeConn(c) }, nil
+}
+
 // connectPgx opens a pgx connection within the connect timeout.
 func (s *Store) connectPgx(ctx context.Context) (c *pgx.Conn, err error) {
 	err = s.connecting(ctx, func(ctx context.Context) (err error) {
@@ -421,18 +447,18 @@ func qualified(name string) string { return pgx.Identifier{schema, name}.Sanitiz
 // DDL of Setup, Swap and Drop; end rolls back what was not committed and
 // closes the connection.
 func (s *Store) begin(ctx context.Context) (tx pgx.Tx, end func(), err error) {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	tx, err = c.Begin(ctx)
 	if err != nil {
-		closeConn(c)
+		done()
 		return nil, nil, s.fail(fmt.Errorf("postgres: %s: %w", s.target, err))
 	}
 	return tx, func() {
 		tx.Rollback(ctx)
-		closeConn(c)
+		done()
 	}, nil
 }
 
@@ -594,11 +620,11 @@ func indexSQL(t *store.Table, on string) ([]index, error) {
 // Truncate empties a table kurabe created, and restarts its key sequence so
 // keys are numbered as after Setup.
 func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeConn(c)
+	defer done()
 	if err := s.checkOwned(ctx, c, t); err != nil {
 		return err
 	}
@@ -610,11 +636,11 @@ func (s *Store) Truncate(ctx context.Context, t *store.Table) error {
 
 // Count counts a table's rows from a fresh connection.
 func (s *Store) Count(ctx context.Context, t *store.Table) (int64, error) {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer closeConn(c)
+	defer done()
 	return s.count(ctx, c, t)
 }
 
@@ -628,8 +654,23 @@ func (s *Store) count(ctx context.Context, c *pgx.Conn, t *store.Table) (int64, 
 
 // OpenCounter opens the connection Count would, and keeps it
 // (store.CounterOpener). Each count is a statement of its own in
-// autocommit, so it sees every row committed before it.
+// autocommit, so it sees every row committed before it. A store with the
+// command's lock counts on the lock's connection, which is kept anyway
+// (checked now, as it would be opened now).
 func (s *Store) OpenCounter(ctx context.Context) (store.Counter, error) {
+	s.mu.Lock()
+	l := s.lock
+	s.mu.Unlock()
+	if l != nil {
+		c, done, err := l.use(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			done()
+			return lockCounter{s}, nil
+		}
+	}
 	c, err := s.fresh(ctx)
 	if err != nil {
 		return nil, err
@@ -651,11 +692,21 @@ func (c *counter) Close() error {
 	return nil
 }
 
+// lockCounter counts on the lock's connection, through Count.
+type lockCounter struct{ s *Store }
+
+func (c lockCounter) Count(ctx context.Context, t *store.Table) (int64, error) {
+	return c.s.Count(ctx, t)
+}
+
+func (lockCounter) Close() error { return nil }
+
 // Networked: every operation waits on the server's socket (store.Networked).
 func (s *Store) Networked() {}
 
-// Info reads the effective settings back from a fresh connection made like
-// the sessions' (so synchronous_commit shows what they run with). When the
+// Info reads the effective settings back from the store's own connection
+// (own), which runs with the sessions' synchronous_commit, so it shows what
+// they run with. When the
 // server cannot be reached it returns what the store knows, with the
 // reason under Facts["error"].
 func (s *Store) Info(ctx context.Context) store.Info {
@@ -706,12 +757,12 @@ func (s *Store) Info(ctx context.Context) store.Info {
 		info.Facts["error"] = noAnswer.Error()
 		return info
 	}
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		info.Facts["error"] = err.Error()
 		return info
 	}
-	defer closeConn(c)
+	defer done()
 	show := func(name string) (string, error) {
 		// current_setting is SHOW as a function: it takes the name as a
 		// parameter and gives NULL, not an error, for an unknown one.

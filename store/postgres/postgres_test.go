@@ -1367,3 +1367,40 @@ func TestAnotherKindOfServer(t *testing.T) {
 		t.Errorf("class %q, want connect", got)
 	}
 }
+
+// Two kurabes on one database of a server they did not start: the second
+// is refused, saying who holds kurabe's schema, until the first lets go;
+// the lock goes with its connection. A managed server needs no lock.
+func TestLock(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	storetest.RunLock(t, func(t *testing.T) store.Store {
+		return open(t, dsn, store.Env{})
+	}, "another kurabe test is using kurabe's tables in postgres on 127.0.0.1:", fmt.Sprintf("pid %d on host ", os.Getpid()), "server process ")
+	if n := open(t, "postgres:managed", store.Env{Dir: t.TempDir()}).(store.Locker).LockName(); n != "" {
+		t.Errorf("a managed server has LockName %q, want none", n)
+	}
+}
+
+// The server ends the connection that holds kurabe's lock (an
+// administrator's pg_terminate_backend, a restart): the store takes the
+// lock again at its next use, or fails when another kurabe took it first.
+func TestLockLost(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	storetest.RunLockLost(t, func(t *testing.T) store.Store {
+		return open(t, dsn, store.Env{})
+	}, func(t *testing.T) {
+		var pid int32
+		if err := admin.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'kurabe test|%'").Scan(&pid); err != nil {
+			t.Fatalf("finding the lock's connection: %v", err)
+		}
+		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1, 10000)", pid); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -328,11 +328,11 @@ func numericInt(b []byte) (int64, bool) {
 // all before BulkLoad returns; the rows stream through a buffer of 64 KiB,
 // so memory does not grow with their number.
 func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
-	c, err := s.fresh(ctx)
+	c, done, err := s.own(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer closeConn(c)
+	defer done()
 	if err := s.checkOwned(ctx, c, t); err != nil {
 		return 0, err
 	}

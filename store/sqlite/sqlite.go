@@ -49,6 +49,9 @@ type Store struct {
 	path   string
 	pragma []pragma // applied in order on every connection
 	perOp  bool     // connect=per-op: open the database for every operation
+	// throwaway: the database is kurabe's own, in its data directory,
+	// and no other kurabe can reach it (no lock).
+	throwaway bool
 }
 
 type pragma struct {
@@ -128,6 +131,7 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 			return nil, errors.New("sqlite: no database path given and no data directory; give sqlite:/path/to/bbs.db")
 		}
 		s.path = filepath.Join(env.Dir, "kurabe.db")
+		s.throwaway = true
 	}
 	if dir := filepath.Dir(s.path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -138,6 +142,24 @@ func Open(ctx context.Context, spec store.Spec, env store.Env) (store.Store, err
 		return nil, err
 	}
 	return s, nil
+}
+
+// LockName is the absolute path of the lock file beside the database, or
+// "" for a database of kurabe's own data directory.
+func (s *Store) LockName() string {
+	if s.throwaway {
+		return ""
+	}
+	p, err := filepath.Abs(s.path)
+	if err != nil {
+		p = s.path
+	}
+	return p + ".kurabe-lock"
+}
+
+// Lock takes the flock on the file LockName names.
+func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
+	return store.LockFile(s.LockName(), "kurabe's tables in "+s.path, "another database file", me)
 }
 
 // header is how every SQLite database file begins.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -586,4 +587,51 @@ func TestOnlySetupCreatesTheFile(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the count made the removed database anew (%v)", err)
 	}
+}
+
+// Two kurabes on one database file: the second is refused, saying who
+// holds it, until the first lets go. A database in kurabe's own data
+// directory needs no lock.
+func TestLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	storetest.RunLock(t, func(t *testing.T) store.Store {
+		sp, _ := store.ParseSpec("sqlite:" + path + "?journal_mode=wal")
+		st, err := Open(context.Background(), sp, store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}, "another kurabe test is using kurabe's tables in "+path, fmt.Sprintf("pid %d on host ", os.Getpid()), "since ")
+	if _, err := os.Stat(path + ".kurabe-lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock file is left after the lock was let go: %v", err)
+	}
+	sp, _ := store.ParseSpec("sqlite:")
+	st, err := Open(context.Background(), sp, store.Env{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := st.(store.Locker).LockName(); n != "" {
+		t.Errorf("a database in kurabe's data directory has LockName %q, want none", n)
+	}
+}
+
+// A lock file a killed kurabe left, with no lock on it, is no obstacle.
+func TestStaleLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	if err := os.WriteFile(path+".kurabe-lock", []byte("kurabe run\n999999\nelsewhere\n2020-01-01T00:00:00Z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := store.ParseSpec("sqlite:" + path)
+	st, err := Open(context.Background(), sp, store.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err := st.(store.Locker).Lock(context.Background(), store.Me("kurabe run"))
+	if err != nil {
+		t.Fatalf("Lock over a stale lock file: %v", err)
+	}
+	l.Close()
 }
