@@ -1979,6 +1979,25 @@ func TestSecondInterruptSpeaksTheRunsLanguage(t *testing.T) {
 			t.Fatalf("no store within 30s\n%s", out.String())
 		}
 	}
+	// The client's writes are made to wait on a lock held here, so the
+	// run is still stopping after the first interrupt when the second
+	// comes: a run that stopped at once would have removed its directory
+	// itself, and then the second has nothing left to remove and say so.
+	dbs, _ := filepath.Glob(filepath.Join(tmp, "kurabe-*", "1-sqlite", "kurabe.db"))
+	blocker, err := sqlite3.Open(dbs[0])
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	defer blocker.Close()
+	if err := blocker.BusyTimeout(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := blocker.Exec("BEGIN EXCLUSIVE"); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("cannot hold the store's lock: %v", err)
+	}
+	defer blocker.Exec("ROLLBACK")
 	cmd.Process.Signal(syscall.SIGINT)
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), "もう一度 Ctrl-C"); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
