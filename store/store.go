@@ -416,7 +416,11 @@ func (d *Death) How() string {
 }
 
 func (d *Death) Error() string {
-	msg := fmt.Sprintf("%s: the managed server died: %s", d.Server, d.How())
+	how := d.How()
+	if d.Signal == 9 {
+		how = strings.Replace(how, "(SIGKILL)", "(SIGKILL: kill -9 sends it, and so does the kernel's out-of-memory killer; dmesg says which)", 1)
+	}
+	msg := fmt.Sprintf("%s: the managed server died: %s", d.Server, how)
 	if len(d.LogTail) > 0 {
 		if d.Log != "" {
 			msg += "; its log (" + d.Log + ") ends:"
