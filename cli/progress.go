@@ -105,6 +105,18 @@ func (p *progress) clear() {
 	}
 }
 
+// say writes a line on stderr that stays, prefixed "kurabe: ", whether or
+// not progress is shown (-q): what went wrong as it happens.
+func (p *progress) say(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+	fmt.Fprintln(p.w, "kurabe: "+line)
+}
+
 // note shows a line of what is happening between phases.
 func (p *progress) note(msg string) {
 	if !p.on {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
@@ -959,16 +960,20 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 			var phases []result.Phase
 			var prep *result.Prepared
 			var info *store.Info
+			watch := &serverWatch{st: o.st, label: o.label, name: func(p result.Phase) string {
+				p.Repeat = rep
+				return report.PhaseName(&result.Document{Run: result.RunConfig{Levels: levels, Repeat: f.repeat}}, p)
+			}}
 			if o.via != "" {
 				var cgi *service.CGI
 				if o.via == "cgi" {
 					cgi = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", o.dir}, Env: []string{cgiStoreEnv + "=" + o.spec.Raw}, Stderr: stderr}
 				}
-				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
+				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi, watch)
 			} else if f.isolate && o.spec.Driver == "sqlite" {
-				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
+				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog, watch)
 			} else {
-				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil)
+				phases, prep, err = runStore(ctx, cfg, levels, o.st, w, o.label, prog, nil, watch)
 			}
 			for j := range phases {
 				phases[j].Repeat = rep
@@ -1124,7 +1129,7 @@ func isolate(def workload.Definition, ops []string, w workload.Workload, n int) 
 // clients' databases, which ran the workload: the store's own file holds
 // none of their tables and never had its per-database settings (such as
 // journal_mode=wal) applied.
-func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress) ([]result.Phase, *result.Prepared, *store.Info, error) {
+func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels []int, main store.Store, spec store.Spec, label string, w workload.Workload, prog *progress, watch *serverWatch) ([]result.Phase, *result.Prepared, *store.Info, error) {
 	stores := make([]store.Store, len(cfg.PerClient))
 	defer func() {
 		for _, st := range stores {
@@ -1150,7 +1155,7 @@ func (a *App) runIsolatedSQLite(ctx context.Context, cfg engine.Config, levels [
 		stores[i] = st
 	}
 	cfg.PerClientStore = stores
-	phases, prep, err := runStore(ctx, cfg, levels, main, w, label, prog, nil)
+	phases, prep, err := runStore(ctx, cfg, levels, main, w, label, prog, nil, watch)
 	clients := make([]store.Info, len(stores))
 	for i, st := range stores {
 		clients[i] = st.Info(context.WithoutCancel(ctx))
@@ -1220,7 +1225,7 @@ func clientValues(clients []store.Info, name string) string {
 // does not empty them (the http store, whose service owns its table).
 // The phases are returned phase by phase, each at every level, however
 // they ran.
-func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, fresh func(context.Context) error) ([]result.Phase, *result.Prepared, error) {
+func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, fresh func(context.Context) error, watch *serverWatch) ([]result.Phase, *result.Prepared, error) {
 	instances := []workload.Workload{w}
 	if cfg.PerClient != nil {
 		instances = cfg.PerClient
@@ -1296,6 +1301,11 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	prog.clear()
 	prep, err := prepare(0)
 	if err != nil {
+		if d := store.DeathOf(watch.store()); d != nil {
+			// Its server died under the load: that is why.
+			prog.say(d.Error())
+			err = fmt.Errorf("%w\n%v", err, d)
+		}
 		return nil, nil, err
 	}
 	run := func(i, c int) (result.Phase, error) {
@@ -1320,10 +1330,46 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		}
 		opened := prog.start(report.Sprintf(prog.lang, "progress.opening", label, w.Phases()[i].Name, sessions))
 		cc.Opened = opened
+		if m, ok := watch.store().(store.Mortal); ok {
+			cc.Gone = m.Died()
+		}
 		p, err := engine.RunPhase(ctx, cc, st, w, i)
 		opened()
 		prog.clear()
 		return p, err
+	}
+	// Once the store's server has gone (a managed server died, a server
+	// stopped answering), the store's later phases are skipped for that
+	// reason, each a row of its own, rather than each fail on connecting.
+	total := len(w.Phases()) * len(levels)
+	ran := 0 // phases run or skipped so far
+	var skip string
+	phase := func(i, c int) (result.Phase, error) {
+		ran++
+		later := ran < total
+		ph := w.Phases()[i]
+		skipped := result.Phase{Op: ph.Name, Clients: c, Sweep: ph.Sweep, SweepValue: ph.SweepValue}
+		if skip == "" {
+			// Died since the last phase (loading the data set again
+			// for the next client level): this one is the first
+			// skipped, and says so.
+			skip = watch.died(prog, &skipped, later)
+		}
+		if skip != "" {
+			skipped.Skipped = skip
+			return skipped, nil
+		}
+		p, err := run(i, c)
+		if err != nil {
+			// The server died as the phase began.
+			if skip = watch.died(prog, &skipped, later); skip != "" {
+				skipped.Skipped = skip
+				return skipped, nil
+			}
+			return p, err
+		}
+		skip = watch.gone(ctx, prog, &p, later, cfg.Grace)
+		return p, nil
 	}
 	var phases []result.Phase
 	if sf, ok := w.(workload.Stateful); !ok || !sf.Stateful() || len(levels) == 1 {
@@ -1332,7 +1378,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 				if ctx.Err() != nil {
 					return phases, prep, nil
 				}
-				p, err := run(i, c)
+				p, err := phase(i, c)
 				if err != nil {
 					return phases, prep, err
 				}
@@ -1355,7 +1401,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 		return out
 	}
 	for l, c := range levels {
-		if l > 0 {
+		if l > 0 && skip == "" {
 			if ctx.Err() != nil {
 				return phaseMajor(), prep, nil
 			}
@@ -1363,10 +1409,12 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			if fresh != nil {
 				again = func() error { return fresh(ctx) }
 			}
-			if err := again(); err != nil {
+			// A server that died meanwhile fails these; its phases are
+			// then skipped, saying so.
+			if err := again(); err != nil && !watch.dead() {
 				return phaseMajor(), prep, fmt.Errorf("setting the tables up anew for -c %d: %w", c, err)
 			}
-			if _, err := prepare(c); err != nil {
+			if _, err := prepare(c); err != nil && !watch.dead() {
 				return phaseMajor(), prep, err
 			}
 		}
@@ -1374,7 +1422,7 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			if ctx.Err() != nil {
 				return phaseMajor(), prep, nil
 			}
-			p, err := run(i, c)
+			p, err := phase(i, c)
 			if err != nil {
 				return phaseMajor(), prep, err
 			}
@@ -1384,13 +1432,90 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 	return phaseMajor(), prep, nil
 }
 
+// serverWatch watches the server of the store runStore runs: a managed
+// server that died (store.Mortal), a server that stopped answering. A nil
+// one watches nothing.
+type serverWatch struct {
+	st    store.Store // whose server it is: with --via-http, the store behind the service
+	label string
+	name  func(result.Phase) string // a phase as the table names it
+}
+
+func (w *serverWatch) store() store.Store {
+	if w == nil {
+		return nil
+	}
+	return w.st
+}
+
+// dead reports whether the store's managed server died.
+func (w *serverWatch) dead() bool { return w != nil && store.DeathOf(w.st) != nil }
+
+// died records on p, and says on stderr, that the store's managed server
+// died, when it did; it returns why the store's later phases are skipped,
+// or "" when the server runs. later says whether there are any.
+func (w *serverWatch) died(prog *progress, p *result.Phase, later bool) string {
+	if w == nil {
+		return ""
+	}
+	d := store.DeathOf(w.st)
+	if d == nil {
+		return ""
+	}
+	p.Gone = &result.Gone{Died: true, Signal: d.Signal, SignalName: d.SignalName, ExitStatus: d.Status, CoreDumped: d.CoreDumped, Log: d.Log, LogTail: d.LogTail}
+	name := w.name(*p)
+	prog.say(report.GoneNote(prog.lang, w.label, name, *p, later))
+	return fmt.Sprintf("the managed server died during %s (%s)", name, d.How())
+}
+
+// gone checks, after phase p, whether the store's server is gone: its
+// managed server died, or, when operations of the phase were cut off
+// after the grace period and phases follow, a new connection gets no
+// answer within that period either. It records that on p, says it on
+// stderr and returns why the store's later phases are skipped; "" when
+// the server is there.
+func (w *serverWatch) gone(ctx context.Context, prog *progress, p *result.Phase, later bool, grace time.Duration) string {
+	if why := w.died(prog, p, later); why != "" || w == nil || p.CutOff == 0 || !later || ctx.Err() != nil {
+		return why
+	}
+	grace = cmp.Or(grace, engine.DefaultGrace)
+	err := answers(ctx, w.st, grace)
+	if err == nil || ctx.Err() != nil {
+		return ""
+	}
+	p.Gone = &result.Gone{CheckSeconds: grace.Seconds(), Check: err.Error()}
+	name := w.name(*p)
+	prog.say(report.GoneNote(prog.lang, w.label, name, *p, later))
+	return fmt.Sprintf("the server stopped answering during %s (%s operations cut off after --grace %v)", name, numfmt.Group(p.CutOff), grace)
+}
+
+// answers opens a new session on st and, on an SQL store, runs SELECT
+// 1, within timeout: whether a server that stopped answering answers
+// again. A session that connects per statement (connect=per-op) connects
+// only for the statement.
+func answers(ctx context.Context, st store.Store, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := st.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if q, ok := s.(store.SQLSession); ok {
+		if _, _, err := q.Query(ctx, "SELECT 1", nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runViaHTTP serves st with kurabe's board service on a free loopback port
 // and runs the workload against it through the http store, as a web
 // application's clients would reach it: in one process with a session
 // pool, or with cgi set, a new process per request. It returns the phases
 // and the http store's description, which names the store behind the
 // service.
-func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI) ([]result.Phase, *store.Info, error) {
+func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI, watch *serverWatch) ([]result.Phase, *store.Info, error) {
 	svc, err := service.New(st, service.Config{Version: Version, CGI: cgi})
 	if err != nil {
 		return nil, nil, &startError{err}
@@ -1420,7 +1545,7 @@ func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.S
 	defer hst.Close()
 	// The service owns its tables: between client levels they are set
 	// up anew through it, not through the http store.
-	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables)
+	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables, watch)
 	info := hst.Info(context.WithoutCancel(ctx))
 	return phases, &info, err
 }
@@ -1492,6 +1617,11 @@ func outcome(d *result.Document, lang string) error {
 		// its number from the sequence, and a read of it finds nothing.
 		failedBefore, repeat := false, -1
 		for _, p := range s.Phases {
+			// Its server went away (a managed server died, a server
+			// stopped answering), and the phases after were skipped.
+			if p.Gone != nil && !slices.Contains(failed, s.Label) {
+				failed = append(failed, s.Label)
+			}
 			if p.Repeat != repeat {
 				failedBefore, repeat = false, p.Repeat
 			}

@@ -201,6 +201,9 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 			if ctx.Err() != nil {
 				return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted while loading the postal data set")}
 			}
+			if d := store.DeathOf(st); d != nil {
+				return fmt.Errorf("store %s: %w\n%v", sp, err, d)
+			}
 			return fmt.Errorf("store %s: %w", sp, err)
 		}
 		if ld.Loaded {
@@ -248,7 +251,28 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "kurabe serve: http://%s · %s · store %s %s%s%s%s · Ctrl-C stops\n",
 		ln.Addr(), mode, info.Driver, info.Target, versionNote(info), postalNote, data)
-	return svc.Serve(ctx, ln)
+	// A managed server that dies leaves nothing to serve: every request
+	// would fail. kurabe serve stops, saying how it died, rather than
+	// answer 500 forever; it does not start the server again, which would
+	// hide the crash from whoever measures through it.
+	sctx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	if m, ok := st.(store.Mortal); ok {
+		if died := m.Died(); died != nil {
+			go func() {
+				select {
+				case <-died:
+					stopServing()
+				case <-sctx.Done():
+				}
+			}()
+		}
+	}
+	err = svc.Serve(sctx, ln)
+	if d := store.DeathOf(st); d != nil && ctx.Err() == nil {
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%v\nkurabe serve stopped: every request would fail without the server; start it again", d)}
+	}
+	return err
 }
 
 func versionNote(info store.Info) string {

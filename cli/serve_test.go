@@ -23,6 +23,7 @@ import (
 
 	"kurabe/result"
 	"kurabe/store"
+	"kurabe/store/storetest"
 	"kurabe/stores"
 )
 
@@ -691,5 +692,65 @@ func TestServeStopsOnSIGINTSayingSo(t *testing.T) {
 	}
 	if e := stderr.String(); !strings.Contains(e, "kurabe: stopping: no new connections; the requests in flight finish (for up to 10 s), then the store is closed; press Ctrl-C again to stop at once\n") || strings.Contains(e, "result") {
 		t.Fatalf("stderr after SIGINT:\n%s", e)
+	}
+}
+
+// TestServeStopsWhenItsManagedServerDies: kurabe serve over a managed
+// server that dies (kill -9 of kurabe's child, as the OOM killer would)
+// stops, saying how the server ended and the end of its log, and exits
+// 1: before, it went on answering every request with 500.
+func TestServeStopsWhenItsManagedServerDies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	dir, err := os.MkdirTemp("", "kurabe-serve-died-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755) // the server runs as another user when the test is root
+	// Bounded: without the fix, serve never returns by itself.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr lockedBuffer
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := testApp().Run(ctx, []string{"serve", "--store", "postgres:managed", "--dir", dir, "--listen", "127.0.0.1:0"}, pw, &stderr)
+		pw.Close()
+		done <- err
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		err := <-done
+		storetest.RequireServer(t, err)
+		t.Fatalf("serve printed no line: %v; stderr %s", err, stderr.String())
+	}
+	m := served.FindStringSubmatch(strings.TrimSuffix(line, "\n"))
+	if m == nil {
+		t.Fatalf("unexpected line: %q", line)
+	}
+	post(t, m[1], "test", "hogehoge")
+	b, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	if ctx.Err() != nil {
+		t.Fatalf("kurabe serve went on serving after its server died (returned %v only when the test's time was up)", err)
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitFailed {
+		t.Fatalf("returned %v, want exit status 1", err)
+	}
+	for _, want := range []string{"postgres: the managed server died: killed by signal 9 (SIGKILL", "its log (" + filepath.Join(dir, "postgres.log") + ") ends:\n  ", "kurabe serve stopped"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
 	}
 }

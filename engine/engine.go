@@ -78,6 +78,11 @@ type Config struct {
 	// interrupt) may take before they are cut off through their context,
 	// and counted as failed (class timeout); 0 is DefaultGrace.
 	Grace time.Duration
+	// Gone, when closed, says the store's server is gone (a managed
+	// server died: store.Mortal): the phase stops as at its end, its
+	// clients' operations on the dead connections failing at once, and
+	// no client waits to reopen a session on it.
+	Gone <-chan struct{}
 	// IO says how clients whose sessions can wait on their sockets
 	// themselves (store.Multiplexed) wait for replies in closed-loop
 	// phases without think time: IOAuto (the zero value) picks threads or
@@ -651,6 +656,8 @@ func RunPhase(ctx context.Context, cfg Config, st store.Store, w workload.Worklo
 		}
 		select {
 		case <-ctx.Done():
+			stop.Store(true)
+		case <-cfg.Gone:
 			stop.Store(true)
 		case <-end:
 		case <-done:

@@ -242,7 +242,21 @@ var words = map[string][2]string{
 	"note.reopened":              {"%s %s: sessions that lost their connection mid-phase: %s (the operation that found each lost is among the errors), reopened: %s", "%s %s: フェーズ中に接続を失ったセッション: %s 件 (それを見つけた操作はエラーに数えています)、再接続したもの: %s 件"},
 	"note.reopen-tries":          {"; %s attempts to reopen failed (not counted as errors), first: %s", "。再接続の失敗 %s 回 (エラーには数えていません)、最初のエラー: %s"},
 	"note.not-reopened":          {"; %s not reopened: their clients stopped, their remaining operations not run", "。%s 件は再接続できず、そのクライアントは停止し、残りの操作は実行していません"},
-	"note.cut-off":               {"%s %s: %s operations were still in flight %s after the phase's end (or the interrupt) and were cut off (counted as errors of class timeout): the server stopped answering? (--grace sets the time)", "%s %s: %s 件の操作がフェーズ終了 (または中断) の %s 後もまだ実行中で、打ち切りました (クラス timeout のエラーに数えています)。サーバーが応答しなくなった可能性があります (--grace で時間を指定)"},
+	// A phase during which its store's server went away (result.Gone):
+	// a managed server that died (how, then the log's last lines), or a
+	// server that stopped answering. "later" is added when the store had
+	// phases after it, which were skipped.
+	"note.died":              {"%s: the managed server died during %s: %s", "%s: 管理サーバーが %s の実行中に終了しました: %s"},
+	"died.signal":            {"killed by signal %d", "シグナル %d で強制終了"},
+	"died.core":              {", core dumped", "、コアダンプあり"},
+	"died.status":            {"exit status %d", "終了ステータス %d"},
+	"died.sigkill":           {": kill -9 sends it, and so does the kernel's out-of-memory killer; dmesg says which", ": kill -9 か、メモリ不足時にカーネルの OOM killer が送ります。どちらかは dmesg で分かります"},
+	"died.log":               {"; its log's last lines:", "。ログの最後の行:"},
+	"died.log-kept":          {"; its log (%s) ends:", "。ログ (%s) の最後の行:"},
+	"died.log-empty":         {"; its log (%s) is empty", "。ログ (%s) は空です"},
+	"note.stopped-answering": {"%s: the server stopped answering during %s (%s operations cut off after --grace %s), and a new connection got no answer within %s either (%s)", "%s: サーバーが %s の実行中に応答しなくなりました (%s 件の操作を --grace %s 後に打ち切り)。新しい接続も %s 以内に応答がありませんでした (%s)"},
+	"gone.later":             {"; the store's later phases were skipped", "。このストアの以降のフェーズはスキップしました"},
+	"note.cut-off":           {"%s %s: %s operations were still in flight %s after the phase's end (or the interrupt) and were cut off (counted as errors of class timeout): the server stopped answering? (--grace sets the time)", "%s %s: %s 件の操作がフェーズ終了 (または中断) の %s 後もまだ実行中で、打ち切りました (クラス timeout のエラーに数えています)。サーバーが応答しなくなった可能性があります (--grace で時間を指定)"},
 	// The engine's reasons for BEHIND (result.BehindClient, BehindBusy, BehindStore).
 	result.BehindClient:         {"", "kurabe 自身のプロセスがほぼ全コアを使い、レートを保てなかった"},
 	result.BehindStore:          {"", "ストアがレートに追いつけず、操作の開始が遅れるか開始されなかった"},

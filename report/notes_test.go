@@ -25,9 +25,11 @@ import (
 // the disk's fsync rate, and without one (loadNotesDoc); lines that do not
 // cross within the measured range, and a line too poor to say (sweepNotesDoc);
 // a replay's lines: its pace kept, lost (BEHIND) or not judged
-// (interrupted), and lines of the log it could not read (replayNotesDoc).
+// (interrupted), and lines of the log it could not read (replayNotesDoc);
+// servers that went away mid-run, a managed one that died and one that
+// stopped answering, and the phases skipped after (goneNotesDoc).
 func notesDocs() []*result.Document {
-	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0), sweepNotesDoc(), replayNotesDoc()}
+	docs := []*result.Document{rangeNotesDoc(), bbsNotesDoc(), loadNotesDoc(5200), loadNotesDoc(0), sweepNotesDoc(), replayNotesDoc(), goneNotesDoc()}
 	for _, d := range docs {
 		for i := range d.Stores {
 			d.Stores[i].Info.Target = "/tmp/kurabe-n/" + strconv.Itoa(i+1)
@@ -102,6 +104,27 @@ func sweepNotesDoc() *result.Document {
 }
 
 func strconvF(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func goneNotesDoc() *result.Document {
+	d := notesBase("bbs", 3, "write", "read-all")
+	died := notesPhase("write", 2, 400)
+	died.Gone = &result.Gone{Died: true, Signal: 9, SignalName: "SIGKILL",
+		LogTail: []string{"LOG:  database system is ready to accept connections", "FATAL:  terminating connection due to unexpected postmaster exit"}}
+	stopped := notesPhase("write", 2, 500)
+	stopped.CutOff, stopped.GraceSeconds, stopped.Errors = 2, 5, 2
+	stopped.Gone = &result.Gone{CheckSeconds: 5, Check: "mariadb: the server at 127.0.0.1:3306 did not answer"}
+	skipped := func(why string) result.Phase {
+		return result.Phase{Op: "read-all", Clients: 2, Skipped: why}
+	}
+	crashed := notesPhase("write", 2, 450)
+	crashed.Gone = &result.Gone{Died: true, ExitStatus: 1, Log: "/tmp/kurabe-n/3-postgres/postgres.log"}
+	d.Stores = []result.Store{
+		{Label: "postgres", Phases: []result.Phase{died, skipped("the managed server died during write (killed by signal 9 (SIGKILL))")}},
+		{Label: "mariadb", Phases: []result.Phase{stopped, skipped("the server stopped answering during write (2 operations cut off after --grace 5s)")}},
+		{Label: "postgres-2", Phases: []result.Phase{crashed}},
+	}
+	return d
+}
 
 func bbsNotesDoc() *result.Document {
 	d := notesBase("bbs", 2, "write", "read-latest")
@@ -272,6 +295,8 @@ func TestNotesKindsCovered(t *testing.T) {
 		"EXTRA 5 rows: 20 acknowledged, table posts grew by 27; besides them, 2 rows are those of the 2 writes whose answer was lost (connection-lost 2), which may be stored",
 		"LOST 3 writes: 20 acknowledged, table posts grew by 17; more are missing if any of the 1 writes whose answer was lost (timeout 1) were stored",
 		"300 of the 600 rows of the 2 writes whose answer was lost (timeout 2) were stored",
+		"the managed server died during write: killed by signal 9 (SIGKILL: kill -9 sends it", "; the store's later phases were skipped; its log's last lines:\n  LOG:", "died during write: exit status 1; its log (/tmp/kurabe-n/3-postgres/postgres.log) is empty",
+		"mariadb: the server stopped answering during write (2 operations cut off after --grace 5s), and a new connection got no answer within 5s either (mariadb: the server",
 		"commits are not synced", "about one sync per commit", "several syncs per commit", "mix by kind: write 25.0% (p50 410µs, p99 1.20ms) · read-latest 75.0%",
 	} {
 		if !strings.Contains(text, want) {

@@ -99,6 +99,10 @@ func levelsVary(docs ...*result.Document) bool {
 	return false
 }
 
+// PhaseName names phase p of a run whose document is d (its Run is enough)
+// as its table row does.
+func PhaseName(d *result.Document, p result.Phase) string { return phaseName(d, p) }
+
 // phaseName names a phase as its table row does: the operation, the level
 // with -c 1,2,4 (write c=4) and the repeat with --repeat (write c=4 #2).
 func phaseName(d *result.Document, p result.Phase) string {
@@ -156,8 +160,12 @@ func skippedOps(p result.Phase) int64 {
 // the phase does not apply to the store (crud's update on the file store,
 // which speaks no SQL). Such a phase measured nothing, so the tables show
 // "skipped" and "-" rather than zeros that read as measured; the notes say
-// why.
+// why. So does a phase kurabe did not run since its store's server had
+// gone (Phase.Skipped).
 func skippedPhase(p result.Phase) bool {
+	if p.Skipped != "" {
+		return true // its store's server had gone: the note on that phase says so
+	}
 	if p.Ops > 0 || len(p.ErrorClasses) == 0 {
 		return false
 	}

@@ -704,7 +704,12 @@ func notes(d *result.Document, l tr) []string {
 			for _, c := range p.SessionErrors {
 				out = append(out, l.f("note.session", s.Label, op, num0(c.Count), c.Class, c.First, p.Clients))
 			}
-			if p.CutOff > 0 {
+			if p.Gone != nil {
+				out = append(out, goneNote(l, s.Label, op, p, goneLater(s, i)))
+			}
+			if p.CutOff > 0 && (p.Gone == nil || p.Gone.Died) {
+				// A server that stopped answering: its note says
+				// how many were cut off.
 				out = append(out, l.f("note.cut-off", s.Label, op, num0(p.CutOff), dur(p.GraceSeconds*1e6)))
 			}
 			if p.SessionsLost > 0 {

@@ -180,10 +180,39 @@ type Phase struct {
 	Series               []Second  `json:"series"`
 	Verify               []Verify  `json:"verify,omitempty"`
 
+	// Gone, when set, says the store's server went away during this phase
+	// (or as it ended) and the store's later phases of the repeat were
+	// skipped: a managed server that died, or a server that stopped
+	// answering.
+	Gone *Gone `json:"gone,omitempty"`
+	// Skipped, when set, says why the phase did not run (its store's
+	// server had gone in an earlier one): it has no figures.
+	Skipped string `json:"skipped,omitempty"`
+
 	// HTTP holds what kurabe http measured beside the engine's figures.
 	HTTP *HTTPStats `json:"http,omitempty"`
 	// Replay holds what kurabe replay measured beside these figures.
 	Replay *Replay `json:"replay,omitempty"`
+}
+
+// Gone is how a store's server went away during a phase (Phase.Gone).
+type Gone struct {
+	// Died: a server kurabe ran as its own child process exited without
+	// being asked to: killed by Signal (9, SIGKILL), or, with Signal 0,
+	// exited with ExitStatus. LogTail holds the last lines of its log, and
+	// Log its file when the data directory is kept (else it is gone).
+	Died       bool     `json:"died,omitempty"`
+	Signal     int      `json:"signal,omitempty"`
+	SignalName string   `json:"signal_name,omitempty"`
+	ExitStatus int      `json:"exit_status,omitempty"`
+	CoreDumped bool     `json:"core_dumped,omitempty"`
+	Log        string   `json:"log,omitempty"`
+	LogTail    []string `json:"log_tail,omitempty"`
+	// Otherwise it stopped answering: the phase's operations were cut off
+	// (Phase.CutOff, after Phase.GraceSeconds), and a new connection got
+	// no answer within CheckSeconds either: Check is its error.
+	CheckSeconds float64 `json:"check_s,omitempty"`
+	Check        string  `json:"check,omitempty"`
 }
 
 // OpenLoop is what an open-loop phase (a rate) measured beside latency.

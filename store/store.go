@@ -388,3 +388,80 @@ type Env struct {
 // Opener opens a store from its spec. It validates the options and fails
 // with a message that says what to change.
 type Opener func(ctx context.Context, spec Spec, env Env) (Store, error)
+
+// Mortal is implemented by stores that run their server as kurabe's own
+// child process (postgres:managed, mariadb:managed): kurabe sees it exit
+// the moment it does, where a client would only see its connections
+// fail.
+type Mortal interface {
+	// Died returns a channel that is closed when the server exits
+	// without the store having stopped it (killed, crashed); nil when no
+	// server of the store's own runs (not started yet, or a server
+	// kurabe does not run), which a select never chooses.
+	Died() <-chan struct{}
+	// Death says how the server ended, once Died is closed; nil before.
+	Death() *Death
+}
+
+// Death is how a server kurabe ran as its child process ended when it
+// was not asked to.
+type Death struct {
+	Server string // the driver: postgres, mariadb, mysql
+	// Signal is the signal that killed it (9, "SIGKILL"), 0 when it
+	// exited by itself, with Status.
+	Signal     int
+	SignalName string
+	Status     int
+	CoreDumped bool
+	// Log is the server's log file when it outlives kurabe (Env.Keep),
+	// else empty: a message must not name a file that is gone.
+	Log     string
+	LogTail []string // the log's last lines
+}
+
+// DeathTail is how many of the log's last lines a Death quotes.
+const DeathTail = 5
+
+// How says how the server ended: "killed by signal 9 (SIGKILL)", "exit
+// status 1".
+func (d *Death) How() string {
+	if d.Signal == 0 {
+		return fmt.Sprintf("exit status %d", d.Status)
+	}
+	how := fmt.Sprintf("killed by signal %d", d.Signal)
+	if d.SignalName != "" {
+		how += " (" + d.SignalName + ")"
+	}
+	if d.CoreDumped {
+		how += ", core dumped"
+	}
+	return how
+}
+
+func (d *Death) Error() string {
+	how := d.How()
+	if d.Signal == 9 {
+		how = strings.Replace(how, "(SIGKILL)", "(SIGKILL: kill -9 sends it, and so does the kernel's out-of-memory killer; dmesg says which)", 1)
+	}
+	msg := fmt.Sprintf("%s: the managed server died: %s", d.Server, how)
+	if len(d.LogTail) > 0 {
+		if d.Log != "" {
+			msg += "; its log (" + d.Log + ") ends:"
+		} else {
+			msg += "; its log's last lines:"
+		}
+		msg += "\n  " + strings.Join(d.LogTail, "\n  ")
+	} else if d.Log != "" {
+		msg += "; its log is " + d.Log
+	}
+	return msg
+}
+
+// DeathOf returns st's server's death when st runs its server as its
+// child process (Mortal) and that server died, and nil otherwise.
+func DeathOf(st Store) *Death {
+	if m, ok := st.(Mortal); ok {
+		return m.Death()
+	}
+	return nil
+}

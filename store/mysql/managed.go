@@ -484,3 +484,29 @@ func randomPassword() (string, error) {
 	}
 	return hex.EncodeToString(b[:]), nil
 }
+
+// died and death are the store's Mortal, for its server.
+func (m *managed) died() <-chan struct{} {
+	if m.proc == nil {
+		return nil
+	}
+	return m.proc.Died()
+}
+
+func (m *managed) death() *store.Death {
+	if m.proc == nil {
+		return nil
+	}
+	select {
+	case <-m.proc.Died():
+	default:
+		return nil
+	}
+	sig, status, core, _ := m.proc.ExitState()
+	d := &store.Death{Server: m.driver, Signal: int(sig), SignalName: server.SignalName(sig), Status: status, CoreDumped: core,
+		LogTail: m.proc.LogLines(store.DeathTail)}
+	if m.keep {
+		d.Log = m.proc.Log
+	}
+	return d
+}

@@ -1242,6 +1242,27 @@ func (s *Store) analyze(ctx context.Context, c *sql.Conn, ours map[string]bool) 
 
 // Close closes the store's connections and stops a managed server
 // (SIGTERM, then SIGKILL after 30 s). It is safe to call twice.
+// Died is store.Mortal's: a managed server's exit that kurabe did not ask
+// for.
+func (s *Store) Died() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		return nil
+	}
+	return s.m.died()
+}
+
+// Death is store.Mortal's: how a managed server that died ended.
+func (s *Store) Death() *store.Death {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		return nil
+	}
+	return s.m.death()
+}
+
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -1538,6 +1559,7 @@ func (s *Store) drop(ctx context.Context, t *store.Table) error {
 }
 
 var _ store.Cleaner = (*Store)(nil)
+var _ store.Mortal = (*Store)(nil)
 
 // Clean drops kurabe's tables and then kurabe_meta, never the database,
 // which may hold the user's tables (and which kurabe made only when the

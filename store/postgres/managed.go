@@ -258,10 +258,37 @@ func (m *managed) stop() error {
 		return nil
 	}
 	if !m.proc.Exited() {
+		m.proc.Stopping()
 		syscall.Kill(m.proc.Pid(), syscall.SIGINT)
 	}
 	if err := m.proc.Stop(30 * time.Second); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
+}
+
+// died and death are the store's Mortal, for its server.
+func (m *managed) died() <-chan struct{} {
+	if m.proc == nil {
+		return nil
+	}
+	return m.proc.Died()
+}
+
+func (m *managed) death() *store.Death {
+	if m.proc == nil {
+		return nil
+	}
+	select {
+	case <-m.proc.Died():
+	default:
+		return nil
+	}
+	sig, status, core, _ := m.proc.ExitState()
+	d := &store.Death{Server: "postgres", Signal: int(sig), SignalName: server.SignalName(sig), Status: status, CoreDumped: core,
+		LogTail: m.proc.LogLines(store.DeathTail)}
+	if m.keep {
+		d.Log = m.log
+	}
+	return d
 }

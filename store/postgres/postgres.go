@@ -815,6 +815,27 @@ func (s *Store) Info(ctx context.Context) store.Info {
 
 // Close closes the pool and stops a managed server. It is safe to call
 // more than once.
+// Died is store.Mortal's: a managed server's exit that kurabe did not ask
+// for.
+func (s *Store) Died() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.managed == nil {
+		return nil
+	}
+	return s.managed.died()
+}
+
+// Death is store.Mortal's: how a managed server that died ended.
+func (s *Store) Death() *store.Death {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.managed == nil {
+		return nil
+	}
+	return s.managed.death()
+}
+
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -1186,6 +1207,7 @@ func (s *Store) Drop(ctx context.Context, t *store.Table) error {
 }
 
 var _ store.Cleaner = (*Store)(nil)
+var _ store.Mortal = (*Store)(nil)
 
 // Clean drops kurabe's tables, kurabe_meta and the schema kurabe made, in
 // one transaction, so it happens whole or not at all; with dryRun the

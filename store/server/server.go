@@ -24,8 +24,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Find returns the path of a server program: from PATH, or from one of the
@@ -141,7 +144,7 @@ func command(ctx context.Context, u *User, prog string, args []string) *exec.Cmd
 // not yet waited for: each runs in a group of its own (Setpgid), so that a
 // Ctrl-C at the terminal reaches kurabe alone, which stops them in order;
 // KillAll ends them when kurabe must exit at once.
-var live sync.Map // pgid -> struct{}
+var live sync.Map // pgid -> struct{}, or the *Process of a server
 
 // start starts cmd and records its process group.
 func start(cmd *exec.Cmd) error {
@@ -165,8 +168,11 @@ func wait(cmd *exec.Cmd) error {
 // directories can be removed. It returns how many groups it killed.
 func KillAll(timeout time.Duration) int {
 	var groups []int
-	live.Range(func(k, _ any) bool {
+	live.Range(func(k, v any) bool {
 		groups = append(groups, k.(int))
+		if p, ok := v.(*Process); ok {
+			p.Stopping()
+		}
 		syscall.Kill(-k.(int), syscall.SIGKILL)
 		return true
 	})
@@ -213,6 +219,10 @@ type Process struct {
 	Log  string
 	done chan struct{}
 	err  error
+	// died is closed when the server exits without having been asked to
+	// (Stop): killed (kill -9, the OOM killer) or crashed.
+	died     chan struct{}
+	stopping atomic.Bool
 }
 
 // Start starts a server as u with its output going to logPath.
@@ -227,10 +237,14 @@ func Start(u *User, logPath, prog string, args ...string) (*Process, error) {
 	if err := start(cmd); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v", filepath.Base(prog), err)
 	}
-	p := &Process{cmd: cmd, Log: logPath, done: make(chan struct{})}
+	p := &Process{cmd: cmd, Log: logPath, done: make(chan struct{}), died: make(chan struct{})}
+	live.Store(cmd.Process.Pid, p) // KillAll's kill is no death
 	go func() {
 		p.err = wait(cmd)
 		close(p.done)
+		if !p.stopping.Load() {
+			close(p.died)
+		}
 	}()
 	return p, nil
 }
@@ -268,12 +282,16 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration, try func
 // Stop asks the server to shut down (SIGTERM), and kills it and its process
 // group if it has not exited within timeout.
 func (p *Process) Stop(timeout time.Duration) error {
+	p.Stopping()
 	select {
 	case <-p.done:
 		return nil
 	default:
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
+	// A server stopped with SIGSTOP would hold the signal until killed:
+	// it may go on to shut down.
+	wake(p.cmd.Process.Pid)
 	select {
 	case <-p.done:
 		return nil
@@ -284,6 +302,57 @@ func (p *Process) Stop(timeout time.Duration) error {
 	}
 }
 
+// Stopping says that kurabe is about to stop the server (a signal of its
+// own, before Stop), so that its exit is not taken for a death.
+func (p *Process) Stopping() { p.stopping.Store(true) }
+
+// Died returns a channel that is closed when the server exits without
+// having been asked to (Stop, Stopping): killed or crashed.
+func (p *Process) Died() <-chan struct{} { return p.died }
+
+// ExitState says how the server ended, once it has exited (ok): the
+// signal that killed it (0 when it exited by itself), its exit status
+// otherwise, and whether it dumped core.
+func (p *Process) ExitState() (sig syscall.Signal, status int, core, ok bool) {
+	if !p.Exited() || p.cmd.ProcessState == nil {
+		return 0, 0, false, false
+	}
+	st := p.cmd.ProcessState
+	if ws, isWS := st.Sys().(syscall.WaitStatus); isWS && ws.Signaled() {
+		return ws.Signal(), 0, ws.CoreDump(), true
+	}
+	return 0, st.ExitCode(), false, true
+}
+
+// SignalName is a signal's name, SIGKILL for 9; "" for one it does not
+// know.
+func SignalName(sig syscall.Signal) string { return unix.SignalName(sig) }
+
+// wake continues a server stopped with SIGSTOP: its process group, and
+// its children one by one, since PostgreSQL's each run in a session of
+// their own.
+func wake(pid int) {
+	syscall.Kill(-pid, syscall.SIGCONT)
+	for _, c := range children(pid) {
+		syscall.Kill(c, syscall.SIGCONT)
+	}
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // Exited reports whether the server has exited.
 func (p *Process) Exited() bool {
 	select {
@@ -292,6 +361,17 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// LogLines returns the last n lines of the server's log, as they are.
+func (p *Process) LogLines(n int) []string {
+	b, _ := os.ReadFile(p.Log)
+	b = bytes.TrimRight(b, "\n")
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.Split(string(b), "\n")
+	return lines[max(len(lines)-n, 0):]
 }
 
 // LogTail returns the last n lines of the server's log.
