@@ -13,6 +13,7 @@ import (
 	"kurabe/dataset/postal"
 	"kurabe/dataset/records"
 	"kurabe/numfmt"
+	"kurabe/report"
 	"kurabe/store"
 )
 
@@ -39,6 +40,12 @@ func (a *App) dataset(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprint(stdout, datasetUsage)
 		return nil
 	}
+	if name, _, _ := strings.Cut(strings.TrimLeft(args[0], "-"), "="); strings.HasPrefix(args[0], "-") {
+		if name == "lang" {
+			return usageErr("--lang: kurabe dataset takes no --lang, as it writes English only; leave --lang out (the flags of kurabe dataset import are --store, --rows, --skip-bad and --max-errors)")
+		}
+		return usageErr("%s is a flag, not a subcommand: flags come after the subcommand, e.g. kurabe dataset import FILE %s (kurabe dataset -h)", args[0], args[0])
+	}
 	return usageErr("unknown dataset subcommand %q; use list or import (kurabe dataset -h)", args[0])
 }
 
@@ -47,10 +54,12 @@ const datasetUsage = `Usage:
   kurabe dataset import FILE [--store SPEC] [--rows N] [--skip-bad]
                         [--max-errors N]
                                    check Japan Post's KEN_ALL.CSV (CP932 or
-                                   UTF-8, plain or .gz), join its split rows,
-                                   and load it into a store's postal table
+                                   UTF-8, plain, .gz or ken_all.zip), join its
+                                   split rows, and load it into a store's
+                                   postal table
 
-A checked file is used by the workloads with --dataset-file FILE.
+A checked file is used by the workloads with --dataset-file FILE; point and
+range run on a store an import loaded use the imported records.
 `
 
 // helpWord says whether an argument asks for help.
@@ -87,7 +96,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	fs.BoolVar(&skipBad, "skip-bad", false, "load the good records of a file with malformed rows (by default nothing is loaded then)")
 	fs.IntVar(&maxErrs, "max-errors", 20, "reported rows (malformed, or part of an incomplete record) listed in full")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: kurabe dataset import FILE [flags]\n\nReads Japan Post's KEN_ALL.CSV (CP932 as published, or UTF-8; plain or\ngzip-compressed), joins each town name continued over several rows back\ninto one record, and reports rows, records, rows joined and every malformed\nrow with its line. With --store it loads the records into the store.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: kurabe dataset import FILE [flags]\n\nReads Japan Post's KEN_ALL.CSV (CP932 as published, or UTF-8; plain,\ngzip-compressed, or the ken_all.zip it comes in), joins each town name continued over several rows back\ninto one record, and reports rows, records, rows joined and every malformed\nrow with its line. With --store it loads the records into the store.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	var file string
@@ -109,7 +118,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		return usageErr("give the file to import, e.g. kurabe dataset import KEN_ALL.CSV")
 	}
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		return usageErr("%s is a directory; give Japan Post's KEN_ALL.CSV file (plain or .gz)", file)
+		return usageErr("%s is a directory; give Japan Post's KEN_ALL.CSV file (plain, .gz, or ken_all.zip)", file)
 	}
 	if maxErrs < 0 {
 		return usageErr("--max-errors %d: want 0 or more", maxErrs)
@@ -160,6 +169,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	var (
 		n, bad int
 		errs   []error
+		first  error // the first row reported
 	)
 	for {
 		if r.Next() {
@@ -186,8 +196,25 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 			closer.Close()
 			return &ExitError{Code: ExitUsage, Err: e}
 		}
-		if bad++; len(errs) < maxErrs {
+		if bad++; bad == 1 {
+			first = e
+		}
+		if len(errs) < maxErrs {
 			errs = append(errs, e)
+		}
+	}
+	if r.Rows() == 0 && n == 0 && bad > 0 {
+		// Refused before any row was read (an archive, a database,
+		// UTF-16): no rows, no encoding to describe, one line says why.
+		closer.Close()
+		return &ExitError{Code: ExitUsage, Err: first}
+	}
+	var fp postal.Fingerprint
+	if bad == 0 || st != nil {
+		fp, _, err = r.Fingerprint()
+		if err != nil {
+			closer.Close()
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
 	}
 	closer.Close()
@@ -196,7 +223,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 		return usageErr("%s is empty: it holds no rows, so no records; give Japan Post's KEN_ALL.CSV (or its .gz)", file)
 	}
 	fmt.Fprintf(stdout, "%s: %s · %s rows → %s records (%s continuation rows joined into their records) · read in %s\n",
-		file, r.Encoding(), numfmt.Group(int64(r.Rows())), numfmt.Group(int64(n)),
+		r.File(), r.Encoding(), numfmt.Group(int64(r.Rows())), numfmt.Group(int64(n)),
 		numfmt.Group(int64(r.Joined())), took(time.Since(t0)))
 	for _, e := range errs {
 		fmt.Fprintln(stdout, "  "+e.Error())
@@ -204,12 +231,8 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if bad > len(errs) {
 		fmt.Fprintf(stdout, "  … and %s reported (--max-errors to list them)\n", numfmt.Count(int64(bad-len(errs)), "more row", "more rows"))
 	}
-	if n == 0 && r.Rows() == 0 {
-		// Refused before any row: UTF-16, or not a text file.
-		return usageErr("%s holds no rows kurabe can read; give Japan Post's KEN_ALL.CSV (CP932 or UTF-8, plain or .gz)", file)
-	}
 	if n == 0 {
-		return usageErr("%s holds no records (%d rows read, %d malformed); give Japan Post's KEN_ALL.CSV", file, r.Rows(), bad)
+		return usageErr("%s holds no records (%s rows read, %s malformed); give Japan Post's KEN_ALL.CSV", file, numfmt.Group(int64(r.Rows())), numfmt.Group(int64(bad)))
 	}
 	if bad > 0 && !(skipBad && st != nil) {
 		what := "fix them, or add --skip-bad with --store to load the good records"
@@ -289,6 +312,14 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	if count != loaded {
 		return fmt.Errorf("LOST: the store acknowledged %d records and holds %d", loaded, count)
 	}
+	if !postal.Records(st) {
+		fmt.Fprintf(stdout, "the file store keeps no record of an import: a workload run on it loads its own data set into %s (the shipped one, or --dataset-file %s)\n", name, file)
+		return nil
+	}
+	if err := postal.SaveImport(ctx, st, postal.Import{Fingerprint: fp, Records: loaded, At: time.Now()}); err != nil {
+		return fmt.Errorf("the records are loaded, but recording the import in %s failed: %w; a workload run on the store would load the shipped data set in their place (run the import again)", store.TableName(st, postal.ImportTable()), err)
+	}
+	fmt.Fprintf(stdout, "workloads run on this store (point, range) use these records, recorded in %s; --dataset-file FILE loads another file in their place\n", store.TableName(st, postal.ImportTable()))
 	return nil
 }
 
@@ -312,18 +343,11 @@ func kept(st store.Store, t *store.Table, name string, swapping bool) string {
 	return fmt.Sprintf("nothing was changed: the %s table holds the %s it held before", name, numfmt.Count(n, "record", "records"))
 }
 
-// took writes how long something took to a precision that fits it: 95µs,
-// 2.3ms, 2.68s, where rounding to the millisecond wrote a quick read or
-// load as 0s beside a rate of tens of thousands of rows a second.
-func took(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.Round(10 * time.Millisecond).String()
-}
+// took writes how long something took as kurabe's tables write times,
+// to about three significant digits: 95.0µs, 2.35ms, 350ms, 2.68s, where
+// rounding to the millisecond wrote a quick read or load as 0s beside a
+// rate of tens of thousands of rows a second.
+func took(d time.Duration) string { return report.Duration(d) }
 
 func importExample(driver string) string {
 	switch driver {

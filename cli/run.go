@@ -1026,6 +1026,13 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 	}
 	doc.Finished = time.Now().UTC()
 	doc.Interrupted = ctx.Err() != nil
+	// The data set may have been chosen store by store (a store holding
+	// an import keeps it): the parameters name what the stores had.
+	if len(isolated) > 0 {
+		doc.Run.Params = isolated[0].Params()
+	} else {
+		doc.Run.Params = w.Params()
+	}
 	for i := range doc.Stores {
 		if sr := &doc.Stores[i]; doc.Interrupted && sr.Info.Driver == "" && sr.Error == "" {
 			sr.Info = notStarted(sts[i].spec) // its turn never came
@@ -1293,6 +1300,15 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 			prep.Tables = len(instances)
 		}
 		return prep, nil
+	}
+	// Which data set each instance loads into this store: the records
+	// kurabe dataset import left in it, or the one asked for.
+	for _, wi := range instances {
+		if dc, ok := wi.(workload.DataChooser); ok {
+			if err := dc.ChooseData(ctx, st); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	if err := setup(); err != nil {
 		return nil, nil, &startError{err}

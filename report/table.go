@@ -419,6 +419,11 @@ func dur(us float64) string {
 	return num(us/1e6) + "s"
 }
 
+// Duration writes d as the tables write times, to about three
+// significant digits (95.0µs, 2.35ms, 350ms, 2.68s), for a command's own
+// lines (kurabe dataset import's "read in 350ms").
+func Duration(d time.Duration) string { return durUnit(float64(d) / float64(time.Microsecond)) }
+
 // durUnit is dur with a unit on 0 too, for a sentence: "took 0µs".
 func durUnit(us float64) string {
 	if us == 0 {

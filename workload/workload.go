@@ -98,6 +98,16 @@ type Preparer interface {
 	Prepare(ctx context.Context, st store.Store) (rows int64, err error)
 }
 
+// DataChooser is implemented by workloads whose data set a store may hold
+// already: the postal records kurabe dataset import put in it. Before a
+// store's tables are set up, the runner calls ChooseData with the store,
+// for each of the workload's instances (--isolate), and the workload picks
+// what it loads into that store, saying so through Noter. An error keeps
+// the workload from running on that store.
+type DataChooser interface {
+	ChooseData(ctx context.Context, st store.Store) error
+}
+
 // PrepareLabeler is implemented by Preparers that say what Prepare is
 // about to do, for the progress line ("loading the data set"); "" when it
 // does nothing (a board that starts empty). The label is a format in

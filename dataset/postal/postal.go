@@ -15,17 +15,22 @@
 package postal
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"cmp"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -81,6 +86,7 @@ type Reader struct {
 	joined  int
 	done    bool
 	enc     string
+	fp      *fingerprint // the file on disk, for Fingerprint; nil for the shipped data set
 }
 
 // row is one row of the file. A malformed row has bad set, and f holds
@@ -120,6 +126,9 @@ func NewReader(r io.Reader, file string) *Reader {
 	case bytes.HasPrefix(head, bomUTF16LE), bytes.HasPrefix(head, bomUTF16BE):
 		rd.queue = []error{&SyntaxError{File: file, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8 or CP932 (Shift JIS)"}}
 		rd.done, rd.enc = true, "UTF-16"
+	case archive(head, file) != "":
+		rd.queue = []error{&SyntaxError{File: file, Line: 1, Msg: archive(head, file)}}
+		rd.done, rd.enc = true, "not text"
 	case notText(head) != "":
 		// A database, an archive or an image read as CSV gave "1 columns,
 		// want 15" and was called CP932.
@@ -134,6 +143,42 @@ func NewReader(r io.Reader, file string) *Reader {
 	c.ReuseRecord = false
 	rd.csv = c
 	return rd
+}
+
+// archives are the archive and compressed formats a KEN_ALL.CSV may come
+// in that kurabe does not read itself, by their first bytes (at offset),
+// with what to do instead. ZIP is here for a ZIP read through gzip or
+// handed to NewReader; OpenFile reads a ZIP archive of one CSV itself.
+var archives = []struct {
+	offset int
+	magic  string
+	name   string
+	do     string
+}{
+	{0, "PK\x03\x04", "a ZIP archive", "unzip it (unzip FILE) and import the KEN_ALL.CSV in it"},
+	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it (7z x FILE) and import the KEN_ALL.CSV in it"},
+	{0, "Rar!\x1a\x07", "a RAR archive", "extract it (unrar x FILE) and import the KEN_ALL.CSV in it"},
+	{2, "-lh", "an LZH archive", "extract it (lha x FILE) and import the KEN_ALL.CSV in it"},
+	{0, "\xfd7zXZ\x00", "an xz-compressed file", "decompress it (xz -d FILE) and import the result"},
+	{0, "BZh", "a bzip2-compressed file", "decompress it (bunzip2 FILE) and import the result"},
+	{0, "\x28\xb5\x2f\xfd", "a zstd-compressed file", "decompress it (zstd -d FILE) and import the result"},
+	{257, "ustar", "a tar archive", "extract it (tar xf FILE) and import the KEN_ALL.CSV in it"},
+	{0, "SQLite format 3\x00", "an SQLite database", "give the KEN_ALL.CSV it was loaded from"},
+}
+
+// archive says what an input that starts as an archive or a compressed
+// file of a kind kurabe does not read is, and what to do, or "".
+func archive(head []byte, file string) string {
+	for _, a := range archives {
+		if len(head) >= a.offset+len(a.magic) && string(head[a.offset:a.offset+len(a.magic)]) == a.magic {
+			// An LZH header's method is -lh0- to -lh7-, -lhd-.
+			if a.name == "an LZH archive" && (len(head) < 7 || head[6] != '-') {
+				continue
+			}
+			return "this is " + a.name + ", not a text file; " + strings.ReplaceAll(a.do, "FILE", file)
+		}
+	}
+	return ""
 }
 
 // textCheck is how much of the input notText looks at.
@@ -458,9 +503,11 @@ func Open() (*Reader, error) {
 }
 
 // OpenFile returns a reader over a KEN_ALL file on disk, as Japan Post
-// publishes it (CP932) or converted to UTF-8, plain or gzip-compressed
-// (told by its first bytes, not its name). path "" is the shipped data
-// set. Close the returned closer when done.
+// publishes it (CP932, in ken_all.zip) or converted to UTF-8: plain,
+// gzip-compressed, or a ZIP archive holding one .CSV (told by its first
+// bytes, not its name). path "" is the shipped data set. Close the
+// returned closer when done; the Reader's Fingerprint then tells this
+// file from another of the same name.
 func OpenFile(path string) (*Reader, io.Closer, error) {
 	if path == "" {
 		r, err := Open()
@@ -468,22 +515,143 @@ func OpenFile(path string) (*Reader, io.Closer, error) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("postal data set %s: no such file; give the path of Japan Post's KEN_ALL.CSV (kurabe dataset import FILE checks one), or none for the shipped data set", path)
+		return nil, nil, fmt.Errorf("postal data set %s: no such file; give the path of Japan Post's KEN_ALL.CSV (as published, or its ken_all.zip)", path)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("postal data set: %w", err)
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("postal data set: %w", err)
+	}
+	fp := &fingerprint{path: path, f: f, size: fi.Size(), h: sha256.New()}
+	// The file is hashed as it is read, so telling it apart costs no
+	// second reading (Fingerprint reads what a reader left unread).
+	br := bufio.NewReaderSize(io.TeeReader(f, fp.h), 64<<10)
 	var src io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	name := path
+	magic, _ := br.Peek(4)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("postal data set %s: looks gzip-compressed but is not readable as gzip: %v", path, err)
 		}
 		src = gzReader{gz, path}
+	case bytes.Equal(magic, []byte("PK\x03\x04")), bytes.Equal(magic, []byte("PK\x05\x06")):
+		// Japan Post's ken_all.zip: read its one .CSV member. The archive
+		// is read at its directory, not in order, so it is hashed whole
+		// when the fingerprint is asked for.
+		fp.whole = true
+		m, member, err := zipMember(f, fi.Size(), path)
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		name = path + "/" + member
+		src = m
 	}
-	return NewReader(src, path), f, nil
+	rd := NewReader(src, name)
+	rd.fp = fp
+	return rd, f, nil
+}
+
+// zipMember opens the one .CSV file of a ZIP archive, refusing an archive
+// with none or several (named, so the user can pick one).
+func zipMember(f *os.File, size int64, path string) (io.Reader, string, error) {
+	zr, err := zip.NewReader(f, size)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s looks like a ZIP archive but cannot be read as one (%v); was the download cut short? Download ken_all.zip again, or unzip it and import KEN_ALL.CSV", path, err)
+	}
+	var csvs, others []*zip.File
+	for _, m := range zr.File {
+		switch {
+		case m.FileInfo().IsDir():
+		case strings.EqualFold(filepath.Ext(m.Name), ".csv"):
+			csvs = append(csvs, m)
+		default:
+			others = append(others, m)
+		}
+	}
+	names := func(ms []*zip.File) string {
+		var s []string
+		for _, m := range ms {
+			s = append(s, m.Name)
+		}
+		return strings.Join(s, ", ")
+	}
+	switch {
+	case len(csvs) == 0 && len(others) == 0:
+		return nil, "", fmt.Errorf("%s is a ZIP archive with no files in it; give Japan Post's ken_all.zip (or the KEN_ALL.CSV in it)", path)
+	case len(csvs) == 0:
+		return nil, "", fmt.Errorf("%s is a ZIP archive with no .CSV file in it (it holds %s); give Japan Post's ken_all.zip (or the KEN_ALL.CSV in it)", path, names(others))
+	case len(csvs) > 1:
+		return nil, "", fmt.Errorf("%s is a ZIP archive with %d .CSV files (%s); kurabe reads an archive of one: unzip it (unzip %s) and import the one you mean", path, len(csvs), names(csvs), path)
+	}
+	m, err := csvs[0].Open()
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: cannot read %s from the ZIP archive: %v; unzip it (unzip %s) and import %s", path, csvs[0].Name, err, path, csvs[0].Name)
+	}
+	return zipReader{m, path + "/" + csvs[0].Name}, csvs[0].Name, nil
+}
+
+// zipReader says what a damaged member of a ZIP archive means.
+type zipReader struct {
+	r    io.Reader
+	name string
+}
+
+func (z zipReader) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("%s is truncated: its compressed data ends early (was the download or copy cut short?)", z.name)
+	case err != nil && err != io.EOF:
+		err = fmt.Errorf("%s: damaged ZIP data: %w", z.name, err)
+	}
+	return n, err
+}
+
+// Fingerprint tells one KEN_ALL file from another: Japan Post's file is
+// KEN_ALL.CSV every month, so its name alone does not.
+type Fingerprint struct {
+	Path   string // as given
+	Size   int64  // bytes on disk
+	SHA256 string // of the file's bytes on disk, in hex, as sha256sum prints it
+}
+
+type fingerprint struct {
+	path  string
+	f     *os.File
+	size  int64
+	h     hash.Hash
+	whole bool // hash the file from its start (a ZIP archive, not read in order)
+	done  *Fingerprint
+}
+
+// Fingerprint returns the file's path, size and SHA-256, reading what
+// the reader left unread (a workload that takes the first records only);
+// ok is false for the shipped data set. Ask it before closing the file.
+func (r *Reader) Fingerprint() (fp Fingerprint, ok bool, err error) {
+	p := r.fp
+	if p == nil {
+		return Fingerprint{}, false, nil
+	}
+	if p.done != nil {
+		return *p.done, true, nil
+	}
+	var rest io.Reader = p.f
+	if p.whole {
+		p.h.Reset()
+		rest = io.NewSectionReader(p.f, 0, p.size)
+	}
+	if _, err := io.Copy(p.h, rest); err != nil {
+		return Fingerprint{}, false, fmt.Errorf("hashing %s: %w", p.path, err)
+	}
+	p.done = &Fingerprint{Path: p.path, Size: p.size, SHA256: hex.EncodeToString(p.h.Sum(nil))}
+	return *p.done, true, nil
 }
 
 // gzReader says what a gzip stream that ends early means: the file was

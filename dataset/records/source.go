@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 
 	"kurabe/dataset/postal"
+	"kurabe/numfmt"
 	"kurabe/store"
 	"kurabe/workload"
 )
@@ -57,7 +59,25 @@ func (c Config) Params(rows int64) map[string]string {
 		p["records_seed"] = strconv.FormatUint(c.Seed, 10)
 	}
 	if c.File != "" {
-		p["dataset_file"] = filepath.Base(c.File)
+		p["dataset_file"] = c.File
+	}
+	return p
+}
+
+// Params describes the data set the source read for the result document:
+// the configuration's, and for a file its size and SHA-256, since Japan
+// Post's file has the same name every month and two runs on two months'
+// files must tell them apart (kurabe compare shows the change).
+func (s *Source) Params() map[string]string {
+	p := s.cfg.Params(s.rows)
+	if imp := s.imported; imp != nil {
+		p["dataset_import"] = imp.Path
+		p["dataset_file_bytes"] = strconv.FormatInt(imp.Size, 10)
+		p["dataset_file_sha256"] = imp.SHA256
+	}
+	if fp := s.file; fp != nil {
+		p["dataset_file_bytes"] = strconv.FormatInt(fp.Size, 10)
+		p["dataset_file_sha256"] = fp.SHA256
 	}
 	return p
 }
@@ -188,6 +208,10 @@ type Source struct {
 	rows  int64
 	gen   *Generator
 	pos   *postalRows
+	file  *postal.Fingerprint // the file read (--dataset-file), nil for the shipped data set
+	// imported is the import the rows were read back from, when they are
+	// a store's (ForStore), nil otherwise.
+	imported *postal.Import
 }
 
 // Open opens the data set c names.
@@ -206,7 +230,7 @@ func Open(c Config) (*Source, error) {
 		return s, nil
 	}
 	s.table = postal.Table()
-	p, err := readPostal(c.File, c.Rows)
+	p, fp, err := readPostal(c.File, c.Rows)
 	if err != nil && c.File != "" {
 		// The file is to blame, so a scenario file's error points at its
 		// dataset-file line.
@@ -215,7 +239,7 @@ func Open(c Config) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pos, s.rows = p, int64(p.n)
+	s.pos, s.rows, s.file = p, int64(p.n), fp
 	return s, nil
 }
 
@@ -335,39 +359,64 @@ const (
 	postalFlags = 6 // integer columns after them
 )
 
-func readPostal(file string, limit int64) (*postalRows, error) {
+func readPostal(file string, limit int64) (*postalRows, *postal.Fingerprint, error) {
 	r, closer, err := postal.OpenFile(file)
 	if err != nil {
-		return nil, err
+		if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) {
+			err = fmt.Errorf("%w, or leave out --dataset-file for the shipped data set", err)
+		}
+		return nil, nil, err
 	}
 	defer closer.Close()
-	p := &postalRows{text: make([]byte, 0, 24<<20), off: []uint32{0}}
+	p := newPostalRows()
 	for (limit == 0 || int64(p.n) < limit) && r.Next() {
-		rec := r.Record()
-		for _, f := range rec.Fields[:postalText] {
-			p.text = append(p.text, f...)
-			p.off = append(p.off, uint32(len(p.text)))
-		}
-		for _, f := range rec.Flags {
-			p.flags = append(p.flags, uint8(f))
-		}
-		p.n++
+		p.add(r.Record().Fields[:postalText], r.Record().Flags[:])
 	}
 	if err := r.Err(); err != nil {
-		if _, ok := errors.AsType[*postal.SyntaxError](err); ok {
-			return nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
+		if _, ok := errors.AsType[*postal.SyntaxError](err); ok && r.Rows() > 0 {
+			return nil, nil, fmt.Errorf("reading the postal data set: %w; kurabe dataset import FILE lists every bad row", err)
 		}
-		return nil, fmt.Errorf("reading the postal data set: %w", err)
+		// A file refused before its first row (an archive, a database)
+		// or one that cannot be read through: the error says it all.
+		return nil, nil, fmt.Errorf("reading the postal data set: %w", err)
 	}
 	if p.n == 0 {
-		return nil, fmt.Errorf("--dataset-file %s holds no records (%d rows read); give Japan Post's KEN_ALL.CSV, checked with kurabe dataset import FILE", r.File(), r.Rows())
+		return nil, nil, fmt.Errorf("--dataset-file %s holds no records (%s rows read); give Japan Post's KEN_ALL.CSV, checked with kurabe dataset import FILE", r.File(), numfmt.Group(int64(r.Rows())))
 	}
+	fp, ok, err := r.Fingerprint()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the postal data set: %w", err)
+	}
+	p.finish()
+	if !ok {
+		return p, nil, nil
+	}
+	return p, &fp, nil
+}
+
+func newPostalRows() *postalRows {
+	return &postalRows{text: make([]byte, 0, 24<<20), off: []uint32{0}}
+}
+
+// add appends one record: its text columns and its flags.
+func (p *postalRows) add(text []string, flags []int) {
+	for _, f := range text {
+		p.text = append(p.text, f...)
+		p.off = append(p.off, uint32(len(p.text)))
+	}
+	for _, f := range flags {
+		p.flags = append(p.flags, uint8(f))
+	}
+	p.n++
+}
+
+// finish sums the rows' sizes, once every row is added.
+func (p *postalRows) finish() {
 	p.sum = make([]int64, p.n+1)
 	for i := range p.n {
 		text := p.off[(i+1)*postalText] - p.off[i*postalText]
 		p.sum[i+1] = p.sum[i] + int64(text) + 8*(1+postalFlags)
 	}
-	return p, nil
 }
 
 func (p *postalRows) fill(row store.Row, i int) {

@@ -181,7 +181,7 @@ func (w *loader) Kinds() []workload.Kind {
 // phase may insert in batches: batch, and bulk (on a store without a bulk
 // path, bulk takes batches of --batch rows).
 func (w *loader) Params() map[string]string {
-	p := w.cfg.Data.Params(w.src.Rows())
+	p := w.src.Params()
 	if slices.ContainsFunc(w.phases, func(ph workload.Phase) bool { return ph.Weights[kBatch] > 0 || ph.Weights[kBulk] > 0 }) {
 		p["batch"] = strconv.Itoa(w.cfg.Batch)
 	}
@@ -225,6 +225,18 @@ func (w *loader) chunking() string {
 		return "in one operation"
 	}
 	return fmt.Sprintf("%d operations of %s rows (--load-chunk)", w.chunks, numfmt.Group(w.chunk))
+}
+
+// ChooseData: a load measures loading its own data set (the shipped one,
+// or --dataset-file's) into the postal table, so a store whose table
+// holds what kurabe dataset import put there has it replaced; the note
+// says so, and the import's record is dropped (workload.DataChooser).
+func (w *loader) ChooseData(ctx context.Context, st store.Store) error {
+	_, note, err := w.src.ForStore(ctx, st, w.table, false, "-w load")
+	if note != "" {
+		w.notes.Add(note)
+	}
+	return err
 }
 
 // PrepareLabel is empty: Prepare loads nothing, each phase loads the data

@@ -86,7 +86,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &points{cfg: c, src: src, table: src.Table()}
+	w := &points{cfg: c, src: records.Sources{Base: src}, table: src.Table()}
 	hit := int(math.Round(c.Hit * weightScale))
 	for range ops {
 		w.phases = append(w.phases, workload.Phase{Name: "point", Weights: []int{hit, weightScale - hit}})
@@ -96,7 +96,8 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 
 type points struct {
 	cfg    Config
-	src    *records.Source
+	src    records.Sources // the data set, and the one chosen for the store run
+	notes  workload.NoteSet
 	table  *store.Table
 	phases []workload.Phase
 	rows   int64 // loaded by Prepare: keys 1..rows
@@ -111,15 +112,30 @@ func (w *points) Kinds() []workload.Kind {
 }
 
 func (w *points) Params() map[string]string {
-	p := w.cfg.Data.Params(w.src.Rows())
+	p := w.src.Params()
 	p["hit"] = strconv.FormatFloat(w.cfg.Hit, 'g', -1, 64)
 	return p
 }
 
+// ChooseData uses the records kurabe dataset import put in the store's
+// postal table, when it holds them and no other data set was asked for
+// (workload.DataChooser); Prepare loads them back.
+func (w *points) ChooseData(ctx context.Context, st store.Store) error {
+	note, err := w.src.Choose(ctx, st, w.table, true, "point")
+	if note != "" {
+		w.notes.Add(note)
+	}
+	return err
+}
+
+// Notes says which data set the store had, when it was not the one asked
+// for (workload.Noter).
+func (w *points) Notes() []string { return w.notes.Take() }
+
 // Prepare loads the data set through the store's bulk path (or batches of
 // 1000 rows).
 func (w *points) Prepare(ctx context.Context, st store.Store) (int64, error) {
-	n, err := w.src.Load(ctx, st, 1000)
+	n, err := w.src.Current().LoadTable(ctx, st, w.table, 1000)
 	w.rows = n
 	return n, err
 }

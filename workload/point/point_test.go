@@ -52,8 +52,8 @@ func TestHitRatio(t *testing.T) {
 					t.Fatal(err)
 				}
 				n, err := w.Prepare(ctx, st)
-				if err != nil || n != w.src.Rows() {
-					t.Fatalf("loaded %d of %d rows: %v", n, w.src.Rows(), err)
+				if err != nil || n != w.src.Current().Rows() {
+					t.Fatalf("loaded %d of %d rows: %v", n, w.src.Current().Rows(), err)
 				}
 				res, err := engine.RunPhase(ctx, engine.Config{Clients: 2, Count: 1000, Seed: 42}, st, w, 0)
 				if err != nil {

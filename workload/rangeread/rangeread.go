@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,7 +137,7 @@ func (d *Definition) Build(ops []string) (workload.Workload, error) {
 	if err := fits(c, src.Rows(), phases, total); err != nil {
 		return nil, err
 	}
-	w := &ranges{cfg: c, src: src, table: postal.Table(), phases: phases}
+	w := &ranges{cfg: c, src: records.Sources{Base: src}, table: postal.Table(), phases: phases}
 	for _, n := range ns {
 		w.kinds = append(w.kinds, workload.Kind{Name: "range " + strconv.Itoa(n)})
 		w.ns = append(w.ns, n)
@@ -200,7 +199,8 @@ func fits(c Config, rows int64, phases []workload.Phase, total func() (int64, er
 
 type ranges struct {
 	cfg    Config
-	src    *records.Source
+	src    records.Sources // the data set, and the one chosen for the store run
+	notes  workload.NoteSet
 	table  *store.Table
 	kinds  []workload.Kind
 	ns     []int
@@ -214,21 +214,45 @@ func (w *ranges) Kinds() []workload.Kind   { return w.kinds }
 func (w *ranges) Phases() []workload.Phase { return w.phases }
 
 // Params records the rows the data set loads, which --rows may ask more
-// of than a file holds.
+// of than a file holds, and the file read, told apart from another of the
+// same name by its size and SHA-256.
 func (w *ranges) Params() map[string]string {
-	p := map[string]string{"records": w.cfg.Records, "by": w.cfg.By, "dataset": "postal", "rows": strconv.FormatInt(w.src.Rows(), 10)}
-	if w.cfg.File != "" {
-		p["dataset_file"] = filepath.Base(w.cfg.File)
-	}
+	p := w.src.Params()
+	p["records"], p["by"] = w.cfg.Records, w.cfg.By
 	return p
 }
+
+// ChooseData uses the records kurabe dataset import put in the store's
+// postal table, when it holds them and no file was given
+// (workload.DataChooser), and checks that every phase's read fits them.
+func (w *ranges) ChooseData(ctx context.Context, st store.Store) error {
+	note, err := w.src.Choose(ctx, st, w.table, true, "range")
+	if note != "" {
+		w.notes.Add(note)
+	}
+	if err != nil {
+		return err
+	}
+	src := w.src.Current()
+	imp := src.Imported()
+	if imp == nil {
+		return nil
+	}
+	c := w.cfg
+	c.File = "the import of " + imp.Path + " in " + store.TableName(st, postal.Table())
+	return fits(c, src.Rows(), w.phases, func() (int64, error) { return imp.Records, nil })
+}
+
+// Notes says which data set the store had, when it was not the one asked
+// for (workload.Noter).
+func (w *ranges) Notes() []string { return w.notes.Take() }
 
 // Prepare loads the postal data set, decoded by Build, into the store:
 // through its bulk path when it has one, in batches of 1000 otherwise.
 // The table is this workload's own (--isolate renames it), the source
 // shared.
 func (w *ranges) Prepare(ctx context.Context, st store.Store) (int64, error) {
-	n, err := w.src.LoadTable(ctx, st, w.table, 1000)
+	n, err := w.src.Current().LoadTable(ctx, st, w.table, 1000)
 	w.rows = n
 	return n, err
 }
