@@ -52,6 +52,14 @@ func summary(d *result.Document, l tr) []string {
 		shown = maps.Clone(shown)
 		delete(shown, name)
 	}
+	for k, v := range shown {
+		// A file's SHA-256 tells two files of one name apart in the
+		// JSON and in compare; its first 12 digits say it on this line.
+		if strings.HasSuffix(k, "_sha256") && len(v) > 12 {
+			shown = maps.Clone(shown)
+			shown[k] = v[:12] + "…"
+		}
+	}
 	if p := runParams(shown); p != "" {
 		what = append(what, p)
 	}
