@@ -1487,14 +1487,17 @@ func outcome(d *result.Document, lang string) error {
 			continue
 		}
 		// A row missing where an operation of the store failed in this
-		// phase or before (in the same repeat, on the same store) may be
-		// that failure's: an insert that failed on PostgreSQL still took
-		// its number from the sequence, and a read of it finds nothing.
-		failedBefore, repeat := false, -1
+		// phase or before on the same tables may be that failure's: an
+		// insert that failed on PostgreSQL still took its number from the
+		// sequence, and a read of it finds nothing. The same tables are
+		// those of the same repeat (each opens the store afresh) and the
+		// same client level (with -c 1,4 a workload that changes its
+		// tables runs each level on tables set up anew, while its phases
+		// are listed phase by phase, every level's together).
+		type tables struct{ repeat, level int }
+		failedOn := map[tables]bool{}
 		for _, p := range s.Phases {
-			if p.Repeat != repeat {
-				failedBefore, repeat = false, p.Repeat
-			}
+			on := tables{p.Repeat, d.Level(p)}
 			if p.Ops == 0 && p.Errors > 0 && !skipped(p.ErrorClasses) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
 			}
@@ -1511,11 +1514,11 @@ func outcome(d *result.Document, lang string) error {
 			}
 			for _, c := range p.ErrorClasses {
 				if c.Class != "skipped" && !slices.Contains(lostWork, c.Class) {
-					failedBefore = true
+					failedOn[on] = true
 				}
 			}
 			for _, c := range p.ErrorClasses {
-				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedBefore) {
+				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedOn[on]) {
 					continue
 				}
 				where := s.Label + " " + p.Op

@@ -484,6 +484,32 @@ func TestReadOnlyRunOnEmptyTableSaysSo(t *testing.T) {
 	}
 }
 
+// Each repeat runs on a freshly opened store, and a run through kurabe
+// serve on tables kurabe made for it: a read before any write of its
+// repeat read an empty table, in every repeat and on both rows. Before,
+// read-latest #2 was said to have read nothing "although writes were
+// acknowledged before it", counting repeat #1's writes, and the row via
+// http was said to be on a service's tables kurabe does not empty.
+func TestReadNothingCountsItsOwnRepeat(t *testing.T) {
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--via-http", "--repeat", "2", "--ops", "read-latest,write", "-n", "20", "-c", "2", "-q")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"sqlite read-latest #1: read nothing: the table was empty", "sqlite read-latest #2: read nothing: the table was empty",
+		"sqlite via http read-latest #1: read nothing: the table was empty", "sqlite via http read-latest #2: read nothing: the table was empty",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no note %q:\n%s", want, out)
+		}
+	}
+	for _, unwant := range []string{"acknowledged before it", "does not empty"} {
+		if strings.Contains(out, unwant) {
+			t.Errorf("a note says %q:\n%s", unwant, out)
+		}
+	}
+}
+
 func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "page_size=1024,8192", "--vary", "journal_mode=delete,wal",
@@ -1418,6 +1444,19 @@ func TestOutcome(t *testing.T) {
 		{"missing after another repeat's failure", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{
 			withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}),
 			inRepeat(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		// ... nor after a failure at another client level, whose phases
+		// are listed among this level's (phase by phase, every level's
+		// together: insert c=1, insert c=4, read c=1, read c=4) but ran
+		// on tables of their own; at its own level it may explain one.
+		{"missing after another level's failure", result.Document{Run: result.RunConfig{Clients: 1, Levels: []int{1, 4}}, Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}), 4),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		{"missing after a failure at its level", result.Document{Run: result.RunConfig{Clients: 1, Levels: []int{1, 4}}, Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}), 4),
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 4)}}}}, ExitOK, ""},
 		// Rows that writes whose answer was lost stored fail nothing;
 		// rows beyond them do, and the message says how many they explain.
 		{"unknown stored", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 5, judged(result.Verify{Table: "posts", Acked: 10, After: 13, Unknown: 5}))}}}}, ExitOK, ""},
@@ -1445,6 +1484,11 @@ func judged(v result.Verify) result.Verify {
 
 func withClasses(p result.Phase, cs ...result.ErrorClass) result.Phase {
 	p.ErrorClasses = cs
+	return p
+}
+
+func atLevel(p result.Phase, clients int) result.Phase {
+	p.Clients = clients
 	return p
 }
 

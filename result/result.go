@@ -396,6 +396,21 @@ func (l Latency) Histogram() *hist.Snapshot {
 	return hist.FromBuckets(l.Buckets, l.SumNs, int64(l.Min*1e3), int64(l.Max*1e3))
 }
 
+// Level is the client level phase p ran at: the clients asked for, those
+// that could not open a session included (Phase.Clients counts the ones
+// that ran), so that a level keeps its name when a client failed. Old
+// documents without per-phase clients fall back to the run's.
+func (d *Document) Level(p Phase) int {
+	n := p.Clients
+	for _, c := range p.SessionErrors {
+		n += int(c.Count)
+	}
+	if n == 0 {
+		n = d.Run.Clients
+	}
+	return n
+}
+
 // Unknown sums, over all stores and phases, the rows writes whose answer
 // was lost may have added and the rows of them the tables hold.
 func (d *Document) Unknown() (unknown, stored int64) {
