@@ -964,7 +964,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				if o.via == "cgi" {
 					cgi = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", o.dir}, Env: []string{cgiStoreEnv + "=" + o.spec.Raw}, Stderr: stderr}
 				}
-				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
+				var served *store.Info
+				phases, info, served, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi)
+				if served != nil {
+					sr.Served = served
+				}
 			} else if f.isolate && o.spec.Driver == "sqlite" {
 				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog)
 			} else {
@@ -1387,20 +1391,29 @@ func runStore(ctx context.Context, cfg engine.Config, levels []int, st store.Sto
 // runViaHTTP serves st with kurabe's board service on a free loopback port
 // and runs the workload against it through the http store, as a web
 // application's clients would reach it: in one process with a session
-// pool, or with cgi set, a new process per request. It returns the phases
-// and the http store's description, which names the store behind the
-// service.
-func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI) ([]result.Phase, *store.Info, error) {
+// pool, or with cgi set, a new process per request. It returns the phases,
+// the http store's description (the HTTP client's: the service's address,
+// keepalive, timeout) and, once the service made its tables, that of st,
+// the store the service served, with its settings read back (nil when the
+// service never made its tables).
+func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI) (phases []result.Phase, info, behind *store.Info, err error) {
 	svc, err := service.New(st, service.Config{Version: Version, CGI: cgi})
 	if err != nil {
-		return nil, nil, &startError{err}
+		return nil, nil, nil, &startError{err}
 	}
 	if err := svc.CreateTables(ctx); err != nil {
-		return nil, nil, &startError{err}
+		return nil, nil, nil, &startError{err}
 	}
+	// The served store's settings are read back after the run, as a
+	// direct run's are: MariaDB's table options from the tables the
+	// service made (and made anew between client levels).
+	defer func() {
+		si := st.Info(context.WithoutCancel(ctx))
+		behind = &si
+	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot listen on loopback for --via-http: %v", err)
+		return nil, nil, nil, fmt.Errorf("cannot listen on loopback for --via-http: %v", err)
 	}
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
@@ -1411,18 +1424,18 @@ func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.S
 	}()
 	sp, err := store.ParseSpec("http://" + ln.Addr().String())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	hst, err := httpstore.Open(ctx, sp, store.Env{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer hst.Close()
 	// The service owns its tables: between client levels they are set
 	// up anew through it, not through the http store.
-	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables)
-	info := hst.Info(context.WithoutCancel(ctx))
-	return phases, &info, err
+	phases, _, err = runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables)
+	hi := hst.Info(context.WithoutCancel(ctx))
+	return phases, &hi, nil, err
 }
 
 // viaModes is --via-http: bare, the persistent service; =cgi, a process

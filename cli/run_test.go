@@ -510,6 +510,63 @@ func TestReadNothingCountsItsOwnRepeat(t *testing.T) {
 	}
 }
 
+// A --vary table names a run through kurabe serve as the plain table does
+// (sqlite via http), and reads back the settings of the store kurabe serve
+// served, kept in the row's result as served, apart from the HTTP
+// client's own in info. Before, the row was named http and its read-back
+// columns showed ?, the HTTP client having no journal_mode. A result
+// written before served still reads: the row named, its settings ?.
+func TestVaryViaHTTPRowsNameAndReadBackTheServedStore(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "journal_mode=delete,wal", "--via-http",
+		"--ops", "write,read-latest", "-n", "20", "-c", "2", "-q", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, row := range []string{`\nsqlite via http +delete +\S+ +\S+ +delete +full +0 +0\n`, `\nsqlite via http +wal +\S+ +\S+ +wal +normal +0 +0\n`} {
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("no row %s:\n%s", row, out)
+		}
+	}
+	if strings.Contains(out, "\nhttp ") || strings.Contains(out, " ? ") {
+		t.Errorf("a row named http, or a setting not read back:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Stores {
+		if s.Via == "" {
+			if s.Served != nil {
+				t.Errorf("%s: served %+v on a direct run", s.Label, s.Served)
+			}
+			continue
+		}
+		if s.Info.Driver != "http" || s.Info.Options["journal_mode"] != "" {
+			t.Errorf("%s: info %+v, want the HTTP client's", s.Label, s.Info)
+		}
+		if s.Served == nil || s.Served.Driver != "sqlite" || s.Served.Options["journal_mode"] != s.Variant[0].Value || !strings.HasSuffix(s.Served.Target, "-via-http/kurabe.db") {
+			t.Errorf("%s: served %+v, want the SQLite database kurabe serve served, in journal_mode=%s", s.Label, s.Served, s.Variant[0].Value)
+		}
+	}
+	// As kurabe before served wrote it.
+	for i := range doc.Stores {
+		doc.Stores[i].Served = nil
+	}
+	old := filepath.Join(dir, "old.json")
+	if err := result.WriteFile(old, doc); err != nil {
+		t.Fatal(err)
+	}
+	rep, errs, code := runCLI(t, testApp(), "report", old)
+	if code != ExitOK || !regexp.MustCompile(`\nsqlite via http +wal +\S+ +\S+ +\? +- +0 +0\n`).MatchString(rep) {
+		t.Errorf("report of a result without served: exit %d\n%s%s", code, rep, errs)
+	}
+	if _, errs, code := runCLI(t, testApp(), "compare", old, js); code != ExitOK {
+		t.Errorf("compare of a result without served with one with it: exit %d\n%s", code, errs)
+	}
+}
+
 func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "page_size=1024,8192", "--vary", "journal_mode=delete,wal",

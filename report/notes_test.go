@@ -523,3 +523,24 @@ func TestReadNothingCountsWritesOnItsTables(t *testing.T) {
 		}
 	}
 }
+
+// A run through kurabe serve is judged by the settings of the store kurabe
+// serve served (Store.Served), not by the HTTP client's, which has none of
+// them: a setting that did not apply there is noted as on a direct run. A
+// document written before Served notes nothing it cannot know.
+func TestSettingNotesOfTheServedStore(t *testing.T) {
+	d := notesBase("bbs", 1, "write")
+	via := result.Store{Label: "mariadb via http", Via: "http", Of: "mariadb", Spec: "mariadb:managed?row_format=Compressed",
+		Info:   store.Info{Driver: "http", Options: map[string]string{"keepalive": "1", "timeout": "30s"}, TablesKept: true},
+		Served: &store.Info{Driver: "mariadb", Options: map[string]string{"row_format": "Page"}},
+		Phases: []result.Phase{notesPhase("write", 1, 300)}}
+	d.Stores = []result.Store{via}
+	want := "mariadb via http: row_format asked Compressed, the store runs Page"
+	if got := strings.Join(Notes(d, English), "\n"); !strings.Contains(got, want) {
+		t.Errorf("no note %q:\n%s", want, got)
+	}
+	d.Stores[0].Served = nil
+	if got := strings.Join(Notes(d, English), "\n"); strings.Contains(got, "row_format") {
+		t.Errorf("a document without served: %s", got)
+	}
+}

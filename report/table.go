@@ -804,19 +804,22 @@ func notes(d *result.Document, l tr) []string {
 // not apply (a page size the server rounded, a row format the engine does
 // not have) would otherwise pass unseen, as only --vary's table marks it.
 // The comparison is the matrix's (sameSetting: 4k is 4096, ON is 1); an
-// option the store does not read back is not judged.
+// option the store does not read back is not judged. A run through kurabe
+// serve is judged by the store it served (settingsOf), whose spec is the
+// row's.
 func settingNotes(l tr, s result.Store) []string {
 	sp, err := store.ParseSpec(s.Spec)
 	if err != nil {
 		return nil
 	}
+	info := settingsOf(s)
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(sp.Options)) {
 		asked := sp.Options.Get(name)
-		got, ok := s.Info.Options[name]
+		got, ok := info.Options[name]
 		if !ok {
 			// MariaDB's variables are read back with _ for a -.
-			got, ok = s.Info.Options[strings.ReplaceAll(name, "-", "_")]
+			got, ok = info.Options[strings.ReplaceAll(name, "-", "_")]
 		}
 		if !ok || strings.Contains(got, "not read back") || sameForEveryClient(asked, got) {
 			continue

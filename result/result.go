@@ -87,14 +87,20 @@ type Store struct {
 	Label   string    `json:"label"`
 	Spec    string    `json:"spec"`              // as given, credentials removed
 	Variant []Setting `json:"variant,omitempty"` // the varied options' values for this store
-	// Via is "http" when the workload reached the store through kurabe
-	// serve (--via-http); Of is then the label of the direct run.
-	Via    string     `json:"via,omitempty"`
-	Of     string     `json:"of,omitempty"`
-	Info   store.Info `json:"info"`
-	Phases []Phase    `json:"phases"`
-	Notes  []string   `json:"notes,omitempty"` // what the workload said about how this store ran it
-	Error  string     `json:"error,omitempty"` // why the store could not run
+	// Via is "http" (or "cgi") when the workload reached the store
+	// through kurabe serve (--via-http); Of is then the label of the
+	// direct run. Info is then the HTTP client's (the http store that
+	// reached kurabe serve: its address, keepalive and timeout), and
+	// Served the store kurabe serve served, with its settings as it read
+	// them back, as a direct run's Info has them (journal_mode,
+	// page_compressed). Documents written before Served have none.
+	Via    string      `json:"via,omitempty"`
+	Of     string      `json:"of,omitempty"`
+	Info   store.Info  `json:"info"`
+	Served *store.Info `json:"served,omitempty"`
+	Phases []Phase     `json:"phases"`
+	Notes  []string    `json:"notes,omitempty"` // what the workload said about how this store ran it
+	Error  string      `json:"error,omitempty"` // why the store could not run
 	// Prepared is the data the workload loaded before its phases.
 	Prepared []Prepared `json:"prepared,omitempty"`
 }
