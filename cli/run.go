@@ -969,7 +969,11 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				if o.via == "cgi" {
 					cgi = &service.CGI{Args: []string{"serve", "--cgi-child", "--dir", o.dir}, Env: []string{cgiStoreEnv + "=" + o.spec.Raw}, Stderr: stderr}
 				}
-				phases, info, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi, watch)
+				var served *store.Info
+				phases, info, served, err = runViaHTTP(ctx, cfg, levels, o.st, w, o.label, prog, cgi, watch)
+				if served != nil {
+					sr.Served = served
+				}
 			} else if f.isolate && o.spec.Driver == "sqlite" {
 				phases, prep, info, err = a.runIsolatedSQLite(ctx, cfg, levels, o.st, o.spec, o.label, w, prog, watch)
 			} else {
@@ -1528,20 +1532,29 @@ func answers(ctx context.Context, st store.Store, timeout time.Duration) error {
 // runViaHTTP serves st with kurabe's board service on a free loopback port
 // and runs the workload against it through the http store, as a web
 // application's clients would reach it: in one process with a session
-// pool, or with cgi set, a new process per request. It returns the phases
-// and the http store's description, which names the store behind the
-// service.
-func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI, watch *serverWatch) ([]result.Phase, *store.Info, error) {
+// pool, or with cgi set, a new process per request. It returns the phases,
+// the http store's description (the HTTP client's: the service's address,
+// keepalive, timeout) and, once the service made its tables, that of st,
+// the store the service served, with its settings read back (nil when the
+// service never made its tables).
+func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.Store, w workload.Workload, label string, prog *progress, cgi *service.CGI, watch *serverWatch) (phases []result.Phase, info, behind *store.Info, err error) {
 	svc, err := service.New(st, service.Config{Version: Version, CGI: cgi})
 	if err != nil {
-		return nil, nil, &startError{err}
+		return nil, nil, nil, &startError{err}
 	}
 	if err := svc.CreateTables(ctx); err != nil {
-		return nil, nil, &startError{err}
+		return nil, nil, nil, &startError{err}
 	}
+	// The served store's settings are read back after the run, as a
+	// direct run's are: MariaDB's table options from the tables the
+	// service made (and made anew between client levels).
+	defer func() {
+		si := st.Info(context.WithoutCancel(ctx))
+		behind = &si
+	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot listen on loopback for --via-http: %v", err)
+		return nil, nil, nil, fmt.Errorf("cannot listen on loopback for --via-http: %v", err)
 	}
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	served := make(chan error, 1)
@@ -1552,18 +1565,18 @@ func runViaHTTP(ctx context.Context, cfg engine.Config, levels []int, st store.S
 	}()
 	sp, err := store.ParseSpec("http://" + ln.Addr().String())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	hst, err := httpstore.Open(ctx, sp, store.Env{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer hst.Close()
 	// The service owns its tables: between client levels they are set
 	// up anew through it, not through the http store.
-	phases, _, err := runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables, watch)
-	info := hst.Info(context.WithoutCancel(ctx))
-	return phases, &info, err
+	phases, _, err = runStore(ctx, cfg, levels, hst, w, label, prog, svc.CreateTables, watch)
+	hi := hst.Info(context.WithoutCancel(ctx))
+	return phases, &hi, nil, err
 }
 
 // viaModes is --via-http: bare, the persistent service; =cgi, a process
@@ -1628,19 +1641,22 @@ func outcome(d *result.Document, lang string) error {
 			continue
 		}
 		// A row missing where an operation of the store failed in this
-		// phase or before (in the same repeat, on the same store) may be
-		// that failure's: an insert that failed on PostgreSQL still took
-		// its number from the sequence, and a read of it finds nothing.
-		failedBefore, repeat := false, -1
+		// phase or before on the same tables may be that failure's: an
+		// insert that failed on PostgreSQL still took its number from the
+		// sequence, and a read of it finds nothing. The same tables are
+		// those of the same repeat (each opens the store afresh) and the
+		// same client level (with -c 1,4 a workload that changes its
+		// tables runs each level on tables set up anew, while its phases
+		// are listed phase by phase, every level's together).
+		type tables struct{ repeat, level int }
+		failedOn := map[tables]bool{}
 		for _, p := range s.Phases {
 			// Its server went away (a managed server died, a server
 			// stopped answering), and the phases after were skipped.
 			if p.Gone != nil && !slices.Contains(failed, s.Label) {
 				failed = append(failed, s.Label)
 			}
-			if p.Repeat != repeat {
-				failedBefore, repeat = false, p.Repeat
-			}
+			on := tables{p.Repeat, d.Level(p)}
 			if p.Ops == 0 && p.Errors > 0 && !skipped(p.ErrorClasses) && !slices.Contains(nothing, s.Label+" "+p.Op) {
 				nothing = append(nothing, s.Label+" "+p.Op)
 			}
@@ -1657,11 +1673,11 @@ func outcome(d *result.Document, lang string) error {
 			}
 			for _, c := range p.ErrorClasses {
 				if c.Class != "skipped" && !slices.Contains(lostWork, c.Class) {
-					failedBefore = true
+					failedOn[on] = true
 				}
 			}
 			for _, c := range p.ErrorClasses {
-				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedBefore) {
+				if !slices.Contains(lostWork, c.Class) || (c.Class == "missing" && failedOn[on]) {
 					continue
 				}
 				where := s.Label + " " + p.Op

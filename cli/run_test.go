@@ -484,6 +484,89 @@ func TestReadOnlyRunOnEmptyTableSaysSo(t *testing.T) {
 	}
 }
 
+// Each repeat runs on a freshly opened store, and a run through kurabe
+// serve on tables kurabe made for it: a read before any write of its
+// repeat read an empty table, in every repeat and on both rows. Before,
+// read-latest #2 was said to have read nothing "although writes were
+// acknowledged before it", counting repeat #1's writes, and the row via
+// http was said to be on a service's tables kurabe does not empty.
+func TestReadNothingCountsItsOwnRepeat(t *testing.T) {
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--via-http", "--repeat", "2", "--ops", "read-latest,write", "-n", "20", "-c", "2", "-q")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"sqlite read-latest #1: read nothing: the table was empty", "sqlite read-latest #2: read nothing: the table was empty",
+		"sqlite via http read-latest #1: read nothing: the table was empty", "sqlite via http read-latest #2: read nothing: the table was empty",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no note %q:\n%s", want, out)
+		}
+	}
+	for _, unwant := range []string{"acknowledged before it", "does not empty"} {
+		if strings.Contains(out, unwant) {
+			t.Errorf("a note says %q:\n%s", unwant, out)
+		}
+	}
+}
+
+// A --vary table names a run through kurabe serve as the plain table does
+// (sqlite via http), and reads back the settings of the store kurabe serve
+// served, kept in the row's result as served, apart from the HTTP
+// client's own in info. Before, the row was named http and its read-back
+// columns showed ?, the HTTP client having no journal_mode. A result
+// written before served still reads: the row named, its settings ?.
+func TestVaryViaHTTPRowsNameAndReadBackTheServedStore(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "journal_mode=delete,wal", "--via-http",
+		"--ops", "write,read-latest", "-n", "20", "-c", "2", "-q", "--json", js)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, row := range []string{`\nsqlite via http +delete +\S+ +\S+ +delete +full +0 +0\n`, `\nsqlite via http +wal +\S+ +\S+ +wal +normal +0 +0\n`} {
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("no row %s:\n%s", row, out)
+		}
+	}
+	if strings.Contains(out, "\nhttp ") || strings.Contains(out, " ? ") {
+		t.Errorf("a row named http, or a setting not read back:\n%s", out)
+	}
+	doc, err := result.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Stores {
+		if s.Via == "" {
+			if s.Served != nil {
+				t.Errorf("%s: served %+v on a direct run", s.Label, s.Served)
+			}
+			continue
+		}
+		if s.Info.Driver != "http" || s.Info.Options["journal_mode"] != "" {
+			t.Errorf("%s: info %+v, want the HTTP client's", s.Label, s.Info)
+		}
+		if s.Served == nil || s.Served.Driver != "sqlite" || s.Served.Options["journal_mode"] != s.Variant[0].Value || !strings.HasSuffix(s.Served.Target, "-via-http/kurabe.db") {
+			t.Errorf("%s: served %+v, want the SQLite database kurabe serve served, in journal_mode=%s", s.Label, s.Served, s.Variant[0].Value)
+		}
+	}
+	// As kurabe before served wrote it.
+	for i := range doc.Stores {
+		doc.Stores[i].Served = nil
+	}
+	old := filepath.Join(dir, "old.json")
+	if err := result.WriteFile(old, doc); err != nil {
+		t.Fatal(err)
+	}
+	rep, errs, code := runCLI(t, testApp(), "report", old)
+	if code != ExitOK || !regexp.MustCompile(`\nsqlite via http +wal +\S+ +\S+ +\? +- +0 +0\n`).MatchString(rep) {
+		t.Errorf("report of a result without served: exit %d\n%s%s", code, rep, errs)
+	}
+	if _, errs, code := runCLI(t, testApp(), "compare", old, js); code != ExitOK {
+		t.Errorf("compare of a result without served with one with it: exit %d\n%s", code, errs)
+	}
+}
+
 func TestVaryRunsEveryCombinationAndReadsBack(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "out.json")
 	out, errs, code := runCLI(t, testApp(), "run", "--store", "sqlite:", "--vary", "page_size=1024,8192", "--vary", "journal_mode=delete,wal",
@@ -1418,6 +1501,19 @@ func TestOutcome(t *testing.T) {
 		{"missing after another repeat's failure", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{
 			withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}),
 			inRepeat(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		// ... nor after a failure at another client level, whose phases
+		// are listed among this level's (phase by phase, every level's
+		// together: insert c=1, insert c=4, read c=1, read c=4) but ran
+		// on tables of their own; at its own level it may explain one.
+		{"missing after another level's failure", result.Document{Run: result.RunConfig{Clients: 1, Levels: []int{1, 4}}, Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}), 4),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 1)}}}}, ExitFailed, "(missing 1)"},
+		{"missing after a failure at its level", result.Document{Run: result.RunConfig{Clients: 1, Levels: []int{1, 4}}, Stores: []result.Store{{Label: "a", Phases: []result.Phase{
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "error", Count: 1}), 4),
+			atLevel(phase(10, 0), 1),
+			atLevel(withClasses(phase(9, 1), result.ErrorClass{Class: "missing", Count: 1}), 4)}}}}, ExitOK, ""},
 		// Rows that writes whose answer was lost stored fail nothing;
 		// rows beyond them do, and the message says how many they explain.
 		{"unknown stored", result.Document{Stores: []result.Store{{Label: "a", Phases: []result.Phase{phase(10, 5, judged(result.Verify{Table: "posts", Acked: 10, After: 13, Unknown: 5}))}}}}, ExitOK, ""},
@@ -1445,6 +1541,11 @@ func judged(v result.Verify) result.Verify {
 
 func withClasses(p result.Phase, cs ...result.ErrorClass) result.Phase {
 	p.ErrorClasses = cs
+	return p
+}
+
+func atLevel(p result.Phase, clients int) result.Phase {
+	p.Clients = clients
 	return p
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kurabe/result"
+	"kurabe/store"
 )
 
 // matrix builds the table of a run with --vary, in the shape of a tuning
@@ -104,8 +105,9 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 			if !ran && rep > 0 && s.Error == "" {
 				continue // the run was interrupted before this repeat
 			}
+			settings := settingsOf(s)
 			for _, a := range d.Run.Vary {
-				got, ok := s.Info.Options[a.Name]
+				got, ok := settings.Options[a.Name]
 				switch {
 				case !ok:
 					got = "?"
@@ -116,7 +118,7 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 				}
 				r = append(r, got)
 			}
-			opts := readableOptions(s.Info)
+			opts := readableOptions(settings)
 			for _, name := range confounders {
 				got, ok := opts[name]
 				if !ok {
@@ -149,13 +151,14 @@ func unvariedDiffering(d *result.Document, names []string) []string {
 	}
 	values := map[string]map[string]map[string]bool{} // store name → setting → values
 	for i, s := range d.Stores {
-		if s.Error != "" || s.Info.Target == result.NotStarted || len(s.Info.Options) == 0 {
+		info := settingsOf(s)
+		if s.Error != "" || info.Target == result.NotStarted || len(info.Options) == 0 {
 			continue
 		}
 		if values[names[i]] == nil {
 			values[names[i]] = map[string]map[string]bool{}
 		}
-		for k, v := range readableOptions(s.Info) {
+		for k, v := range readableOptions(info) {
 			if varied[k] || strings.Contains(v, "not read back") || perTable(k, varied) {
 				continue
 			}
@@ -187,9 +190,11 @@ func perTable(k string, varied map[string]bool) bool {
 }
 
 // variantStoreNames names each store of a --vary run for the store column:
-// its driver (sqlite), or, where stores of one driver differ in more than
-// the varied settings, its label without them (sqlite?journal_mode=wal,
-// postgres?connect=pool, sqlite via http), since the varied settings have
+// its driver (sqlite; a run through kurabe serve, the served store's
+// driver and the way, sqlite via http, as the plain table's label says),
+// or, where stores of one driver differ in more than the varied settings,
+// its label without them (sqlite?journal_mode=wal, postgres?connect=pool,
+// sqlite?synchronous=off via http), since the varied settings have
 // columns of their own. Variants of one store share a name.
 func variantStoreNames(d *result.Document) []string {
 	short := make([]string, len(d.Stores))
@@ -197,9 +202,14 @@ func variantStoreNames(d *result.Document) []string {
 	bases := map[string]map[string]bool{}
 	for i, s := range d.Stores {
 		full[i] = labelWithout(s.Label, s.Variant)
-		short[i] = s.Info.Driver
-		if short[i] == "" {
+		short[i] = settingsOf(s).Driver
+		if short[i] == "" || s.Via != "" && s.Served == nil {
+			// A document written before Served names the served
+			// store's driver only in the label.
 			short[i] = labelDriver(s.Label)
+		}
+		if s.Via != "" {
+			short[i] += " via " + s.Via
 		}
 		if bases[short[i]] == nil {
 			bases[short[i]] = map[string]bool{}
@@ -212,6 +222,19 @@ func variantStoreNames(d *result.Document) []string {
 		}
 	}
 	return short
+}
+
+// settingsOf is the description of the store whose settings a row's
+// read-back columns show: for a run through kurabe serve (--via-http),
+// the store kurabe serve served (Store.Served), not the HTTP client that
+// reached it, whose Info holds only its address, keepalive and timeout;
+// for any other, the store's own. A document written before Served gives
+// the HTTP client's, which has none of the served store's settings.
+func settingsOf(s result.Store) store.Info {
+	if s.Via != "" && s.Served != nil {
+		return *s.Served
+	}
+	return s.Info
 }
 
 // labelDriver is the driver a store's label starts with.

@@ -492,3 +492,80 @@ func TestSharedNotesSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNothingCountsWritesOnItsTables: a read that found nothing is
+// told apart by the writes acknowledged before it on the tables it read,
+// not by every write listed before it. Each repeat runs on a freshly
+// opened store, and with -c 1,4 a board that writes runs each level on a
+// fresh board, its phases listed phase by phase (write c=1, write c=4,
+// read-latest c=1, …); a run through kurabe serve reached tables kurabe
+// made and emptied for it, not a service's own.
+func TestReadNothingCountsWritesOnItsTables(t *testing.T) {
+	written := func(op string, clients int, acked int64, rep int) result.Phase {
+		p := notesPhase(op, clients, 500)
+		p.BytesRead, p.BytesWritten, p.Ops, p.Repeat = 0, 1000, acked, rep
+		p.Verify = []result.Verify{{Table: "posts", Acked: acked, After: acked}}
+		return p
+	}
+	empty := func(op string, clients int, rep int) result.Phase {
+		p := notesPhase(op, clients, 50)
+		p.BytesRead, p.Repeat = 0, rep
+		return p
+	}
+	failedWrite := written("write", 1, 0, 0)
+	failedWrite.Errors = 20
+	cases := []struct {
+		name   string
+		run    result.RunConfig
+		store  result.Store
+		want   []string
+		unwant string
+	}{
+		{"repeats", result.RunConfig{Ops: []string{"read-latest", "write"}, Clients: 2, Repeat: 2},
+			result.Store{Label: "sqlite", Phases: []result.Phase{empty("read-latest", 2, 0), written("write", 2, 20, 0), empty("read-latest", 2, 1), written("write", 2, 20, 1)}},
+			[]string{"sqlite read-latest #1: read nothing: the table was empty", "sqlite read-latest #2: read nothing: the table was empty"}, "acknowledged"},
+		{"levels", result.RunConfig{Ops: []string{"write", "read-latest"}, Clients: 1, Levels: []int{1, 4}},
+			result.Store{Label: "sqlite", Phases: []result.Phase{failedWrite, written("write", 4, 40, 0), empty("read-latest", 1, 0), empty("read-latest", 4, 0)}},
+			[]string{"sqlite read-latest c=1: read nothing: the table was empty", "sqlite read-latest c=4: read nothing, although writes were acknowledged before it (40) and the store counted 40 rows after them"}, "(60)"},
+		{"via http", result.RunConfig{Ops: []string{"read-latest", "write"}, Clients: 2, Repeat: 2},
+			result.Store{Label: "sqlite via http", Via: "http", Of: "sqlite", Info: store.Info{Driver: "http", TablesKept: true},
+				Phases: []result.Phase{empty("read-latest", 2, 0), written("write", 2, 20, 0), empty("read-latest", 2, 1), written("write", 2, 20, 1)}},
+			[]string{"sqlite via http read-latest #1: read nothing: the table was empty", "sqlite via http read-latest #2: read nothing: the table was empty"}, "does not empty"},
+	}
+	for _, c := range cases {
+		d := notesBase("bbs", 1, c.run.Ops...)
+		c.run.Workload, c.run.Count = "bbs", 20
+		d.Run = c.run
+		d.Stores = []result.Store{c.store}
+		got := strings.Join(Notes(d, English), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: no note says %q:\n%s", c.name, w, got)
+			}
+		}
+		if strings.Contains(got, c.unwant) {
+			t.Errorf("%s: a note says %q:\n%s", c.name, c.unwant, got)
+		}
+	}
+}
+
+// A run through kurabe serve is judged by the settings of the store kurabe
+// serve served (Store.Served), not by the HTTP client's, which has none of
+// them: a setting that did not apply there is noted as on a direct run. A
+// document written before Served notes nothing it cannot know.
+func TestSettingNotesOfTheServedStore(t *testing.T) {
+	d := notesBase("bbs", 1, "write")
+	via := result.Store{Label: "mariadb via http", Via: "http", Of: "mariadb", Spec: "mariadb:managed?row_format=Compressed",
+		Info:   store.Info{Driver: "http", Options: map[string]string{"keepalive": "1", "timeout": "30s"}, TablesKept: true},
+		Served: &store.Info{Driver: "mariadb", Options: map[string]string{"row_format": "Page"}},
+		Phases: []result.Phase{notesPhase("write", 1, 300)}}
+	d.Stores = []result.Store{via}
+	want := "mariadb via http: row_format asked Compressed, the store runs Page"
+	if got := strings.Join(Notes(d, English), "\n"); !strings.Contains(got, want) {
+		t.Errorf("no note %q:\n%s", want, got)
+	}
+	d.Stores[0].Served = nil
+	if got := strings.Join(Notes(d, English), "\n"); strings.Contains(got, "row_format") {
+		t.Errorf("a document without served: %s", got)
+	}
+}

@@ -18,20 +18,8 @@ type phaseKey struct {
 	clients int
 }
 
-// level is the client level a phase ran at: the clients asked for, those
-// that could not open a session included (Phase.Clients counts the ones
-// that ran), so that a level keeps its name when a client failed. Old
-// documents without per-phase clients fall back to the run's.
-func level(d *result.Document, p result.Phase) int {
-	n := p.Clients
-	for _, c := range p.SessionErrors {
-		n += int(c.Count)
-	}
-	if n == 0 {
-		n = d.Run.Clients
-	}
-	return n
-}
+// level is the client level a phase ran at (result.Document.Level).
+func level(d *result.Document, p result.Phase) int { return d.Level(p) }
 
 func keyOf(d *result.Document, p result.Phase) phaseKey { return phaseKey{p.Op, level(d, p)} }
 

@@ -804,7 +804,7 @@ func notes(d *result.Document, l tr) []string {
 				out = append(out, line)
 			}
 			if p.Ops > 0 && p.BytesRead == 0 && p.BytesWritten == 0 {
-				out = append(out, readNothing(l, s, i, op))
+				out = append(out, readNothing(l, d, s, i, op))
 			}
 			replayed = append(replayed, replayNotes(l, s.Label, p)...)
 		}
@@ -822,19 +822,22 @@ func notes(d *result.Document, l tr) []string {
 // not apply (a page size the server rounded, a row format the engine does
 // not have) would otherwise pass unseen, as only --vary's table marks it.
 // The comparison is the matrix's (sameSetting: 4k is 4096, ON is 1); an
-// option the store does not read back is not judged.
+// option the store does not read back is not judged. A run through kurabe
+// serve is judged by the store it served (settingsOf), whose spec is the
+// row's.
 func settingNotes(l tr, s result.Store) []string {
 	sp, err := store.ParseSpec(s.Spec)
 	if err != nil {
 		return nil
 	}
+	info := settingsOf(s)
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(sp.Options)) {
 		asked := sp.Options.Get(name)
-		got, ok := s.Info.Options[name]
+		got, ok := info.Options[name]
 		if !ok {
 			// MariaDB's variables are read back with _ for a -.
-			got, ok = s.Info.Options[strings.ReplaceAll(name, "-", "_")]
+			got, ok = info.Options[strings.ReplaceAll(name, "-", "_")]
 		}
 		if !ok || strings.Contains(got, "not read back") || sameForEveryClient(asked, got) {
 			continue
@@ -867,14 +870,23 @@ func sameForEveryClient(asked, got string) bool {
 }
 
 // readNothing explains a phase that read nothing, with what is true of
-// the store: writes acknowledged before it (the store answered the reads
-// with no rows), a store whose tables kurabe does not empty (a service's),
-// or one kurabe emptied at the start of the run (a read needs a write
-// first). i is the phase's index in s.Phases.
-func readNothing(l tr, s result.Store, i int, op string) string {
+// the store: writes acknowledged before it on the same tables (the store
+// answered the reads with no rows), a store whose tables kurabe does not
+// empty (a service's), or one kurabe emptied at the start of the run (a
+// read needs a write first). i is the phase's index in s.Phases.
+//
+// Writes before it count only where they reached the tables it read
+// (sameTables): each repeat runs on a freshly opened store, and with
+// several client levels a workload that writes runs each level on tables
+// set up anew, so writes of another repeat or level were never there to
+// read, whatever their place in s.Phases.
+func readNothing(l tr, d *result.Document, s result.Store, i int, op string) string {
 	p := s.Phases[i]
 	var acked, rows int64
 	for _, q := range s.Phases[:i] {
+		if !sameTables(d, p, q) {
+			continue
+		}
 		for _, v := range q.Verify {
 			acked += v.Acked
 			rows = v.After
@@ -883,10 +895,22 @@ func readNothing(l tr, s result.Store, i int, op string) string {
 	switch {
 	case acked > 0:
 		return l.f("note.read-nothing.written", s.Label, op, acked, rows)
-	case s.Info.TablesKept:
+	case s.Info.TablesKept && s.Via == "":
+		// A run through kurabe serve (--via-http) reached, through the
+		// http store, tables kurabe made and emptied for it.
 		return l.f("note.read-nothing.kept", s.Label, op, p.Op)
 	}
 	return l.f("note.read-nothing", s.Label, op, p.Op)
+}
+
+// sameTables reports whether phases p and q of one store ran on the same
+// tables, so that what one wrote the other could find: the same repeat
+// (each repeat opens the store afresh) and the same client level (with
+// -c 1,4 a workload whose phases write runs each level on tables set up
+// anew; one that writes nothing changes nothing a level could find, so
+// telling its levels apart loses nothing).
+func sameTables(d *result.Document, p, q result.Phase) bool {
+	return p.Repeat == q.Repeat && level(d, p) == level(d, q)
 }
 
 // kindsNote breaks a phase that mixes kinds of operation (bbs mix, ycsb's

@@ -87,14 +87,20 @@ type Store struct {
 	Label   string    `json:"label"`
 	Spec    string    `json:"spec"`              // as given, credentials removed
 	Variant []Setting `json:"variant,omitempty"` // the varied options' values for this store
-	// Via is "http" when the workload reached the store through kurabe
-	// serve (--via-http); Of is then the label of the direct run.
-	Via    string     `json:"via,omitempty"`
-	Of     string     `json:"of,omitempty"`
-	Info   store.Info `json:"info"`
-	Phases []Phase    `json:"phases"`
-	Notes  []string   `json:"notes,omitempty"` // what the workload said about how this store ran it
-	Error  string     `json:"error,omitempty"` // why the store could not run
+	// Via is "http" (or "cgi") when the workload reached the store
+	// through kurabe serve (--via-http); Of is then the label of the
+	// direct run. Info is then the HTTP client's (the http store that
+	// reached kurabe serve: its address, keepalive and timeout), and
+	// Served the store kurabe serve served, with its settings as it read
+	// them back, as a direct run's Info has them (journal_mode,
+	// page_compressed). Documents written before Served have none.
+	Via    string      `json:"via,omitempty"`
+	Of     string      `json:"of,omitempty"`
+	Info   store.Info  `json:"info"`
+	Served *store.Info `json:"served,omitempty"`
+	Phases []Phase     `json:"phases"`
+	Notes  []string    `json:"notes,omitempty"` // what the workload said about how this store ran it
+	Error  string      `json:"error,omitempty"` // why the store could not run
 	// Prepared is the data the workload loaded before its phases.
 	Prepared []Prepared `json:"prepared,omitempty"`
 }
@@ -423,6 +429,21 @@ func Summarize(s *hist.Snapshot) Latency {
 // Histogram rebuilds the histogram behind a Latency.
 func (l Latency) Histogram() *hist.Snapshot {
 	return hist.FromBuckets(l.Buckets, l.SumNs, int64(l.Min*1e3), int64(l.Max*1e3))
+}
+
+// Level is the client level phase p ran at: the clients asked for, those
+// that could not open a session included (Phase.Clients counts the ones
+// that ran), so that a level keeps its name when a client failed. Old
+// documents without per-phase clients fall back to the run's.
+func (d *Document) Level(p Phase) int {
+	n := p.Clients
+	for _, c := range p.SessionErrors {
+		n += int(c.Count)
+	}
+	if n == 0 {
+		n = d.Run.Clients
+	}
+	return n
 }
 
 // Unknown sums, over all stores and phases, the rows writes whose answer
