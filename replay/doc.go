@@ -20,8 +20,8 @@
 //   - Latency is each statement's service time, from its actual start,
 //     as pg_stat_statements counts it; lag is reported apart.
 //   - Figures per fingerprint would need a histogram per client and
-//     fingerprint (76 KiB each) if clients kept them; instead each client
-//     measures into its own histograms for the whole and hands batches of
+//     fingerprint (up to 75 KiB each) if clients kept them; instead each
+//     client measures into its own histograms for the whole and hands batches of
 //     (fingerprint, latency, bytes, error) to one aggregator, one channel
 //     send per 256 statements, which keeps one histogram per fingerprint
 //     (the MaxFingerprints most frequent; the rest share one). The live

@@ -67,7 +67,7 @@ const LateAfter = 10 * time.Millisecond
 
 // MaxFingerprints is how many fingerprints get a histogram of their own;
 // the rest, the least frequent in the log, share one. A histogram takes
-// 76 KiB, so this bounds the replay's memory whatever the log holds.
+// up to 75 KiB, so this bounds the replay's memory whatever the log holds.
 const MaxFingerprints = 1000
 
 // batchSize is how many statements a client measures before it hands

@@ -2,10 +2,13 @@ package file
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -337,4 +340,93 @@ func TestLock(t *testing.T) {
 			return st
 		}, "another kurabe test is using kurabe's tables", "pid ")
 	}
+}
+
+func TestSessionsBorrowReadBuffers(t *testing.T) {
+	// A session holds no read buffer of its own (64 KiB each cost
+	// gigabytes at -c 100000, in phases that only write too): opening
+	// many allocates little, scans one after another reuse one buffer,
+	// and scans at once, each on a buffer of its own, read their rows
+	// right (run with -race), long lines that grow a buffer included.
+	st := open(t, "file:")
+	ctx := context.Background()
+	tb := storetest.Table()
+	if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	const sessions = 500
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ss := make([]store.Session, sessions)
+	for i := range ss {
+		s, err := st.Open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ss[i] = s
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / sessions; per > 4<<10 {
+		t.Errorf("opening a session allocated %d bytes, want well under the 64 KiB read buffer", per)
+	}
+	var rows []store.Row
+	for i := range 2000 {
+		body := []byte("short post")
+		if i%500 == 0 {
+			body = bytes.Repeat([]byte{'x'}, 150<<10) // more than a buffer
+		}
+		rows = append(rows, store.Row{{}, {Int: int64(i)}, {Text: body}})
+	}
+	if err := store.InsertBatch(ctx, ss[0], tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s store.Session, q store.Query) error {
+		want := int64(0)
+		if q.Desc {
+			want = 1999
+		}
+		n, err := s.Scan(ctx, tb, q, func(r store.Row) error {
+			if r[1].Int != want || (want%500 == 0) != (len(r[2].Text) == 150<<10) {
+				return fmt.Errorf("row %d (%d bytes of text) where row %d was due", r[1].Int, len(r[2].Text), want)
+			}
+			if q.Desc {
+				want--
+			} else {
+				want++
+			}
+			return nil
+		})
+		if all := cmp.Or(q.Limit, 2000); err == nil && n != all {
+			err = fmt.Errorf("%d rows, want %d", n, all)
+		}
+		return err
+	}
+	check(ss[0], store.Query{}) // the first scans take buffers
+	check(ss[1], store.Query{Desc: true})
+	runtime.ReadMemStats(&before)
+	for i, s := range ss[:100] {
+		if err := check(s, store.Query{Desc: i%2 == 1, Limit: 100 * (i % 2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 16<<10 && !raceEnabled {
+		t.Errorf("a scan after another allocated %d bytes, want the buffer reused", per)
+	}
+	var wg sync.WaitGroup
+	for i, s := range ss[:20] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				if err := check(s, store.Query{Desc: i%2 == 1}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
