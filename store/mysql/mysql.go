@@ -573,10 +573,60 @@ func (s *Store) createDatabase(ctx context.Context, c *sql.Conn) error {
 		return nil
 	}
 	q := "CREATE DATABASE IF NOT EXISTS " + quote(s.opts.database) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-	if _, err := c.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("%s: cannot create database %s: %w; create it (CHARACTER SET utf8mb4) and grant the user all on it, or name another with ?database=", s.driver, s.opts.database, classify(err, false))
+	_, err = c.ExecContext(ctx, q)
+	var me *mysql.MySQLError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &me) && me.Number == 1044: // ER_DBACCESS_DENIED_ERROR
+		// The database is not among those the account sees, and the
+		// server refuses it CREATE DATABASE: either the database is there
+		// and the account has no grant on it, or it is not and the
+		// account may not make it. The server answers both alike (1044
+		// to CREATE, USE, SHOW CREATE DATABASE), so as not to tell an
+		// account what databases there are: say what to do for each.
+		account := s.account(ctx, c)
+		return fmt.Errorf("%s: the server refuses %s the database %s (%w): the account has no privilege on it, and the server does not say whether it exists. If it exists, an administrator grants the account on it: GRANT ALL ON %s.* TO %s; if it does not, an administrator makes it first: CREATE DATABASE %s CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, then that GRANT. Or name a database the account has with ?database=NAME%s",
+			s.driver, account, s.opts.database, classify(err, false), quote(s.opts.database), account, quote(s.opts.database), s.visibleDatabases(ctx, c))
 	}
-	return nil
+	return fmt.Errorf("%s: cannot create database %s: %w; create it (CHARACTER SET utf8mb4) and grant the user all on it, or name another with ?database=", s.driver, s.opts.database, classify(err, false))
+}
+
+// account is kurabe's account as the server matched it (user@host),
+// quoted as GRANT names it; USER when the server does not say.
+func (s *Store) account(ctx context.Context, c *sql.Conn) string {
+	var cur string
+	if c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&cur) == nil {
+		if user, host, ok := strings.Cut(cur, "@"); ok {
+			return "'" + user + "'@'" + host + "'"
+		}
+	}
+	return "USER"
+}
+
+// visibleDatabases lists, for an error, the databases the account sees
+// (those it has a privilege on), as " (the account has: a, b)"; "" for
+// none.
+func (s *Store) visibleDatabases(ctx context.Context, c *sql.Conn) string {
+	rows, err := c.QueryContext(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ('information_schema', 'performance_schema', 'mysql', 'sys') ORDER BY SCHEMA_NAME LIMIT 11")
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names = append(names, n)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) > 10:
+		names = append(names[:10], "…")
+	}
+	return " (the account has: " + strings.Join(names, ", ") + ")"
 }
 
 // grantHint says what to grant when err is the server refusing kurabe's
@@ -586,14 +636,7 @@ func (s *Store) grantHint(ctx context.Context, c *sql.Conn, err error) string {
 	if !errors.As(err, &me) || me.Number != 1142 && me.Number != 1044 { // ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR
 		return ""
 	}
-	// The account as the server matched it (user@host), as GRANT names it.
-	account := "USER"
-	var cur string
-	if c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&cur) == nil {
-		if user, host, ok := strings.Cut(cur, "@"); ok {
-			account = "'" + user + "'@'" + host + "'"
-		}
-	}
+	account := s.account(ctx, c)
 	return fmt.Sprintf("; kurabe makes, indexes, empties and drops its own tables in the database %s: grant the user that (GRANT ALL ON %s.* TO %s, or at least CREATE, DROP, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE), or name a database where it has them with ?database=",
 		s.opts.database, quote(s.opts.database), account)
 }
@@ -702,6 +745,14 @@ func (s *Store) record(ctx context.Context, c *sql.Conn, table, token string) er
 	return nil
 }
 
+// unrecord takes the table off kurabe's list, once it has dropped it.
+func (s *Store) unrecord(ctx context.Context, c *sql.Conn, table string) error {
+	if _, err := c.ExecContext(ctx, "DELETE FROM "+s.qualified(metaTable)+" WHERE name = ?", table); err != nil {
+		return fmt.Errorf("%s: dropped kurabe's table %s, and cannot take it off %s: %w", s.driver, table, metaTable, classify(err, false))
+	}
+	return nil
+}
+
 func (s *Store) notOwned(table string) error { return s.refusal(table, foreign) }
 
 // refusal is the error for a table kurabe may not change, by what it is.
@@ -729,24 +780,38 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table, tok
 	if err != nil {
 		return err
 	}
-	if err := s.mayReplace(ctx, c, t.Name); err != nil {
+	o, err := s.owner(ctx, c, t.Name)
+	if err != nil {
 		return err
 	}
+	if o != absent && o != ours {
+		return s.refusal(t.Name, o)
+	}
+	// Each Setup makes its tables anew: kurabe's table of the name, an
+	// earlier run's or an earlier --vary variant's, is dropped first, and
+	// its entry in kurabe_meta with it, so that a table that then cannot
+	// be made is not listed as there; it is listed again once made.
 	if _, err := c.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.qualified(t.Name)); err != nil {
 		return fmt.Errorf("%s: cannot drop kurabe's table %s: %w", s.driver, s.qualified(t.Name), classify(err, false))
+	}
+	s.mu.Lock()
+	delete(s.made, t.Name)
+	s.mu.Unlock()
+	if err := s.unrecord(ctx, c, t.Name); err != nil {
+		return err
 	}
 	if _, err := c.ExecContext(ctx, s.createSQL(t)+" COMMENT='"+commentPrefix+token+"'"); err != nil {
 		hint := ""
 		if s.opts.encrypted {
 			hint = "; encrypted=1 needs a key management plugin on the server (e.g. plugin_load_add=file_key_management with file_key_management_filename=a key file) — mariadb:managed?encrypted=1 sets one up itself"
 		}
+		if o == ours {
+			hint += fmt.Sprintf("; setting up dropped kurabe's earlier table %s first (an earlier run's or --vary variant's: each sets its tables up anew), so it is gone now, and %s no longer lists it", s.qualified(t.Name), metaTable)
+		}
 		return fmt.Errorf("%s: cannot create table %s: %w%s%s", s.driver, s.qualified(t.Name), classify(err, false), s.grantHint(ctx, c, err), hint)
 	}
-	for _, q := range indexes {
-		if _, err := c.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: cannot index table %s: %s: %w", s.driver, s.qualified(t.Name), q, classify(err, false))
-		}
-	}
+	// Listed as soon as it is there, so that one whose indexes then fail
+	// is still kurabe's to drop.
 	if err := s.record(ctx, c, t.Name, token); err != nil {
 		return err
 	}
@@ -756,6 +821,11 @@ func (s *Store) setupTable(ctx context.Context, c *sql.Conn, t *store.Table, tok
 	}
 	s.made[t.Name] = true
 	s.mu.Unlock()
+	for _, q := range indexes {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: cannot index table %s: %s: %w", s.driver, s.qualified(t.Name), q, classify(err, false))
+		}
+	}
 	// A server without NO_ENGINE_SUBSTITUTION in sql_mode quietly uses its
 	// default engine instead; a comparison of engines must not.
 	var engine string

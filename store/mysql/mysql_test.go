@@ -724,6 +724,104 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	// An account with no grant on the database the URL names, which is
+	// there (appdb2), is told the GRANT to run, not only to create it: the
+	// server answers it as for a database that is not there (1044 to
+	// CREATE DATABASE, USE and the rest), so the message says what to do
+	// for either. Before, it said "cannot create database appdb2" and
+	// to create it, for a database that existed.
+	t.Run("DatabaseWithoutGrantSaysWhatToGrant", func(t *testing.T) {
+		apw := "App-" + randomHex(t)
+		mustExec(t, root, "CREATE DATABASE appdb1", "CREATE DATABASE appdb2",
+			"CREATE USER 'kapp'@'127.0.0.1' IDENTIFIED BY '"+apw+"'",
+			"GRANT ALL ON appdb1.* TO 'kapp'@'127.0.0.1'")
+		for _, c := range []struct{ database, what string }{
+			{"appdb2", "there"},
+			{"appdb3", "not there"},
+		} {
+			st, err := openSpec(t, "mysql://kapp:"+apw+"@"+addr+"/"+c.database, store.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			err = st.Setup(ctx, []*store.Table{{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}}}})
+			for _, want := range []string{
+				"GRANT ALL ON `" + c.database + "`.* TO 'kapp'@'127.0.0.1'",
+				"CREATE DATABASE `" + c.database + "` CHARACTER SET utf8mb4",
+				"does not say whether it exists",
+				"(the account has: appdb1)",
+			} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("database %s (%s), no grant on it: Setup = %v; want it to say %q", c.database, c.what, err, want)
+				}
+			}
+			if err != nil && strings.Contains(err.Error(), apw) {
+				t.Errorf("the error shows the password: %v", err)
+			}
+		}
+		mustExec(t, root, "GRANT ALL ON appdb2.* TO 'kapp'@'127.0.0.1'")
+		st, err := openSpec(t, "mysql://kapp:"+apw+"@"+addr+"/appdb2", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.Setup(ctx, []*store.Table{{Name: "posts", Columns: []store.Column{{Name: "id", Kind: store.Int}}}}); err != nil {
+			t.Fatalf("after the GRANT the message gave: %v", err)
+		}
+	})
+
+	// A --vary run on a server you run sets the tables up anew for each
+	// variant, dropping the earlier variant's: a variant whose table the
+	// server then refuses to make (encrypted=1 without a key plugin)
+	// leaves kurabe_meta listing no table that is not there, and says it
+	// dropped the earlier one. Before, kurabe_meta went on listing it.
+	t.Run("FailedRemakeListsNothing", func(t *testing.T) {
+		spec := dsn + "?database=kt_remake"
+		plain, err := openSpec(t, spec, store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer plain.Close()
+		tb := storetest.Table()
+		if err := plain.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		encrypted, err := openSpec(t, spec+"&encrypted=1", store.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer encrypted.Close()
+		err = encrypted.Setup(ctx, []*store.Table{tb})
+		if err == nil {
+			t.Fatal("encrypted=1 without a key plugin: Setup succeeded; the test needs a create option the server refuses")
+		}
+		if !strings.Contains(err.Error(), "setting up dropped kurabe's earlier table `kt_remake`.`conformance` first") || !strings.Contains(err.Error(), "--vary variant") {
+			t.Errorf("encrypted=1 without a key plugin, over an earlier variant's table: %v; want it refused, saying the earlier table was dropped", err)
+		}
+		var listed, there int
+		if err := root.QueryRow("SELECT COUNT(*) FROM kt_remake.kurabe_meta WHERE name = 'conformance'").Scan(&listed); err != nil {
+			t.Fatal(err)
+		}
+		if err := root.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'kt_remake' AND TABLE_NAME = 'conformance'").Scan(&there); err != nil {
+			t.Fatal(err)
+		}
+		if there != 0 || listed != 0 {
+			t.Fatalf("after the failed remake: the table is there %d times and kurabe_meta lists it %d times; want neither", there, listed)
+		}
+		// A table of the user's by the name is then the user's.
+		mustExec(t, root, "CREATE TABLE kt_remake.conformance (id INT PRIMARY KEY)")
+		if err := plain.Setup(ctx, []*store.Table{tb}); !errors.Is(err, store.ErrNotOwned) {
+			t.Fatalf("Setup over the user's table made after the failed remake: %v; want it refused", err)
+		}
+		mustExec(t, root, "DROP TABLE kt_remake.conformance")
+		if err := plain.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		if err := root.QueryRow("SELECT COUNT(*) FROM kt_remake.kurabe_meta WHERE name = 'conformance'").Scan(&listed); err != nil || listed != 1 {
+			t.Fatalf("after a Setup that made it: kurabe_meta lists it %d times (%v), want once", listed, err)
+		}
+	})
+
 	// A store whose tables could not be made (the server refused their
 	// create options) has no table to read its table options back from:
 	// Info gives them as given, marked so, never as if read back. Before,

@@ -185,16 +185,24 @@ type poolKey struct {
 // poolStmt returns the shared statement key, preparing text() on the pool
 // the first time (database/sql then prepares it on each connection it
 // runs on). Sessions keep what it returns, so it is called once per
-// session and statement.
+// session and statement. The store's lock is not held while it waits
+// for a pooled connection to prepare on (see sharedSQL).
 func (s *Store) poolStmt(ctx context.Context, key poolKey, text func() string) (*sql.Stmt, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.pool[key]; st != nil {
+	st := s.pool[key]
+	s.mu.Unlock()
+	if st != nil {
 		return st, nil
 	}
 	st, err := s.db.PrepareContext(ctx, text())
 	if err != nil {
 		return nil, classify(err, false)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if other := s.pool[key]; other != nil { // another session's, meanwhile
+		st.Close()
+		return other, nil
 	}
 	if s.pool == nil {
 		s.pool = map[poolKey]*sql.Stmt{}
@@ -284,6 +292,7 @@ type session struct {
 	// and the connection it holds; whether a transaction is open; and
 	// the columns Query scans into.
 	sql     map[string]*sqlStmt
+	later   []string // texts a pool transaction prepared on itself, for the pool after it
 	tx      *sql.Tx
 	txConn  *sql.Conn
 	inTx    bool

@@ -40,6 +40,15 @@ import (
 // Stmt it wraps it in is database/sql's allocation). The Tx is not tied
 // to Begin's context, which an engine may cancel when Begin returns.
 //
+// A pool transaction needs no connection but the one it holds: a text the
+// pool has not prepared yet is prepared on the transaction (Tx.Prepare,
+// closed with it), and on the pool only once the transaction has let its
+// connection go. Preparing it on the pool inside the transaction would
+// wait for a second connection, and with pool_size no larger than the
+// clients every client would hold one and wait for another for ever (tpcb
+// at -c 2 on pool_size=2 did). For the same reason the store's lock is
+// never held while a statement waits for a pooled connection.
+//
 // Statements may name kurabe's tables without their database: it is the
 // connections' default (connect=session sends USE before its first
 // statement, since its connection may be opened before Setup makes the
@@ -68,6 +77,10 @@ type sqlStmt struct {
 	cols    int       // result columns; -1 until a Query has seen them
 	decimal bool      // the first result column is a DECIMAL
 	owned   bool      // st is this session's to close (not the pool's)
+	// connect=pool, met first inside a transaction: not on the pool yet,
+	// and txSt is the text prepared on the transaction (nil until run).
+	later bool
+	txSt  *sql.Stmt
 }
 
 // maxStatements bounds the prepared statements a session (and a pool)
@@ -149,6 +162,11 @@ func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {
 			return nil, s.fail(err)
 		}
 		p.st, p.owned = st, true
+	case s.st.opts.connect == "pool" && s.tx != nil:
+		if p.st = s.st.sharedOnly(text); p.st == nil {
+			p.later = true
+			s.later = append(s.later, text)
+		}
 	case s.st.opts.connect == "pool":
 		st, shared, err := s.st.sharedSQL(ctx, text)
 		if err != nil {
@@ -167,14 +185,22 @@ func (s *session) sqlStmt(ctx context.Context, text string) (*sqlStmt, error) {
 // every connect=pool session, and reports whether the pool keeps it. Once
 // the pool holds maxStatements, a new text is prepared for the asking
 // session alone, which closes it when it drops it.
+//
+// The store's lock is not held while the statement is prepared, which
+// waits for a pooled connection: a client in a transaction, holding one,
+// asks the pool's statements too (sharedOnly).
 func (s *Store) sharedSQL(ctx context.Context, text string) (st *sql.Stmt, shared bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.sqlPool[text]; st != nil {
+	if st := s.sharedOnly(text); st != nil {
 		return st, true, nil
 	}
 	if st, err = s.db.PrepareContext(ctx, text); err != nil {
 		return nil, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if other := s.sqlPool[text]; other != nil { // another session's, meanwhile
+		st.Close()
+		return other, true, nil
 	}
 	if len(s.sqlPool) >= maxStatements {
 		return st, false, nil
@@ -186,13 +212,51 @@ func (s *Store) sharedSQL(ctx context.Context, text string) (st *sql.Stmt, share
 	return st, true, nil
 }
 
-// stmt returns the statement to run p with: inside a pool transaction,
-// the shared statement on the transaction's connection.
-func (s *session) stmt(ctx context.Context, p *sqlStmt) *sql.Stmt {
-	if s.tx != nil {
-		return s.tx.StmtContext(ctx, p.st)
+// sharedOnly returns the pool's statement for text, nil if it has none.
+func (s *Store) sharedOnly(text string) *sql.Stmt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sqlPool[text]
+}
+
+// stmt returns the statement to run p's text with: inside a pool
+// transaction, the shared statement on the transaction's connection, or
+// the text prepared on the transaction when the pool has not prepared it.
+func (s *session) stmt(ctx context.Context, text string, p *sqlStmt) (*sql.Stmt, error) {
+	switch {
+	case s.tx == nil:
+		return p.st, nil
+	case p.st != nil:
+		return s.tx.StmtContext(ctx, p.st), nil
+	case p.txSt == nil:
+		st, err := s.tx.PrepareContext(ctx, text)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		p.txSt = st
 	}
-	return p.st
+	return p.txSt, nil
+}
+
+// shareLater prepares on the pool the texts a pool transaction met first,
+// once it has let its connection go (end). A text that fails is
+// forgotten, to be prepared again when next run.
+func (s *session) shareLater(ctx context.Context) {
+	for _, text := range s.later {
+		p := s.sql[text]
+		if p == nil || !p.later { // dropped since
+			continue
+		}
+		p.later, p.txSt = false, nil // Commit and Rollback closed txSt
+		st, shared, err := s.st.sharedSQL(ctx, text)
+		if err != nil {
+			delete(s.sql, text)
+			continue
+		}
+		p.st, p.owned = st, !shared
+	}
+	clear(s.later)
+	s.later = s.later[:0]
 }
 
 // Exec runs a statement and returns the rows it matched.
@@ -204,7 +268,11 @@ func (s *session) Exec(ctx context.Context, text string, args ...any) (int64, er
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.stmt(ctx, p).ExecContext(ctx, args...)
+	st, err := s.stmt(ctx, text, p)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, args...)
 	return s.affected(res, err)
 }
 
@@ -225,7 +293,11 @@ func (s *session) Query(ctx context.Context, text string, args []any, fn func(fi
 	if err != nil {
 		return 0, 0, err
 	}
-	rows, err := s.stmt(ctx, p).QueryContext(ctx, args...)
+	st, err := s.stmt(ctx, text, p)
+	if err != nil {
+		return 0, 0, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return 0, 0, s.fail(err)
 	}
@@ -384,6 +456,7 @@ func (s *session) end(ctx context.Context, verb string) error {
 	s.tx = nil
 	s.txConn.Close()
 	s.txConn = nil
+	s.shareLater(ctx)
 	return s.fail(err)
 }
 
@@ -396,6 +469,8 @@ func (s *session) closeSQL() {
 		s.tx, s.txConn = nil, nil
 	}
 	s.inTx = false
+	clear(s.later)
+	s.later = s.later[:0]
 	s.dropStatements()
 }
 

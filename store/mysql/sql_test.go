@@ -195,6 +195,65 @@ func testSQL(t *testing.T, open func(t *testing.T, opts string) store.Store, roo
 		})
 	}
 
+	// A pool transaction needs no connection but the one it holds: two
+	// clients in transactions on a pool of two run texts the pool has not
+	// prepared yet, and then ones it has. Before, each text was prepared on
+	// the pool first, which waited for a third connection for ever (tpcb
+	// at -c 2 on pool_size=2 ran nothing); the deadline makes that fail.
+	t.Run("PoolTransactionHoldsOneConnection", func(t *testing.T) {
+		st := open(t, "&connect=pool&pool_size=2")
+		tb := storetest.Table()
+		if err := st.Setup(ctx, []*store.Table{tb}); err != nil {
+			t.Fatal(err)
+		}
+		tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		var clients [2]store.SQLSession
+		for i := range clients {
+			s, err := st.Open(tctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			clients[i] = s.(store.SQLSession)
+		}
+		const insert = "INSERT INTO conformance (n, body) VALUES (?, ?)"
+		const sum = "SELECT CAST(COALESCE(SUM(n), 0) AS SIGNED) FROM conformance WHERE body = ?"
+		for round := range 3 { // the first prepares on the transactions, the later ones on the pool
+			for _, c := range clients {
+				if err := c.Begin(tctx); err != nil {
+					t.Fatalf("round %d: Begin: %v", round, err)
+				}
+			}
+			for i, c := range clients {
+				for range 2 { // the second run reuses what the first prepared
+					if _, err := c.Exec(tctx, insert, int64(i+1), "pool"); err != nil {
+						t.Fatalf("round %d: client %d: INSERT inside its transaction: %v (the pool has 2 connections, both held by the transactions)", round, i, err)
+					}
+				}
+				var got int64
+				if _, _, err := c.Query(tctx, sum, []any{"pool"}, func(v int64) { got = v }); err != nil {
+					t.Fatalf("round %d: client %d: SELECT inside its transaction: %v", round, i, err)
+				}
+				if want := int64(round*6 + 2*(i+1)); got != want { // its own writes and the committed ones
+					t.Errorf("round %d: client %d sees a sum of %d, want %d", round, i, got, want)
+				}
+			}
+			for i, c := range clients {
+				if err := c.Commit(tctx); err != nil {
+					t.Fatalf("round %d: client %d: Commit: %v", round, i, err)
+				}
+			}
+		}
+		if n, err := st.Count(ctx, tb); err != nil || n != 12 {
+			t.Errorf("Count = %d, %v; want the 12 rows of 3 rounds", n, err)
+		}
+		// After the first round the texts are the pool's, shared.
+		if p := st.(*Store).sharedOnly(insert); p == nil {
+			t.Error("the INSERT run in transactions was never prepared on the pool")
+		}
+	})
+
 	// A replay of literal SQL sends a new text every time: the sessions
 	// keep a bounded number of prepared statements, so the server's count
 	// stays far below its max_prepared_stmt_count.
