@@ -190,7 +190,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	fmt.Fprintf(stdout, "%s: %s · %s rows → %s records (%s continuation rows joined into their records) · read in %s\n",
 		file, r.Encoding(), numfmt.Group(int64(r.Rows())), numfmt.Group(int64(n)),
-		numfmt.Group(int64(r.Joined())), took(time.Since(t0)))
+		numfmt.Group(int64(r.Joined())), numfmt.Duration(time.Since(t0)))
 	for _, e := range errs {
 		fmt.Fprintln(stdout, "  "+e.Error())
 	}
@@ -277,7 +277,7 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	}
 	info := st.Info(ctx)
 	fmt.Fprintf(stdout, "loaded %s records into %s %s table %s (%s) in %s, %s rows/s\n",
-		numfmt.Group(loaded), info.Driver, info.Target, name, how, took(el),
+		numfmt.Group(loaded), info.Driver, info.Target, name, how, numfmt.Duration(el),
 		numfmt.GroupFloat(float64(loaded)/max(el.Seconds(), 1e-9)))
 	if count != loaded {
 		return fmt.Errorf("LOST: the store acknowledged %d records and holds %d", loaded, count)
@@ -303,19 +303,6 @@ func kept(st store.Store, t *store.Table, name string, swapping bool) string {
 		return "nothing was changed: the " + name + " table, if there was one, is as it was"
 	}
 	return fmt.Sprintf("nothing was changed: the %s table holds the %s it held before", name, numfmt.Count(n, "record", "records"))
-}
-
-// took writes how long something took to a precision that fits it: 95µs,
-// 2.3ms, 2.68s, where rounding to the millisecond wrote a quick read or
-// load as 0s beside a rate of tens of thousands of rows a second.
-func took(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.Round(10 * time.Millisecond).String()
 }
 
 func importExample(driver string) string {

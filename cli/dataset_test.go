@@ -293,23 +293,6 @@ func TestDatasetFileFeedsWorkloads(t *testing.T) {
 	}
 }
 
-// Durations of a read or a load are written to a precision that fits
-// them, not rounded to the millisecond, which wrote a 95µs load as 0s.
-func TestTook(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{95 * time.Microsecond, "95µs"},
-		{2345 * time.Microsecond, "2.3ms"},
-		{2677 * time.Millisecond, "2.68s"},
-	} {
-		if got := took(c.d); got != c.want {
-			t.Errorf("took(%v) = %q, want %q", c.d, got, c.want)
-		}
-	}
-}
-
 // breakingSQLite is a real SQLite store whose bulk load breaks off after
 // after rows: by cancelling the command's context (a Ctrl-C) or, with
 // cancel nil, by failing.

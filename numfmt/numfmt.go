@@ -3,7 +3,10 @@
 // the decimal text servers send for numeric columns.
 package numfmt
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // Group writes n with a comma every three digits: 120720 → "120,720".
 func Group(n int64) string {
@@ -80,4 +83,18 @@ func Signed(u uint64, neg bool) (int64, bool) {
 		return int64(u), true
 	}
 	return 0, false
+}
+
+// Duration writes how long something took to a precision that fits it:
+// 95µs, 2.3ms, 2.68s, where rounding to the millisecond (or a fixed
+// "%.2f s") wrote a quick read or load as 0s (0.00 s) beside a rate of
+// tens of thousands of rows a second.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
 }

@@ -1,6 +1,9 @@
 package numfmt
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestGroup(t *testing.T) {
 	cases := []struct {
@@ -46,6 +49,23 @@ func TestDecimalInt(t *testing.T) {
 	} {
 		if got, ok := DecimalInt([]byte(c.in)); got != c.want || ok != c.ok {
 			t.Errorf("DecimalInt(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// Durations of a read or a load are written to a precision that fits
+// them, not rounded to the millisecond, which wrote a 95µs load as 0s.
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{95 * time.Microsecond, "95µs"},
+		{2345 * time.Microsecond, "2.3ms"},
+		{2677 * time.Millisecond, "2.68s"},
+	} {
+		if got := Duration(c.d); got != c.want {
+			t.Errorf("Duration(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -214,8 +214,8 @@ var words = map[string][2]string{
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
 	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
 	"note.bulk-insert": {"%s: bulk ran as multi-row INSERTs, not LOAD DATA LOCAL INFILE: the server has local_infile=OFF (SET GLOBAL local_infile=ON, or start it with --local-infile, to measure LOAD DATA)", "%s: bulk は LOAD DATA LOCAL INFILE ではなく複数行の INSERT で実行しました。サーバーが local_infile=OFF です（LOAD DATA を測るには SET GLOBAL local_infile=ON とするか、--local-infile を付けて起動してください）"},
-	"note.loaded":      {"%s: data set loaded: %s rows in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %.2f 秒で (%s 行/秒)"},
-	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %.2f s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %.2[5]f 秒で (%[6]s 行/秒)"},
+	"note.loaded":      {"%s: data set loaded: %s rows in %s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %s で (%s 行/秒)"},
+	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %[5]s で (%[6]s 行/秒)"},
 	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
 	"note.session":     {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
 	"note.error":       {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},

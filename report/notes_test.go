@@ -381,7 +381,7 @@ func TestNotesCountsAndDrops(t *testing.T) {
 		{Label: "sqlite via cgi", Via: "cgi", Of: "sqlite", Phases: []result.Phase{via}},
 	}
 	text := strings.Join(Notes(d, English), "\n")
-	for _, want := range []string{"data set loaded: 50 rows in 0.50 s (100 rows/s)", "data set loaded: 5 rows in 0.25 s", "(-99.9%)"} {
+	for _, want := range []string{"data set loaded: 50 rows in 500ms (100 rows/s)", "data set loaded: 5 rows in 250ms", "(-99.9%)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no note says %q in:\n%s", want, text)
 		}
@@ -417,11 +417,46 @@ func TestNotesLoadedPerTable(t *testing.T) {
 	d.Stores = []result.Store{{Label: "sqlite", Phases: []result.Phase{notesPhase("point", 2, 100)},
 		Prepared: []result.Prepared{{Rows: 1000, Tables: 2, Seconds: 0.5}}}}
 	for lang, want := range map[string]string{
-		English:  "sqlite: data set loaded: 500 rows in each of 2 tables (1,000 in all) in 0.50 s (2,000 rows/s)",
-		Japanese: "sqlite: データセットを読み込みました: 2 個のテーブルにそれぞれ 500 行 (計 1,000 行) を 0.50 秒で (2,000 行/秒)",
+		English:  "sqlite: data set loaded: 500 rows in each of 2 tables (1,000 in all) in 500ms (2,000 rows/s)",
+		Japanese: "sqlite: データセットを読み込みました: 2 個のテーブルにそれぞれ 500 行 (計 1,000 行) を 500ms で (2,000 行/秒)",
 	} {
 		if text := strings.Join(Notes(d, lang), "\n"); !strings.Contains(text, want) {
 			t.Errorf("%s: no note says %q in:\n%s", lang, want, text)
+		}
+	}
+}
+
+// The time a data set took to load is written to a precision that fits
+// it, as kurabe dataset import writes it: a load of a few milliseconds
+// was "in 0.00 s" beside its hundreds of thousands of rows a second.
+func TestNotesLoadTimeFits(t *testing.T) {
+	for _, c := range []struct {
+		secs     float64
+		en, ja   string
+		tables   int
+		rows     int64
+		rowsSaid string
+	}{
+		// a small data set loaded in 4.6 ms
+		{0.0046, "in 4.6ms (434,783 rows/s)", "を 4.6ms で (434,783 行/秒)", 1, 2000, "2,000 rows"},
+		// under a millisecond, to the microsecond
+		{0.000095, "in 95µs (", "を 95µs で (", 1, 20, "20 rows"},
+		// seconds keep two decimals
+		{2.677, "in 2.68s (", "を 2.68s で (", 1, 120720, "120,720 rows"},
+		// --isolate's line too
+		{0.0046, "(4,000 in all) in 4.6ms (", "(計 4,000 行) を 4.6ms で (", 2, 4000, "2,000 rows in each"},
+	} {
+		d := notesBase("point", 2, "point")
+		d.Stores = []result.Store{{Label: "sqlite", Phases: []result.Phase{notesPhase("point", 2, 100)},
+			Prepared: []result.Prepared{{Rows: c.rows, Tables: c.tables, Seconds: c.secs}}}}
+		for lang, want := range map[string]string{English: c.en, Japanese: c.ja} {
+			text := strings.Join(Notes(d, lang), "\n")
+			if !strings.Contains(text, want) || strings.Contains(text, "0.00") {
+				t.Errorf("%s, %g s: no note says %q (or one says 0.00) in:\n%s", lang, c.secs, want, text)
+			}
+		}
+		if text := strings.Join(Notes(d, English), "\n"); !strings.Contains(text, c.rowsSaid) {
+			t.Errorf("%g s: the note lost its rows (%q):\n%s", c.secs, c.rowsSaid, text)
 		}
 	}
 }

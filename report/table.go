@@ -669,13 +669,14 @@ func notes(d *result.Document, l tr) []string {
 				who += " #" + strconv.Itoa(p.Repeat+1) // each repeat loads afresh
 			}
 			rate := num(float64(p.Rows) / max(p.Seconds, 1e-9))
+			took := numfmt.Duration(time.Duration(p.Seconds * float64(time.Second)))
 			if p.Tables > 1 {
 				// --isolate: a copy in each client's tables, which
 				// the run's rows=N names one of.
-				out = append(out, l.f("note.loaded-each", who, num0(p.Rows/int64(p.Tables)), p.Tables, num0(p.Rows), p.Seconds, rate))
+				out = append(out, l.f("note.loaded-each", who, num0(p.Rows/int64(p.Tables)), p.Tables, num0(p.Rows), took, rate))
 				continue
 			}
-			out = append(out, l.f("note.loaded", who, num0(p.Rows), p.Seconds, rate))
+			out = append(out, l.f("note.loaded", who, num0(p.Rows), took, rate))
 		}
 		for i, p := range s.Phases {
 			// The phase as its table row names it: with client levels or
