@@ -370,6 +370,51 @@ func TestPct(t *testing.T) {
 	}
 }
 
+// Shares of a whole add up to 100.0%, each rounded from its exact ratio.
+func TestShares(t *testing.T) {
+	for _, c := range []struct {
+		counts []int64
+		want   []string
+	}{
+		// point --hit 0.1 over 2,000 lookups: 9.45 and 90.55, which
+		// rounded one by one in floating point were 9.4% and 90.5%
+		{[]int64{189, 1811}, []string{"9.5%", "90.5%"}},
+		// three thirds: the left-over tenth goes to the first
+		{[]int64{1, 1, 1}, []string{"33.4%", "33.3%", "33.3%"}},
+		// the larger remainder takes it
+		{[]int64{1, 2}, []string{"33.3%", "66.7%"}},
+		// a kind of none is 0.0%, and the rest is all of it
+		{[]int64{5, 0, 15}, []string{"25.0%", "0.0%", "75.0%"}},
+		{[]int64{7, 0}, []string{"100.0%", "0.0%"}},
+		// one in 2,501 is not none, nor the rest all: more decimals,
+		// for every share
+		{[]int64{1, 2500}, []string{"0.04%", "99.96%"}},
+		// nothing at all
+		{[]int64{0, 0}, []string{"0.0%", "0.0%"}},
+		// counts whose products overflow 64 bits still divide exactly
+		{[]int64{1 << 61, 1 << 61}, []string{"50.0%", "50.0%"}},
+	} {
+		got := shares(c.counts)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("shares(%v) = %v, want %v", c.counts, got, c.want)
+		}
+	}
+}
+
+// The kinds of a mixed phase add up to 100.0% in its note: point's hits
+// and misses of 2,000 lookups were 9.4% and 90.5%.
+func TestKindsNoteAddsUp(t *testing.T) {
+	p := notesPhase("point", 1, 2000)
+	p.Kinds = []result.Kind{
+		{Name: "point-hit", Ops: 189, Latency: result.Latency{P50: 30, P99: 90}},
+		{Name: "point-miss", Ops: 1811, Latency: result.Latency{P50: 20, P99: 80}},
+	}
+	want := "sqlite point by kind: point-hit 9.5% (p50 30.0µs, p99 90.0µs) · point-miss 90.5% (p50 20.0µs, p99 80.0µs)"
+	if got := kindsNote(English, "sqlite", "point", p); got != want {
+		t.Errorf("kinds note:\n got %s\nwant %s", got, want)
+	}
+}
+
 // Counts in the notes are whole numbers (50 rows, not 50.0), and a drop of
 // 99.9% through the HTTP layer is not shown as a total loss.
 func TestNotesCountsAndDrops(t *testing.T) {
