@@ -159,7 +159,8 @@ func loadNotesDoc(fsyncs float64) *result.Document {
 			Latency: result.Latency{Count: 1, Mean: secs * 1e6}, BytesWritten: 1}
 	}
 	d.Stores = []result.Store{
-		{Label: "sqlite", Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
+		{Label: "sqlite", Info: store.Info{Driver: "sqlite", Options: map[string]string{"journal_mode": "delete", "synchronous": "full"}},
+			Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
 		// A server with local_infile=OFF: bulk ran as multi-row INSERTs.
 		{Label: "mariadb", Info: store.Info{Driver: "mariadb", Facts: map[string]string{"bulk_load": "multi-row INSERT (the server has local_infile=OFF)"}},
 			Phases: []result.Phase{phase("autocommit", 1, 24.1, 0), phase("transaction", 1, 3.0, 1), phase("bulk", 1, 0.4, 0)}},
@@ -271,6 +272,45 @@ func TestLoadNotesEnglishUnchanged(t *testing.T) {
 		want := load.Notes(d, fsyncs)
 		if got := load.NotesIn(d, fsyncs, tr(English).f); !slices.Equal(got, want) {
 			t.Errorf("fsyncs %v:\n%q\nwant\n%q", fsyncs, got, want)
+		}
+	}
+}
+
+// Every reason the load notes give for an autocommit row slower than an
+// fsync, which depends on the store and its settings, is said in Japanese
+// too, whole.
+func TestSlowCommitTranslated(t *testing.T) {
+	for _, info := range []store.Info{
+		{Driver: "sqlite", Options: map[string]string{"journal_mode": "delete", "synchronous": "full"}},
+		{Driver: "sqlite", Options: map[string]string{"journal_mode": "wal", "synchronous": "full"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "off"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "off"}},
+		{Driver: "mariadb", Options: map[string]string{"engine": "InnoDB", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}},
+		{Driver: "mariadb", Options: map[string]string{"engine": "InnoDB", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "0"}},
+		{Driver: "file", Options: map[string]string{"sync": "write"}},
+		{Driver: "sqlite"},
+	} {
+		d := notesBase("load", 1, "autocommit")
+		d.Run.Params = map[string]string{"rows": "1000", "chunk_rows": "1000"}
+		d.Env.Probe = &probe.Result{FsyncsPerSec: 3000}
+		d.Stores = []result.Store{{Label: "s", Info: info, Phases: []result.Phase{{Op: "autocommit", Clients: 1, Elapsed: 1, Ops: 1, OpsPerSec: 1,
+			Latency: result.Latency{Count: 1, Mean: 1e6}, BytesWritten: 1}}}}
+		en, ja := Notes(d, English), Notes(d, Japanese)
+		reason := func(notes []string) string {
+			for _, n := range notes {
+				if _, r, ok := strings.Cut(n, "fsync 3.0 回分の時間"); ok {
+					return r
+				}
+				if _, r, ok := strings.Cut(n, "3.0 fsyncs' time per row"); ok {
+					return r
+				}
+			}
+			return ""
+		}
+		e, j := reason(en), reason(ja)
+		if e == "" || j == "" || strings.Contains(j, "sync's time") || strings.Contains(j, "the statement") || strings.Contains(j, "settings read back") {
+			t.Errorf("%s %v: the reason is not in Japanese:\n%q\n%q", info.Driver, info.Options, e, j)
 		}
 	}
 }
