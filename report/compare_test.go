@@ -105,7 +105,7 @@ func TestCompareReplayTimeTestedAndFailuresSaid(t *testing.T) {
 			},
 			Japanese: {
 				"postgres: リプレイの時間 0.025 s → 0.014 s: -44.00%、p=0.029 n=4+4",
-				"両方の実行で失敗 (成功した操作がなく比較できない): postgres select * from missing_table",
+				"両方の実行で失敗しました (成功した操作がなく、比較できません): postgres select * from missing_table",
 				"旧のみ: postgres select ? + ? (新の実行ではすべての操作が失敗)",
 			},
 		}[lang]
