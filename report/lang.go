@@ -145,6 +145,7 @@ var words = map[string][2]string{
 	"legend.warm-up":         {"warm-up", "ウォームアップ"},
 	"legend.one-op":          {"%s (1 operation)", "%s (操作 1 回)"},
 	"chart.sweep":            {"mean latency against %s, with a fitted line per store", "%s に対する平均レイテンシと各ストアの回帰直線"},
+	"chart.sweep.level":      {"mean latency against %s at c=%d, with a fitted line per store", "c=%[2]d での %[1]s に対する平均レイテンシと各ストアの回帰直線"},
 	"chart.sweep.cross":      {"dotted: where two stores' lines cross", "点線: 2 つのストアの直線が交わる位置"},
 	"axis.mean":              {"mean latency", "平均レイテンシ"},
 	"chart.clients":          {"%s: ops/s against clients", "%s: クライアント数に対する ops/s"},
