@@ -27,7 +27,7 @@ func (a *App) compare(ctx context.Context, args []string, stdout, stderr io.Writ
 	format := fs.String("format", "text", "table format: text or markdown")
 	lang := langFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s and p99 latency\n(medians over repeats), the change, and whether it is significant (Mann–Whitney\nU test, α=0.05; run with --repeat 4 or more to be able to tell).\nTwo replays (kurabe replay) are compared by each fingerprint's latency\n(mean, p50, p99) and the replay's time, whatever their client counts.\nOLD and NEW may each be a quoted pattern ('old-*.json'): the results it\nmatches are pooled, each run a repeat (kurabe http runs once per result).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: kurabe compare OLD.json NEW.json [flags]\n\nFor each store, operation and client level in both runs: old and new ops/s\n(rows/s for two load runs) and p99 latency (medians over repeats), the change,\nand whether it is significant (Mann–Whitney U test, α=0.05; run with --repeat 4\nor more to be able to tell).\nTwo replays (kurabe replay) are compared by each fingerprint's latency\n(mean, p50, p99) and the replay's time, whatever their client counts.\nOLD and NEW may each be a quoted pattern ('old-*.json'): the results it\nmatches are pooled, each run a repeat (kurabe http runs once per result).\nExits 0 whatever changed, 1 when a store failed in either run (it is not\ncompared), 2 on bad input.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterleaved(fs, args)

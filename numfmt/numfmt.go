@@ -3,7 +3,9 @@
 // the decimal text servers send for numeric columns.
 package numfmt
 
-import "strconv"
+import (
+	"strconv"
+)
 
 // Group writes n with a comma every three digits: 120720 → "120,720".
 func Group(n int64) string {

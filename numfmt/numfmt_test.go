@@ -1,6 +1,8 @@
 package numfmt
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestGroup(t *testing.T) {
 	cases := []struct {

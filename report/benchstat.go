@@ -20,7 +20,9 @@ import (
 // that is not wall time over operations (which is 1e9 / ops/s × clients
 // busy at once), so ops/s is given as its own unit, with a Unit line saying
 // higher is better. Latency percentiles are in their own units (p50-ns,
-// p99-ns, p99.9-ns), which benchstat scales to seconds like ns/op.
+// p99-ns, p99.9-ns), which benchstat scales to seconds like ns/op. A load
+// run's lines add rows/s, its figure to compare (one of its operations is
+// a whole data set), with a Unit line of its own.
 //
 // Names follow benchfmt's rules: no spaces; "/key=value" parts, which
 // benchstat can group by (-col /store); and never a trailing "-digits",
@@ -63,6 +65,13 @@ func writeBenchstatRuns(w io.Writer, docs []*result.Document, first bool) error 
 		if len(docs) > 1 {
 			config = append(config, [2]string{"kurabe-run", ids[i]})
 		}
+		rate := ratesOf(d)
+		if rate.rowsPerSec() {
+			// A load run's figure to compare is rows/s: one of its
+			// operations is a whole data set, so its ops/s follows the
+			// data set's size.
+			b.WriteString("Unit rows/s better=higher\n")
+		}
 		for _, c := range config {
 			// A key with an empty value would delete the key; write "-".
 			v := strings.TrimSpace(c[1])
@@ -82,14 +91,17 @@ func writeBenchstatRuns(w io.Writer, docs []*result.Document, first bool) error 
 				l := p.Latency
 				// Nanoseconds are whole; ops/s to two decimals, as Go's
 				// own benchmark lines give custom units.
-				for _, v := range []struct {
+				type metric struct {
 					val    float64
 					digits int
 					unit   string
-				}{
-					{l.Mean * 1e3, 0, "ns/op"}, {p.OpsPerSec, 2, "ops/s"},
-					{l.P50 * 1e3, 0, "p50-ns"}, {l.P99 * 1e3, 0, "p99-ns"}, {l.P999 * 1e3, 0, "p99.9-ns"},
-				} {
+				}
+				ms := []metric{{l.Mean * 1e3, 0, "ns/op"}, {p.OpsPerSec, 2, "ops/s"}}
+				if rate.rowsPerSec() {
+					ms = append(ms, metric{rate.of(s, p), 2, "rows/s"})
+				}
+				ms = append(ms, metric{l.P50 * 1e3, 0, "p50-ns"}, metric{l.P99 * 1e3, 0, "p99-ns"}, metric{l.P999 * 1e3, 0, "p99.9-ns"})
+				for _, v := range ms {
 					b.WriteString(" " + strconv.FormatFloat(v.val, 'f', v.digits, 64) + " " + v.unit)
 				}
 				b.WriteString("\n")

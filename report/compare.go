@@ -58,6 +58,11 @@ type Comparison struct {
 	// FailedOther holds the names in OnlyOld and OnlyNew that the other
 	// run has too, but in which no operation succeeded there.
 	FailedOther map[string]bool
+	// RowsPerSec says both runs are load runs, whose rows' OpsPerSec
+	// compare rows/s: one load operation is a whole data set (or a
+	// --load-chunk), so its ops/s is about 1/time and moves with the data
+	// set's size (3,000 rows at 40 ops/s, 2,000 at 60, both 120k rows/s).
+	RowsPerSec bool
 }
 
 // PathPairing names the servers of each side of runs paired by path.
@@ -83,7 +88,7 @@ func failures(d *result.Document) []Failure {
 type CompareRow struct {
 	Store, Op string // Op names the level too ("write c=4") when the runs' levels differ
 	Clients   int
-	OpsPerSec Change
+	OpsPerSec Change // rows/s where Comparison.RowsPerSec says so
 	P99       Change // microseconds
 	// Replays only: the mean and median latency (microseconds) and, in
 	// the row of the phase "replay", the replay's time (seconds).
@@ -138,7 +143,8 @@ type Center struct {
 func Compare(old, new *result.Document) *Comparison {
 	c := &Comparison{Old: old, New: new, FailedOld: failures(old), FailedNew: failures(new)}
 	c.Replay = IsReplay(old) && IsReplay(new)
-	so, sn := samples(old, c.Replay), samples(new, c.Replay)
+	c.RowsPerSec = ratesOf(old).rowsPerSec() && ratesOf(new).rowsPerSec()
+	so, sn := samples(old, c.Replay, c.RowsPerSec), samples(new, c.Replay, c.RowsPerSec)
 	if !c.Replay && !so.shares(sn) {
 		// Nothing pairs by name: two kurabe http runs of the same
 		// requests against servers on two ports (or hosts) name their
@@ -253,9 +259,14 @@ type side struct {
 //
 // A replay's phases are keyed by fingerprint alone, without the client
 // level: two replays of one log in different modes run the same
-// statements.
-func samples(d *result.Document, replay bool) side {
+// statements. With rows, a load run's phases give their rows/s where
+// others give ops/s.
+func samples(d *result.Document, replay, rows bool) side {
 	sd := side{m: map[sampleKey]*sampleSet{}}
+	rate := rates{}
+	if rows {
+		rate = ratesOf(d)
+	}
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
 			k := sampleKey{s.Label, keyOf(d, p)}
@@ -277,7 +288,7 @@ func samples(d *result.Document, replay bool) side {
 				sd.m[k].skippedPhases++
 				continue
 			}
-			sd.m[k].opsPerSec = append(sd.m[k].opsPerSec, p.OpsPerSec)
+			sd.m[k].opsPerSec = append(sd.m[k].opsPerSec, rate.of(s, p))
 			sd.m[k].p99 = append(sd.m[k].p99, p.Latency.P99)
 			sd.m[k].mean = append(sd.m[k].mean, p.Latency.Mean)
 			sd.m[k].p50 = append(sd.m[k].p50, p.Latency.P50)
@@ -401,7 +412,8 @@ func minUTestP(n1, n2 int) float64 {
 }
 
 // WriteCompare writes the comparison as an aligned table ("text") or a
-// Markdown table ("markdown"): one table for ops/s, one for p99 latency.
+// Markdown table ("markdown"): one table for ops/s (rows/s for two load
+// runs), one for p99 latency.
 func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 	l := tr(lang)
 	var b strings.Builder
@@ -459,8 +471,12 @@ func WriteCompare(w io.Writer, c *Comparison, format, lang string) error {
 		get  func(CompareRow) Change
 		fmt  func(float64) string
 	}
+	unit := "ops/s"
+	if c.RowsPerSec {
+		unit = "rows/s"
+	}
 	figs := []figure{
-		{l.t("ops/s"), func(r CompareRow) Change { return r.OpsPerSec }, num},
+		{l.t(unit), func(r CompareRow) Change { return r.OpsPerSec }, num},
 		{"p99", func(r CompareRow) Change { return r.P99 }, dur},
 	}
 	opHeader := l.t("op")

@@ -2,8 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kurabe/result"
 	"kurabe/store"
@@ -105,7 +110,7 @@ func TestCompareReplayTimeTestedAndFailuresSaid(t *testing.T) {
 			},
 			Japanese: {
 				"postgres: リプレイの時間 0.025 s → 0.014 s: -44.00%、p=0.029 n=4+4",
-				"両方の実行で失敗 (成功した操作がなく比較できない): postgres select * from missing_table",
+				"両方の実行で失敗しました (成功した操作がなく、比較できません): postgres select * from missing_table",
 				"旧のみ: postgres select ? + ? (新の実行ではすべての操作が失敗)",
 			},
 		}[lang]
@@ -140,6 +145,145 @@ func TestCompareStoreNotStartedIsNotSettingsChange(t *testing.T) {
 		out := writeCompare(t, Compare(old, new), lang)
 		if !strings.Contains(out, want) || strings.Contains(out, "busy_timeout") {
 			t.Errorf("%s: want %q and no settings listed:\n%s", lang, want, out)
+		}
+	}
+}
+
+// loadRun is a load run of rows rows per data set: each way one operation
+// (the whole data set) taking secs[way] seconds, verified, in each store.
+func loadRun(rows int64, secs map[string]float64, stores ...string) *result.Document {
+	d := &result.Document{Schema: result.Schema, Kurabe: "0.0.0-test",
+		Run: result.RunConfig{Workload: "load", Ops: []string{"transaction", "bulk"}, Clients: 1, Count: 1,
+			Params: map[string]string{"rows": strconv.FormatInt(rows, 10), "chunk_rows": strconv.FormatInt(rows, 10)}}}
+	for _, label := range stores {
+		s := result.Store{Label: label, Info: store.Info{Driver: label}}
+		for _, way := range []string{"transaction", "bulk"} {
+			s.Phases = append(s.Phases, result.Phase{Op: way, Clients: 1, Ops: 1, Elapsed: secs[way], OpsPerSec: 1 / secs[way],
+				Latency: result.Latency{Count: 1, Mean: secs[way] * 1e6, P99: secs[way] * 1e6}, BytesWritten: 1,
+				Verify: []result.Verify{{Table: "postal", Acked: rows, After: rows}}})
+		}
+		d.Stores = append(d.Stores, s)
+	}
+	return d
+}
+
+// Two load runs are compared by rows/s, not ops/s: one load operation is a
+// whole data set, so its ops/s is about 1/time and moves with the data
+// set's size. 3,000 rows in 25ms against 2,000 in 16.8ms is 40 → 59.6
+// ops/s, +49%, at 120,000 → 119,048 rows/s, -0.79%.
+func TestCompareLoadRunsByRows(t *testing.T) {
+	old := loadRun(3000, map[string]float64{"transaction": 0.025, "bulk": 0.025}, "sqlite")
+	new := loadRun(2000, map[string]float64{"transaction": 0.0168, "bulk": 0.0168}, "sqlite")
+	c := Compare(old, new)
+	if !c.RowsPerSec {
+		t.Fatal("two load runs are not compared by rows/s")
+	}
+	for _, r := range c.Rows {
+		if got, want := r.OpsPerSec.Old.Median, 120000.0; got != want {
+			t.Errorf("%s old: %v, want %v rows/s", r.Op, got, want)
+		}
+		if got, want := r.OpsPerSec.Delta, 2000/0.0168/120000-1; math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s delta: %v, want %v (rows/s)", r.Op, got, want)
+		}
+	}
+	for lang, want := range map[string][]string{
+		English:  {"old rows/s", "new rows/s", "sqlite  bulk", "120,000", "119,048", "-0.79% (untested)"},
+		Japanese: {"旧 行/秒", "新 行/秒", "-0.79% (未検定)"},
+	} {
+		out := writeCompare(t, c, lang)
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in:\n%s", lang, w, out)
+			}
+		}
+		if strings.Contains(out, "ops/s") || strings.Contains(out, "+49") {
+			t.Errorf("%s: ops/s compared:\n%s", lang, out)
+		}
+	}
+	// A run of another workload keeps ops/s.
+	if c := Compare(repeatDoc(1, 864, 5000), repeatDoc(1, 900, 5000)); c.RowsPerSec || !strings.Contains(writeCompare(t, c, English), "old ops/s") {
+		t.Errorf("a bbs run compared by rows/s")
+	}
+}
+
+// A load run's throughput is tabulated as rows/s wherever runs or
+// variants are set side by side: the HTML report's table of several
+// runs, the CSV (rows and rows_per_s beside ops_per_s), the benchstat
+// lines and a --vary table. Its ops/s (40 against 59.5 here) would follow
+// the data set's size.
+func TestLoadRunsTabulateRows(t *testing.T) {
+	old := loadRun(3000, map[string]float64{"transaction": 0.025, "bulk": 0.025}, "sqlite")
+	new := loadRun(2000, map[string]float64{"transaction": 0.0168, "bulk": 0.0168}, "sqlite")
+	old.Started, new.Started = time.Date(2026, 11, 23, 6, 12, 0, 0, time.UTC), time.Date(2026, 11, 23, 6, 13, 0, 0, time.UTC)
+	bbs := repeatDoc(1, 864, 5000)
+
+	// The side-by-side table: a load run's column is rows/s, another's ops/s.
+	tb := sideBySide([]*result.Document{old, new, bbs}, English)
+	if want := (row{"store", "op", "run 1 rows/s", "run 2 rows/s", "run 3 ops/s"}); !slices.Equal(tb.Header, want) {
+		t.Errorf("side-by-side header %q, want %q", tb.Header, want)
+	}
+	for _, r := range tb.Rows {
+		if r[0].Text == "sqlite" && (r[2].Text != "120,000" || r[3].Text != "119,048") {
+			t.Errorf("side by side: %v, want 120,000 and 119,048 rows/s", r)
+		}
+	}
+	var page bytes.Buffer
+	if err := writeHTML(&page, Japanese, nil, []*result.Document{old, new}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"実行 1 行/秒", "load の実行は行/秒です", "120,000"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the HTML report's side-by-side table says no %q", want)
+		}
+	}
+
+	// The CSV: rows and rows_per_s for a load run, empty for another.
+	var b bytes.Buffer
+	if err := writeCSV(&b, []*result.Document{old, bbs}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, perSec, op := slices.Index(recs[0], "rows"), slices.Index(recs[0], "rows_per_s"), slices.Index(recs[0], "op")
+	if rows < 0 || perSec < 0 {
+		t.Fatalf("no rows or rows_per_s column: %q", recs[0])
+	}
+	for _, r := range recs[1:] {
+		want := [2]string{"", ""}
+		if r[op] == "transaction" || r[op] == "bulk" {
+			want = [2]string{"3000", "120000"}
+		}
+		if got := [2]string{r[rows], r[perSec]}; got != want {
+			t.Errorf("CSV %s: rows, rows_per_s %q, want %q", r[op], got, want)
+		}
+	}
+
+	// benchstat: rows/s beside ops/s, marked higher-is-better.
+	b.Reset()
+	if err := Benchstat(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Unit rows/s better=higher", "/op=bulk/clients=1 1 25000000 ns/op 40.00 ops/s 120000.00 rows/s"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("benchstat: no %q in:\n%s", want, b.String())
+		}
+	}
+
+	// A --vary table of a load run: a column of rows/s per way.
+	vary := loadRun(3000, map[string]float64{"transaction": 0.025, "bulk": 0.05}, "sqlite", "sqlite2")
+	vary.Run.Vary = []result.Axis{{Name: "journal_mode", Values: []string{"delete", "wal"}}}
+	vary.Stores[0].Variant = []result.Setting{{Name: "journal_mode", Value: "delete"}}
+	vary.Stores[1].Variant = []result.Setting{{Name: "journal_mode", Value: "wal"}}
+	header, trs, _ := table(vary, English)
+	col := slices.Index(header, "bulk rows/s")
+	if col < 0 || slices.Contains(header, "bulk ops/s") {
+		t.Fatalf("vary table header %q, want a bulk rows/s column", header)
+	}
+	for _, r := range trs {
+		if r[col] != "60,000" {
+			t.Errorf("vary row %q: bulk %q, want 60,000 rows/s", r, r[col])
 		}
 	}
 }

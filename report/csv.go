@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kurabe/result"
+	"kurabe/workload/load"
 )
 
 // csvHeader names the CSV columns. Numbers are written unformatted (no
@@ -15,13 +16,16 @@ import (
 // name), latencies in microseconds as in the result document, so a
 // spreadsheet or a script reads them without parsing. A cell is empty where
 // the figure does not exist, never 0: lost and extra of a phase with
-// nothing to verify, the figures of a skipped phase.
+// nothing to verify, the figures of a skipped phase. rows and rows_per_s
+// are a load run's (the rows a phase loaded and their rate, the figure to
+// read where one operation is a whole data set), empty for other
+// workloads; they come last so that the columns before keep their places.
 var csvHeader = []string{
 	"run", "store", "driver", "variant", "op", "repeat", "clients",
 	"ops", "errors", "elapsed_s", "ops_per_s",
 	"mean_us", "p50_us", "p90_us", "p95_us", "p99_us", "p99_9_us", "max_us",
 	"lost", "extra", "bytes_read", "bytes_written", "finish_ratio", "interrupted", "skipped",
-	"step",
+	"step", "rows", "rows_per_s",
 }
 
 // verified is a phase's lost and extra rows for the CSV: empty where the
@@ -62,6 +66,7 @@ func writeCSVRows(w io.Writer, docs []*result.Document, header bool) error {
 	ids := runIDs(docs)
 	for i, d := range docs {
 		run := ids[i]
+		rate := ratesOf(d)
 		step := ""
 		if sc := d.Scenario; sc != nil && sc.Steps > 1 {
 			step = strconv.Itoa(sc.Step)
@@ -69,6 +74,10 @@ func writeCSVRows(w io.Writer, docs []*result.Document, header bool) error {
 		for _, s := range d.Stores {
 			for _, p := range s.Phases {
 				lost, extra := verified(p)
+				rows, perSec := "", ""
+				if n, ok := load.PhaseRows(d, p); ok {
+					rows, perSec = strconv.FormatInt(n, 10), ff(rate.of(s, p))
+				}
 				l := p.Latency
 				ratio := ""
 				if ratioMeasured(p) {
@@ -83,7 +92,7 @@ func writeCSVRows(w io.Writer, docs []*result.Document, header bool) error {
 					lost, extra,
 					strconv.FormatInt(p.BytesRead, 10), strconv.FormatInt(p.BytesWritten, 10),
 					ratio, strconv.FormatBool(p.Interrupted), strconv.FormatBool(skippedPhase(p)),
-					step,
+					step, rows, perSec,
 				}
 				if skippedPhase(p) {
 					// Nothing was measured: the figures are empty, as
@@ -91,6 +100,7 @@ func writeCSVRows(w io.Writer, docs []*result.Document, header bool) error {
 					for i := slices.Index(csvHeader, "elapsed_s"); i <= slices.Index(csvHeader, "extra"); i++ {
 						rec[i] = ""
 					}
+					rec[slices.Index(csvHeader, "rows")], rec[slices.Index(csvHeader, "rows_per_s")] = "", ""
 					rec[slices.Index(csvHeader, "finish_ratio")] = ""
 				}
 				cw.Write(rec)

@@ -158,6 +158,50 @@ func TestSweepAndClientCharts(t *testing.T) {
 	}
 }
 
+// A sweep at several client levels (-c 1,2) draws a chart per level,
+// named and titled by it, each with that level's lines: here they cross
+// at c=1 and not at c=2. Before, one chart drew c=1's lines alone, its
+// title naming no level.
+func TestSweepChartPerLevel(t *testing.T) {
+	d := sweepDoc(map[string][2]float64{"a": {100, 2}, "b": {400, 0.5}}, []float64{1, 100, 500, 1000})
+	d.Run.Levels = []int{1, 2}
+	for i, l := range [][2]float64{{100, 0.1}, {400, 0.5}} {
+		for _, x := range []float64{1, 100, 500, 1000} {
+			d.Stores[i].Phases = append(d.Stores[i].Phases, result.Phase{Op: "range", Sweep: "records", SweepValue: x, Clients: 2,
+				Latency: result.Latency{Count: 10, Mean: l[0] + l[1]*x}})
+		}
+	}
+	for lang, titles := range map[string][2]string{
+		// (Japanese words need a Japanese font, which a test does not
+		// assume: without one a chart is drawn in English.)
+		English: {"mean latency against records at c=1, with a fitted line per store", "mean latency against records at c=2, with a fitted line per store"},
+	} {
+		chs := sweepCharts(newChartStyle(lang, nil, []*result.Document{d}), d)
+		if len(chs) != 2 {
+			t.Fatalf("%s: %d sweep charts, want one per level", lang, len(chs))
+		}
+		for i, want := range []struct {
+			name  string
+			cross bool
+		}{{"sweep-records-c1", true}, {"sweep-records-c2", false}} {
+			ch := chs[i]
+			if ch.Name != want.name || ch.Title != titles[i] || len(ch.legend) != 2 || (ch.Caption != "") != want.cross {
+				t.Errorf("%s chart %d: %q %q, %d lines, caption %q; want %q %q, 2 lines, a crossing %v",
+					lang, i, ch.Name, ch.Title, len(ch.legend), ch.Caption, want.name, titles[i], want.cross)
+			}
+			if _, err := ch.SVG(); err != nil {
+				t.Errorf("%s: %v", ch.Name, err)
+			}
+		}
+	}
+	// One level keeps its one chart, named and titled as before.
+	one := sweepDoc(map[string][2]float64{"a": {100, 2}, "b": {400, 0.5}}, []float64{1, 100, 500, 1000})
+	if chs := sweepCharts(newChartStyle(English, nil, []*result.Document{one}), one); len(chs) != 1 || chs[0].Name != "sweep-records" ||
+		chs[0].Title != "mean latency against records, with a fitted line per store" {
+		t.Errorf("one level: %d charts, first %+v", len(chs), chs[0])
+	}
+}
+
 func keys(m map[string]*chart) []string {
 	var out []string
 	for k := range m {

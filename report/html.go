@@ -46,6 +46,7 @@ type htmlPage struct {
 	Lang, Title, Intro string
 	CSS                template.CSS
 	SideBySide         *htmlTable
+	SideBySideNote     string   // what its figures are
 	Settings           []string // stores whose settings differ between the runs
 	Runs               []htmlRun
 }
@@ -96,6 +97,10 @@ func writeHTML(w io.Writer, lang string, cjk *font.Face, docs []*result.Document
 	page := htmlPage{Lang: lang, Title: l.t("kurabe report"), Intro: l.count(len(docs), "report.intro1", "report.intro"), CSS: template.CSS(htmlCSS)}
 	if len(docs) > 1 {
 		page.SideBySide = sideBySide(docs, l)
+		page.SideBySideNote = l.t("report.sidebyside")
+		if slices.ContainsFunc(docs, func(d *result.Document) bool { return ratesOf(d).rowsPerSec() }) {
+			page.SideBySideNote = l.t("report.sidebyside.rows")
+		}
 		page.Settings = settingChanges(docs, l)
 	}
 	chs := charts(newChartStyle(lang, cjk, docs), docs)
@@ -389,9 +394,9 @@ func storeTable(d *result.Document, l tr) *htmlTable {
 	return cellTable(header, rows, make([]bool, len(header)))
 }
 
-// sideBySide puts the runs' ops/s in columns: one row per store,
-// operation and client level found in any run, the median over repeats in
-// each cell. A run of which every operation failed (a URL that always
+// sideBySide puts the runs' ops/s in columns (a load run's rows/s, its
+// column named so): one row per store, operation and client level found
+// in any run, the median over repeats in each cell. A run of which every operation failed (a URL that always
 // answered 500, a flow whose every login got 401) has its row, "0
 // (failed)": left out, it read as a run that was never made.
 func sideBySide(docs []*result.Document, l tr) *htmlTable {
@@ -403,13 +408,15 @@ func sideBySide(docs []*result.Document, l tr) *htmlTable {
 	}
 	var keys []key
 	all := phaseKeys(docs...)
+	rs := make([]rates, len(docs))
 	for i, d := range docs {
-		header = append(header, fmt.Sprintf("%s %d %s", l.t("run"), i+1, l.t("ops/s")))
+		rs[i] = ratesOf(d)
+		header = append(header, fmt.Sprintf("%s %d %s", l.t("run"), i+1, l.t(rs[i].unit())))
 		numeric = append(numeric, true)
 		for _, s := range d.Stores {
 			for _, pk := range all {
 				k := key{s.Label, pk}
-				if (opsPerSecAt(d, s, pk).n > 0 || allFailedAt(d, s, pk)) && !slices.Contains(keys, k) {
+				if (rs[i].at(d, s, pk).n > 0 || allFailedAt(d, s, pk)) && !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
 			}
@@ -419,11 +426,11 @@ func sideBySide(docs []*result.Document, l tr) *htmlTable {
 	var rows []row
 	for _, k := range keys {
 		r := row{k.store, k.phase.name(levels)}
-		for _, d := range docs {
+		for i, d := range docs {
 			cell := "-"
 			for _, s := range d.Stores {
 				if s.Label == k.store {
-					if v := opsPerSecAt(d, s, k.phase); v.n > 0 {
+					if v := rs[i].at(d, s, k.phase); v.n > 0 {
 						cell = num(v.med)
 					} else if allFailedAt(d, s, k.phase) {
 						cell = l.t("0 (failed)")

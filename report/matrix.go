@@ -13,7 +13,7 @@ import (
 
 // matrix builds the table of a run with --vary, in the shape of a tuning
 // study: one row per store variant, the requested settings, ops/s per
-// operation, then each varied setting as the store reported it back. A
+// operation (rows/s for the load workload, as its charts), then each varied setting as the store reported it back. A
 // read-back value that differs from the request is marked with "≠", so a
 // setting that silently did not apply is visible.
 //
@@ -39,8 +39,9 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 		header = append(header, a.Name)
 		numeric = append(numeric, false)
 	}
+	rate := ratesOf(d) // a load run's figure is rows/s
 	for _, k := range keys {
-		header = append(header, k.name(levels)+" "+l.t("ops/s"))
+		header = append(header, k.name(levels)+" "+l.t(rate.unit()))
 		numeric = append(numeric, true)
 	}
 	for _, a := range d.Run.Vary {
@@ -85,7 +86,7 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 						continue
 					}
 					ran = true
-					cell = num(p.OpsPerSec)
+					cell = num(rate.of(s, p))
 					if skippedPhase(p) {
 						cell = l.t("skipped") // its errors are the skips, said in the notes
 					} else {

@@ -195,7 +195,8 @@ func loadNotesDoc(fsyncs float64) *result.Document {
 			Latency: result.Latency{Count: 1, Mean: secs * 1e6}, BytesWritten: 1}
 	}
 	d.Stores = []result.Store{
-		{Label: "sqlite", Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
+		{Label: "sqlite", Info: store.Info{Driver: "sqlite", Options: map[string]string{"journal_mode": "delete", "synchronous": "full"}},
+			Phases: []result.Phase{phase("autocommit", 1, 109.7, 0), phase("transaction", 1, 0.65, 0)}},
 		// A server with local_infile=OFF: bulk ran as multi-row INSERTs.
 		{Label: "mariadb", Info: store.Info{Driver: "mariadb", Facts: map[string]string{"bulk_load": "multi-row INSERT (the server has local_infile=OFF)"}},
 			Phases: []result.Phase{phase("autocommit", 1, 24.1, 0), phase("transaction", 1, 3.0, 1), phase("bulk", 1, 0.4, 0)}},
@@ -317,6 +318,45 @@ func TestLoadNotesEnglishUnchanged(t *testing.T) {
 	}
 }
 
+// Every reason the load notes give for an autocommit row slower than an
+// fsync, which depends on the store and its settings, is said in Japanese
+// too, whole.
+func TestSlowCommitTranslated(t *testing.T) {
+	for _, info := range []store.Info{
+		{Driver: "sqlite", Options: map[string]string{"journal_mode": "delete", "synchronous": "full"}},
+		{Driver: "sqlite", Options: map[string]string{"journal_mode": "wal", "synchronous": "full"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "off"}},
+		{Driver: "postgres", Options: map[string]string{"fsync": "on", "synchronous_commit": "off"}},
+		{Driver: "mariadb", Options: map[string]string{"engine": "InnoDB", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}},
+		{Driver: "mariadb", Options: map[string]string{"engine": "InnoDB", "innodb_flush_log_at_trx_commit": "1", "sync_binlog": "0"}},
+		{Driver: "file", Options: map[string]string{"sync": "write"}},
+		{Driver: "sqlite"},
+	} {
+		d := notesBase("load", 1, "autocommit")
+		d.Run.Params = map[string]string{"rows": "1000", "chunk_rows": "1000"}
+		d.Env.Probe = &probe.Result{FsyncsPerSec: 3000}
+		d.Stores = []result.Store{{Label: "s", Info: info, Phases: []result.Phase{{Op: "autocommit", Clients: 1, Elapsed: 1, Ops: 1, OpsPerSec: 1,
+			Latency: result.Latency{Count: 1, Mean: 1e6}, BytesWritten: 1}}}}
+		en, ja := Notes(d, English), Notes(d, Japanese)
+		reason := func(notes []string) string {
+			for _, n := range notes {
+				if _, r, ok := strings.Cut(n, "fsync 3.0 回分の時間"); ok {
+					return r
+				}
+				if _, r, ok := strings.Cut(n, "3.0 fsyncs' time per row"); ok {
+					return r
+				}
+			}
+			return ""
+		}
+		e, j := reason(en), reason(ja)
+		if e == "" || j == "" || strings.Contains(j, "sync's time") || strings.Contains(j, "the statement") || strings.Contains(j, "settings read back") {
+			t.Errorf("%s %v: the reason is not in Japanese:\n%q\n%q", info.Driver, info.Options, e, j)
+		}
+	}
+}
+
 // TestHTMLNotesInJapanese checks that the HTML report's notes follow its
 // language.
 func TestHTMLNotesInJapanese(t *testing.T) {
@@ -412,6 +452,51 @@ func TestPct(t *testing.T) {
 	}
 }
 
+// Shares of a whole add up to 100.0%, each rounded from its exact ratio.
+func TestShares(t *testing.T) {
+	for _, c := range []struct {
+		counts []int64
+		want   []string
+	}{
+		// point --hit 0.1 over 2,000 lookups: 9.45 and 90.55, which
+		// rounded one by one in floating point were 9.4% and 90.5%
+		{[]int64{189, 1811}, []string{"9.5%", "90.5%"}},
+		// three thirds: the left-over tenth goes to the first
+		{[]int64{1, 1, 1}, []string{"33.4%", "33.3%", "33.3%"}},
+		// the larger remainder takes it
+		{[]int64{1, 2}, []string{"33.3%", "66.7%"}},
+		// a kind of none is 0.0%, and the rest is all of it
+		{[]int64{5, 0, 15}, []string{"25.0%", "0.0%", "75.0%"}},
+		{[]int64{7, 0}, []string{"100.0%", "0.0%"}},
+		// one in 2,501 is not none, nor the rest all: more decimals,
+		// for every share
+		{[]int64{1, 2500}, []string{"0.04%", "99.96%"}},
+		// nothing at all
+		{[]int64{0, 0}, []string{"0.0%", "0.0%"}},
+		// counts whose products overflow 64 bits still divide exactly
+		{[]int64{1 << 61, 1 << 61}, []string{"50.0%", "50.0%"}},
+	} {
+		got := shares(c.counts)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("shares(%v) = %v, want %v", c.counts, got, c.want)
+		}
+	}
+}
+
+// The kinds of a mixed phase add up to 100.0% in its note: point's hits
+// and misses of 2,000 lookups were 9.4% and 90.5%.
+func TestKindsNoteAddsUp(t *testing.T) {
+	p := notesPhase("point", 1, 2000)
+	p.Kinds = []result.Kind{
+		{Name: "point-hit", Ops: 189, Latency: result.Latency{P50: 30, P99: 90}},
+		{Name: "point-miss", Ops: 1811, Latency: result.Latency{P50: 20, P99: 80}},
+	}
+	want := "sqlite point by kind: point-hit 9.5% (p50 30.0µs, p99 90.0µs) · point-miss 90.5% (p50 20.0µs, p99 80.0µs)"
+	if got := kindsNote(English, "sqlite", "point", p); got != want {
+		t.Errorf("kinds note:\n got %s\nwant %s", got, want)
+	}
+}
+
 // Counts in the notes are whole numbers (50 rows, not 50.0), and a drop of
 // 99.9% through the HTTP layer is not shown as a total loss.
 func TestNotesCountsAndDrops(t *testing.T) {
@@ -423,7 +508,7 @@ func TestNotesCountsAndDrops(t *testing.T) {
 		{Label: "sqlite via cgi", Via: "cgi", Of: "sqlite", Phases: []result.Phase{via}},
 	}
 	text := strings.Join(Notes(d, English), "\n")
-	for _, want := range []string{"data set loaded: 50 rows in 0.50 s (100 rows/s)", "data set loaded: 5 rows in 0.25 s", "(-99.9%)"} {
+	for _, want := range []string{"data set loaded: 50 rows in 500ms (100 rows/s)", "data set loaded: 5 rows in 250ms", "(-99.9%)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no note says %q in:\n%s", want, text)
 		}
@@ -459,11 +544,46 @@ func TestNotesLoadedPerTable(t *testing.T) {
 	d.Stores = []result.Store{{Label: "sqlite", Phases: []result.Phase{notesPhase("point", 2, 100)},
 		Prepared: []result.Prepared{{Rows: 1000, Tables: 2, Seconds: 0.5}}}}
 	for lang, want := range map[string]string{
-		English:  "sqlite: data set loaded: 500 rows in each of 2 tables (1,000 in all) in 0.50 s (2,000 rows/s)",
-		Japanese: "sqlite: データセットを読み込みました: 2 個のテーブルにそれぞれ 500 行 (計 1,000 行) を 0.50 秒で (2,000 行/秒)",
+		English:  "sqlite: data set loaded: 500 rows in each of 2 tables (1,000 in all) in 500ms (2,000 rows/s)",
+		Japanese: "sqlite: データセットを読み込みました: 2 個のテーブルにそれぞれ 500 行 (計 1,000 行) を 500ms で (2,000 行/秒)",
 	} {
 		if text := strings.Join(Notes(d, lang), "\n"); !strings.Contains(text, want) {
 			t.Errorf("%s: no note says %q in:\n%s", lang, want, text)
+		}
+	}
+}
+
+// The time a data set took to load is written to a precision that fits
+// it, as kurabe dataset import writes it: a load of a few milliseconds
+// was "in 0.00 s" beside its hundreds of thousands of rows a second.
+func TestNotesLoadTimeFits(t *testing.T) {
+	for _, c := range []struct {
+		secs     float64
+		en, ja   string
+		tables   int
+		rows     int64
+		rowsSaid string
+	}{
+		// a small data set loaded in 4.6 ms
+		{0.0046, "in 4.60ms (434,783 rows/s)", "を 4.60ms で (434,783 行/秒)", 1, 2000, "2,000 rows"},
+		// under a millisecond, to the microsecond
+		{0.000095, "in 95.0µs (", "を 95.0µs で (", 1, 20, "20 rows"},
+		// seconds keep two decimals
+		{2.677, "in 2.68s (", "を 2.68s で (", 1, 120720, "120,720 rows"},
+		// --isolate's line too
+		{0.0046, "(4,000 in all) in 4.60ms (", "(計 4,000 行) を 4.60ms で (", 2, 4000, "2,000 rows in each"},
+	} {
+		d := notesBase("point", 2, "point")
+		d.Stores = []result.Store{{Label: "sqlite", Phases: []result.Phase{notesPhase("point", 2, 100)},
+			Prepared: []result.Prepared{{Rows: c.rows, Tables: c.tables, Seconds: c.secs}}}}
+		for lang, want := range map[string]string{English: c.en, Japanese: c.ja} {
+			text := strings.Join(Notes(d, lang), "\n")
+			if !strings.Contains(text, want) || strings.Contains(text, "0.00") {
+				t.Errorf("%s, %g s: no note says %q (or one says 0.00) in:\n%s", lang, c.secs, want, text)
+			}
+		}
+		if text := strings.Join(Notes(d, English), "\n"); !strings.Contains(text, c.rowsSaid) {
+			t.Errorf("%g s: the note lost its rows (%q):\n%s", c.secs, c.rowsSaid, text)
 		}
 	}
 }

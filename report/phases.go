@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"kurabe/result"
+	"kurabe/workload/load"
 )
 
 // phaseKey is what makes two phases of one store different measurements
@@ -104,10 +105,57 @@ func phaseName(d *result.Document, p result.Phase) string {
 // opsPerSecAt collects a store's ops/s at key k over repeats. Phases
 // without a successful operation are left out.
 func opsPerSecAt(d *result.Document, s result.Store, k phaseKey) spread {
+	return rates{}.at(d, s, k)
+}
+
+// rates is how the tables, the CSV and compare measure a phase's
+// throughput: ops/s, or, for the load workload, rows/s, the figure its
+// notes and charts give. One load operation is a whole data set (or a
+// --load-chunk): its ops/s is about 1/time, so it moves with the data
+// set's size (40 ops/s loading 3,000 rows against 60 loading 2,000, at the
+// same 120k rows/s) and says nothing of the store.
+type rates struct {
+	rows map[loadPhase]float64 // nil: ops/s
+}
+
+func ratesOf(d *result.Document) rates {
+	rs := load.Rates(d)
+	if rs == nil {
+		return rates{}
+	}
+	m := map[loadPhase]float64{}
+	for _, r := range rs {
+		m[loadPhase{r.Store, r.Way, r.Clients, r.Repeat}] = r.RowsPerSec
+	}
+	return rates{m}
+}
+
+// rowsPerSec reports whether the figure is rows/s (a load run).
+func (r rates) rowsPerSec() bool { return r.rows != nil }
+
+// unit names the figure as the tables' headers do: "ops/s" or "rows/s".
+func (r rates) unit() string {
+	if r.rowsPerSec() {
+		return "rows/s"
+	}
+	return "ops/s"
+}
+
+// of is phase p's figure in store s.
+func (r rates) of(s result.Store, p result.Phase) float64 {
+	if !r.rowsPerSec() {
+		return p.OpsPerSec
+	}
+	return r.rows[loadPhase{s.Label, p.Op, p.Clients, p.Repeat}]
+}
+
+// at collects store s's figure at key k over repeats; phases without a
+// successful operation are left out.
+func (r rates) at(d *result.Document, s result.Store, k phaseKey) spread {
 	var vs []float64
 	for _, p := range s.Phases {
 		if p.Ops > 0 && keyOf(d, p) == k {
-			vs = append(vs, p.OpsPerSec)
+			vs = append(vs, r.of(s, p))
 		}
 	}
 	return spreadOf(vs)

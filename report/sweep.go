@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,59 +18,94 @@ import (
 // sweepCharts draws, for a sweep (range's records per read), each store's
 // mean latency at every swept value with its least-squares line, and marks
 // where two stores' lines cross: the picture of the study that compared
-// latency against records fetched.
+// latency against records fetched. A sweep run at several client levels
+// (-c 1,2,4,8) has a chart per level (sweep-records-c2, titled so), as the
+// notes give a line per level: one chart of a store's lines at four levels
+// would be 12 lines for three stores, and a chart of one level, unnamed,
+// passed the others over in silence. The charts of one sweep share their
+// axes, so that the levels compare at a glance.
 func sweepCharts(st *chartStyle, d *result.Document) []*chart {
 	fits := Fits(d)
-	if len(fits) == 0 {
-		return nil
+	type level struct {
+		sweep   string
+		clients int
 	}
-	sweep, clients := fits[0].Sweep, fits[0].Clients
-	ch := &chart{Name: "sweep-" + fileName(sweep), Title: st.l.f("chart.sweep", sweep), h: chartH, style: st}
-	p := st.newPlot(sweep, st.l.t("axis.mean"))
-	grid(p)
-	xmax, ymax := 0.0, 0.0
+	var keys []level
 	for _, f := range fits {
-		if f.Sweep != sweep || f.Clients != clients {
-			continue
+		if k := (level{f.Sweep, f.Clients}); !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
-		var pts plotter.XYs
-		for _, s := range d.Stores {
-			if s.Label != f.Store {
+	}
+	slices.SortStableFunc(keys, func(a, b level) int { return cmp.Compare(a.clients, b.clients) })
+	levels := map[string]int{}
+	for _, k := range keys {
+		levels[k.sweep]++
+	}
+	// Each sweep's range, over its levels: the charts of one sweep share
+	// their axes.
+	xmax, ymax := map[string]float64{}, map[string]float64{}
+	for _, s := range d.Stores {
+		for _, ph := range s.Phases {
+			if ph.Sweep != "" && ph.Latency.Count > 0 {
+				xmax[ph.Sweep] = math.Max(xmax[ph.Sweep], ph.SweepValue)
+				ymax[ph.Sweep] = math.Max(ymax[ph.Sweep], ph.Latency.Mean)
+			}
+		}
+	}
+	var out []*chart
+	for _, k := range keys {
+		sweep, clients := k.sweep, k.clients
+		ch := &chart{Name: "sweep-" + fileName(sweep), Title: st.l.f("chart.sweep", sweep), h: chartH, style: st}
+		if levels[sweep] > 1 {
+			ch.Name += "-c" + strconv.Itoa(clients)
+			ch.Title = st.l.f("chart.sweep.level", sweep, clients)
+		}
+		p := st.newPlot(sweep, st.l.t("axis.mean"))
+		grid(p)
+		for _, f := range fits {
+			if f.Sweep != sweep || f.Clients != clients {
 				continue
 			}
-			for _, ph := range s.Phases {
-				if ph.Sweep == sweep && ph.Clients == clients && ph.Latency.Count > 0 {
-					pts = append(pts, plotter.XY{X: ph.SweepValue, Y: ph.Latency.Mean})
-					xmax, ymax = math.Max(xmax, ph.SweepValue), math.Max(ymax, ph.Latency.Mean)
+			var pts plotter.XYs
+			for _, s := range d.Stores {
+				if s.Label != f.Store {
+					continue
+				}
+				for _, ph := range s.Phases {
+					if ph.Sweep == sweep && ph.Clients == clients && ph.Latency.Count > 0 {
+						pts = append(pts, plotter.XY{X: ph.SweepValue, Y: ph.Latency.Mean})
+					}
 				}
 			}
+			c := st.color(f.Store)
+			if sc, err := plotter.NewScatter(pts); err == nil {
+				sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+				p.Add(sc)
+			}
+			fit := f
+			line := plotter.NewFunction(func(x float64) float64 { return fit.Intercept + fit.Slope*x })
+			line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: st.dash(f.Store)}
+			p.Add(line)
+			ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, f.Store), color: c, line: true, dash: st.dash(f.Store)})
 		}
-		c := st.color(f.Store)
-		if sc, err := plotter.NewScatter(pts); err == nil {
-			sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-			p.Add(sc)
+		// The notes' rule: a crossing only where both lines fit and
+		// within the range both stores measured, so the mark never
+		// widens the chart.
+		for _, c := range Crossings(fits) {
+			if c.Sweep != sweep || c.Clients != clients {
+				continue
+			}
+			p.Add(&band{x0: c.At - xmax[sweep]/400, x1: c.At + xmax[sweep]/400, color: color.Gray{0x80}})
+			ch.Caption = st.l.t("chart.sweep.cross")
 		}
-		fit := f
-		line := plotter.NewFunction(func(x float64) float64 { return fit.Intercept + fit.Slope*x })
-		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: st.dash(f.Store)}
-		p.Add(line)
-		ch.legend = append(ch.legend, legendEntry{label: seriesLabel(d, f.Store), color: c, line: true, dash: st.dash(f.Store)})
+		p.X.Min, p.X.Max = 0, math.Max(xmax[sweep]*1.05, 1)
+		p.Y.Min, p.Y.Max = 0, math.Max(ymax[sweep]*1.15, 1)
+		p.X.Tick.Marker = numTicks{}
+		p.Y.Tick.Marker = linearDurTicks{}
+		ch.plots = []*plot.Plot{p}
+		out = append(out, ch)
 	}
-	// The notes' rule: a crossing only where both lines fit and within the
-	// range both stores measured, so the mark never widens the chart.
-	for _, c := range Crossings(fits) {
-		if c.Sweep != sweep || c.Clients != clients {
-			continue
-		}
-		p.Add(&band{x0: c.At - xmax/400, x1: c.At + xmax/400, color: color.Gray{0x80}})
-		ch.Caption = st.l.t("chart.sweep.cross")
-	}
-	p.X.Min, p.X.Max = 0, math.Max(xmax*1.05, 1)
-	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.15, 1)
-	p.X.Tick.Marker = numTicks{}
-	p.Y.Tick.Marker = linearDurTicks{}
-	ch.plots = []*plot.Plot{p}
-	return []*chart{ch}
+	return out
 }
 
 // clientCharts draws, against the client levels of -c 1,2,4,8, one chart

@@ -14,6 +14,10 @@ import (
 // Rate is one load phase's rows per second.
 type Rate struct {
 	Store, Way string
+	// Driver and Options are the store's, its settings as read back:
+	// what a commit syncs depends on them (SQLite's journal_mode).
+	Driver  string
+	Options map[string]string
 	// GroupCommit says the store can sync several clients' commits at
 	// once (PostgreSQL, MariaDB/MySQL); SQLite and the file store cannot.
 	GroupCommit bool
@@ -110,7 +114,7 @@ func Rates(d *result.Document) []Rate {
 	var out []Rate
 	for _, s := range d.Stores {
 		for _, p := range s.Phases {
-			r := Rate{Store: s.Label, Way: p.Op, Clients: p.Clients, Repeat: p.Repeat, Seconds: p.Elapsed}
+			r := Rate{Store: s.Label, Way: p.Op, Driver: s.Info.Driver, Options: s.Info.Options, Clients: p.Clients, Repeat: p.Repeat, Seconds: p.Elapsed}
 			switch s.Info.Driver {
 			case "postgres", "mysql", "mariadb":
 				r.GroupCommit = true
@@ -241,14 +245,55 @@ func NotesIn(d *result.Document, fsyncsPerSec float64, say func(format string, a
 			line += say("; faster than one fsync per row: commits are not synced (%s)", r.SyncSettings)
 		case per < 0.8:
 			line += say("; faster than one fsync per row: commits are not synced (or the disk's cache absorbs them)")
+		case r.Sync == SyncOff:
+			// As slow as syncing, though nothing is synced: the time is
+			// the statement's, which a count of syncs would misname.
+			line += say(", though the settings read back say commits are not synced (%s): the time is the statement's own work, not syncing", r.SyncSettings)
 		case per < 1.5:
 			line += say(": about one sync per commit")
 		default:
-			line += say(": several syncs per commit (a rollback journal syncs the journal and the database)")
+			line += slowCommit(r, say)
 		}
 		out = append(out, line)
 	}
 	return out
+}
+
+// slowCommit says why an autocommit row took the time of more than one
+// fsync, as far as the store's settings read back tell: what its commit
+// syncs (SQLite's rollback journal syncs the journal, then the database;
+// PostgreSQL flushes its WAL once, InnoDB its redo log once, and the
+// binary log too with sync_binlog=1), and otherwise only what was
+// measured, never another store's reason.
+func slowCommit(r Rate, say func(format string, args ...any) string) string {
+	o := r.Options
+	switch r.Driver {
+	case "sqlite":
+		switch j := strings.ToLower(o["journal_mode"]); j {
+		case "delete", "truncate", "persist":
+			return say(": several syncs per commit (SQLite's rollback journal, journal_mode=%s, syncs the journal, then the database)", j)
+		case "wal":
+			return say(": more than one sync's time per commit: in WAL mode (journal_mode=wal, synchronous=%s) SQLite syncs the WAL at most once per commit; the rest is its checkpoints, which sync the database, and the statement's own work", o["synchronous"])
+		}
+	case "postgres":
+		if strings.EqualFold(o["full_page_writes"], "on") {
+			return say(": more than one sync's time per commit: PostgreSQL flushes its WAL once per commit; the rest is the statement's own work, or WAL larger than the probe's 4 KB appends (full_page_writes=on: the first change to a page after a checkpoint writes the whole page to the WAL)")
+		}
+		return say(": more than one sync's time per commit: PostgreSQL flushes its WAL once per commit; the rest is the statement's own work")
+	case "mariadb", "mysql":
+		if !strings.EqualFold(o["engine"], "InnoDB") || o["innodb_flush_log_at_trx_commit"] != "1" {
+			break
+		}
+		if o["sync_binlog"] == "1" {
+			return say(": more than one sync's time per commit: InnoDB flushes its redo log once per commit (innodb_flush_log_at_trx_commit=1), and with the binary log on, sync_binlog=1 syncs it too; the rest is the statement's own work")
+		}
+		return say(": more than one sync's time per commit: InnoDB flushes its redo log once per commit (innodb_flush_log_at_trx_commit=1); the rest is the statement's own work")
+	case "file":
+		if o["sync"] == "write" {
+			return say(": more than one sync's time per row: the file store syncs the file once per write (sync=write); the rest is the write's own work")
+		}
+	}
+	return say(": more than one sync's time per row: the commit's syncs and the statement's own work, which this run does not tell apart")
 }
 
 // group writes v whole, with thousands separators.
