@@ -794,9 +794,16 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			if _, err := strconv.ParseFloat(st.value, 64); err != nil {
 				continue
 			}
-			var v, unit *string
-			if err := c.QueryRow(ctx, "SELECT setting, unit FROM pg_settings WHERE name = $1", st.name).Scan(&v, &unit); err != nil || v == nil {
+			var v, unit, minVal *string
+			if err := c.QueryRow(ctx, "SELECT setting, unit, min_val FROM pg_settings WHERE name = $1", st.name).Scan(&v, &unit, &minVal); err != nil || v == nil {
 				continue // not in pg_settings (a custom option): SHOW's value stands
+			}
+			if minVal != nil && *minVal == "-1" && isMinusOne(st.value) {
+				// -1 is the server's "choose for me" (wal_buffers,
+				// autovacuum_work_mem, …): SHOW's value, with its unit
+				// (512kB), is what it chose, and it is noted as chosen.
+				info.Facts[st.name+store.ChosenFact] = st.value
+				continue
 			}
 			info.Options[st.name] = *v
 			if unit != nil && *unit != "" {
@@ -811,6 +818,12 @@ func (s *Store) Info(ctx context.Context) store.Info {
 		}
 	}
 	return info
+}
+
+// isMinusOne says whether a bare number asked is -1.
+func isMinusOne(v string) bool {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return err == nil && f == -1
 }
 
 // Close closes the pool and stops a managed server. It is safe to call
