@@ -475,8 +475,13 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 	// on the database may own a kurabe schema made for it
 	// (CREATE SCHEMA kurabe AUTHORIZATION app), and the server refuses
 	// even CREATE SCHEMA IF NOT EXISTS to such a user.
-	var hasSchema bool
-	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", schema).Scan(&hasSchema); err != nil {
+	// Its owner, and whether this user may create in it, say what to ask
+	// for when it may not: the owner's grant, not CREATE on the database.
+	var hasSchema, mayCreate bool
+	var owner string
+	if err := tx.QueryRow(ctx, `SELECT count(*) > 0, coalesce(max(pg_catalog.pg_get_userbyid(nspowner)), ''),
+		coalesce(bool_and(pg_catalog.has_schema_privilege(oid, 'USAGE') AND pg_catalog.has_schema_privilege(oid, 'CREATE')), false)
+		FROM pg_catalog.pg_namespace WHERE nspname = $1`, schema).Scan(&hasSchema, &owner, &mayCreate); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
 	}
 	// A table of someone else's by kurabe_meta's name is not kurabe's
@@ -506,7 +511,11 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			hint := ""
 			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+			switch {
+			case !errors.As(err, &pe) || pe.Code != "42501": // insufficient_privilege
+			case hasSchema && !mayCreate:
+				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s, which %s owns and this user may not create in: have %s grant it (GRANT USAGE, CREATE ON SCHEMA %s TO %s), or point kurabe at another database", schema, owner, owner, schema, s.cfg.User)
+			default:
 				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s: have it made for this user (CREATE SCHEMA %s AUTHORIZATION %s), or grant the user CREATE on the database", schema, schema, s.cfg.User)
 			}
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w%s", s.target, q, err, hint))
