@@ -2020,7 +2020,9 @@ func redactArgs(args []string) []string {
 	hidden := func(spec string) (string, bool) {
 		sp, err := store.ParseSpec(spec)
 		if err != nil {
-			return "", false
+			// Unparsed, it may hold a password all the same.
+			s := store.RedactSpec(spec)
+			return s, s != spec
 		}
 		s := sp.String()
 		return s, strings.Contains(s, "xxxxx") || strings.Contains(s, "(unparseable") || store.HideSecrets(spec) != spec

@@ -218,17 +218,18 @@ var words = map[string][2]string{
 	// The notes under a table (Notes). Figures keep their order in both
 	// languages, so the numbers of a Japanese and an English report line up;
 	// LOST, EXTRA and BEHIND stay as they are, to be found by grep.
-	"note.failed":      {"%s: FAILED: %s", "%s: 失敗: %s"},
-	"note.bulk-insert": {"%s: bulk ran as multi-row INSERTs, not LOAD DATA LOCAL INFILE: the server has local_infile=OFF (SET GLOBAL local_infile=ON, or start it with --local-infile, to measure LOAD DATA)", "%s: bulk は LOAD DATA LOCAL INFILE ではなく複数行の INSERT で実行しました。サーバーが local_infile=OFF です（LOAD DATA を測るには SET GLOBAL local_infile=ON とするか、--local-infile を付けて起動してください）"},
-	"note.loaded":      {"%s: data set loaded: %s rows in %s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %s で (%s 行/秒)"},
-	"note.loaded-each": {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %[5]s で (%[6]s 行/秒)"},
-	"note.setting":     {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
-	"note.session":     {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
-	"note.error":       {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},
-	"note.errors":      {"%s %s: %s errors of class %s, first: %s", "%s %s: %s 件のエラー (クラス %s)、最初のエラー: %s"},
-	"note.unverified":  {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
-	"note.lost":        {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
-	"note.extra":       {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.failed":         {"%s: FAILED: %s", "%s: 失敗: %s"},
+	"note.bulk-insert":    {"%s: bulk ran as multi-row INSERTs, not LOAD DATA LOCAL INFILE: the server has local_infile=OFF (SET GLOBAL local_infile=ON, or start it with --local-infile, to measure LOAD DATA)", "%s: bulk は LOAD DATA LOCAL INFILE ではなく複数行の INSERT で実行しました。サーバーが local_infile=OFF です（LOAD DATA を測るには SET GLOBAL local_infile=ON とするか、--local-infile を付けて起動してください）"},
+	"note.loaded":         {"%s: data set loaded: %s rows in %s (%s rows/s)", "%s: データセットを読み込みました: %s 行を %s で (%s 行/秒)"},
+	"note.loaded-each":    {"%s: data set loaded: %s rows in each of %d tables (%s in all) in %s (%s rows/s)", "%s: データセットを読み込みました: %[3]d 個のテーブルにそれぞれ %[2]s 行 (計 %[4]s 行) を %[5]s で (%[6]s 行/秒)"},
+	"note.setting.chosen": {"%s: %s=%s lets the server choose, and it chose %s", "%s: %s=%s はサーバーに選ばせる指定で、サーバーは %s を選びました"},
+	"note.setting":        {"%s: %s asked %s, the store runs %s: the setting did not apply as asked", "%s: %s に %s を指定しましたが、ストアでの実際の値は %s です: 指定どおりに適用されていません"},
+	"note.session":        {"%s %s: %s clients could not open a session and did not run (class %s), first: %s; %d ran", "%s %s: %s クライアントがセッションを開けず、実行しませんでした (クラス %s)。最初のエラー: %s。実行したのは %d クライアント"},
+	"note.error":          {"%s %s: %s error of class %s: %s", "%s %s: %s 件のエラー (クラス %s): %s"},
+	"note.errors":         {"%s %s: %s errors of class %s, first: %s", "%s %s: %s 件のエラー (クラス %s)、最初のエラー: %s"},
+	"note.unverified":     {"%s %s: could not verify %s: %s", "%s %s: テーブル %s を検証できませんでした: %s"},
+	"note.lost":           {"%s %s: LOST %d writes: %d acknowledged, table %s grew by %d", "%s %s: LOST %d 件の書き込みが消失: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
+	"note.extra":          {"%s %s: EXTRA %d rows: %d acknowledged, table %s grew by %d", "%s %s: EXTRA %d 行が過剰: 確認応答 %d 件に対し、テーブル %s の増加は %d 行"},
 	// Writes whose answer was lost (timeout, connection-lost) may have
 	// been stored: "sqlite write", stored, writes, their classes.
 	"note.unknown":       {"%s %s: %s of the %s writes whose answer was lost (%s) were stored", "%s %s: 応答が失われた書き込みのうち %s 件が保存されていました (全 %s 件: %s)"},

@@ -114,6 +114,8 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 					got = "?"
 				case strings.Contains(got, "not read back"):
 					// (given; not read back): nothing to judge
+				case settings.Facts[a.Name+store.ChosenFact] != "":
+					// asked the server to choose: what it chose
 				case !sameSetting(asked[a.Name], got):
 					got = "≠ " + got
 				}

@@ -901,18 +901,29 @@ func settingNotes(l tr, s result.Store) []string {
 		return nil
 	}
 	info := settingsOf(s)
+	shown := readableOptions(info) // in the units of the store line
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(sp.Options)) {
 		asked := sp.Options.Get(name)
-		got, ok := info.Options[name]
+		key := name
+		got, ok := info.Options[key]
 		if !ok {
 			// MariaDB's variables are read back with _ for a -.
-			got, ok = info.Options[strings.ReplaceAll(name, "-", "_")]
+			key = strings.ReplaceAll(name, "-", "_")
+			got, ok = info.Options[key]
 		}
-		if !ok || strings.Contains(got, "not read back") || sameForEveryClient(asked, got) {
+		if !ok || strings.Contains(got, "not read back") {
 			continue
 		}
-		out = append(out, l.f("note.setting", s.Label, name, asked, got))
+		if _, chosen := info.Facts[key+store.ChosenFact]; chosen {
+			// Asked to choose (PostgreSQL's -1): what it chose.
+			out = append(out, l.f("note.setting.chosen", s.Label, name, asked, shown[key]))
+			continue
+		}
+		if sameForEveryClient(asked, got) {
+			continue
+		}
+		out = append(out, l.f("note.setting", s.Label, name, asked, shown[key]))
 	}
 	return out
 }

@@ -26,6 +26,13 @@ func ParseSpec(s string) (Spec, error) {
 	if !ok || driver == "" {
 		return Spec{}, fmt.Errorf("store %q: want DRIVER:[TARGET][?OPTION=VALUE&...], e.g. sqlite:/tmp/bbs.db?journal_mode=wal or file:", s)
 	}
+	// Several unencoded @ make an address that parsers read differently
+	// (Go's net/url splits the user part at the last @, pgx connected to a
+	// host named by the password's tail): refused before anything reads it.
+	if strings.HasPrefix(rest, "//") && strings.Count(rest, "@") > 1 {
+		return Spec{}, fmt.Errorf("store %s: the address holds %d unencoded @ where only one, the one that ends USER:PASSWORD, may stand: write an @ in a password (or a user or database name) %%-encoded, as %%40 (and a /, ?, #, %% or space as %%2F, %%3F, %%23, %%25, %%20)",
+			RedactSpec(s), strings.Count(rest, "@"))
+	}
 	target, query, _ := strings.Cut(rest, "?")
 	// A ? in a URL's password (//u:pa?ss@host): the options begin after
 	// the @, not in the password, which would be shown as an option name.
@@ -37,7 +44,9 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	opts, err := url.ParseQuery(query)
 	if err != nil {
-		return Spec{}, fmt.Errorf("store %q: bad options %q: %v", s, query, err)
+		// The options may be a password's tail (a ? in it), and url's
+		// message quotes them: neither is shown.
+		return Spec{}, fmt.Errorf("store %s: cannot read the options after the ?; write them as NAME=VALUE&NAME=VALUE, a %% as %%25 (a ? or %% in a password %%-encoded as %%3F, %%25)", RedactSpec(s))
 	}
 	for k, v := range opts {
 		if len(v) > 1 {
@@ -122,6 +131,30 @@ func RedactTarget(target string) string {
 	}
 	return target
 }
+
+// RedactSpec is a --store argument safe to print when it may not parse:
+// for a URL (driver://…@…), all from the // to the last @ is hidden, user
+// included, since an unencoded @, /, ? or # in a password leaves no way to
+// tell where the password ends; any option named as a secret is hidden too.
+func RedactSpec(raw string) string {
+	driver, rest, ok := strings.Cut(raw, ":")
+	if !ok || !strings.HasPrefix(rest, "//") {
+		return HideSecrets(raw)
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		rest = "//" + Mask + rest[at:]
+	} else if _, err := url.Parse("x:" + rest); err != nil {
+		// No @: what follows a colon may be a password whose host
+		// was left out (//user:password).
+		if c := strings.Index(rest, ":"); c >= 0 {
+			rest = rest[:c] + ":" + Mask
+		}
+	}
+	return HideSecrets(driver + ":" + rest)
+}
+
+// Mask stands for a hidden password, as url.URL.Redacted writes it.
+const Mask = "xxxxx"
 
 // AddressProblem says what is wrong with a URL-shaped target that does not
 // parse, without quoting its password: the port, or a / in the password.

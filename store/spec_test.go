@@ -17,10 +17,10 @@ func TestParseSpec(t *testing.T) {
 		{in: "sqlite:/tmp/k/bbs.db?journal_mode=wal&synchronous=normal", driver: "sqlite", target: "/tmp/k/bbs.db", opts: "journal_mode=wal&synchronous=normal"},
 		{in: "SQLite:?page_size=8192", driver: "sqlite", opts: "page_size=8192"},                                                 // driver case folded
 		{in: "postgres://u:pw@db:5432/app?connect=pool", driver: "postgres", target: "//u:pw@db:5432/app", opts: "connect=pool"}, // URL kept whole
-		{in: "sqlite", err: "DRIVER:"},                    // no colon
-		{in: ":x", err: "DRIVER:"},                        // no driver
-		{in: "sqlite:?a=1&a=2", err: "given 2 times"},     // repeated option
-		{in: "sqlite:?page_size=%zz", err: "bad options"}, // bad escape
+		{in: "sqlite", err: "DRIVER:"},                                // no colon
+		{in: ":x", err: "DRIVER:"},                                    // no driver
+		{in: "sqlite:?a=1&a=2", err: "given 2 times"},                 // repeated option
+		{in: "sqlite:?page_size=%zz", err: "cannot read the options"}, // bad escape
 	}
 	for _, c := range cases {
 		sp, err := ParseSpec(c.in)
@@ -202,5 +202,43 @@ func TestLowerSettings(t *testing.T) {
 		if sp.String() != (Spec{Driver: sp.Driver, Target: sp.Target, Options: sp.Options}).String() {
 			t.Errorf("%s: the spec given was changed", c.spec)
 		}
+	}
+}
+
+// Several unencoded @ are refused whatever the driver, and the message
+// shows the address with all of its user part hidden, the user included,
+// since no parser can tell where such a password ends.
+func TestParseSpecRefusesSeveralAt(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"postgres://app:p@ss1@127.0.0.1:55902/appdb", "postgres://xxxxx@127.0.0.1:55902/appdb"},
+		{"mysql://app2:Zq@1:/#?%x@127.0.0.1:3306/appdb", "mysql://xxxxx@127.0.0.1:3306/appdb"},
+		{"http://a@b@c@127.0.0.1:3001/bbs", "http://xxxxx@127.0.0.1:3001/bbs"},
+		// An @ after the host (a database name's) is one too many as well.
+		{"mariadb://app:pw9Kq@127.0.0.1/db@x", "mariadb://xxxxx@x"},
+	} {
+		_, err := ParseSpec(c.in)
+		if err == nil || !strings.Contains(err.Error(), "%40") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want a refusal saying %%40, showing %s", c.in, err, c.want)
+		}
+		for _, secret := range []string{"ss1", "Zq@", "@1:", "#?%", "pw9Kq"} {
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("%s: %v shows %q", c.in, err, secret)
+			}
+		}
+	}
+	// One @ in a URL, and any number in a path, are not refused.
+	for _, in := range []string{"postgres://app:pw@127.0.0.1/db", "sqlite:/tmp/a@b/c@d.db", "http://127.0.0.1:3001/@bbs"} {
+		if _, err := ParseSpec(in); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+// Options that cannot be read may hold a password: the message does not
+// quote them.
+func TestParseSpecBadOptionsQuoteNoPassword(t *testing.T) {
+	_, err := ParseSpec("postgres://app@127.0.0.1/db?password=Kq%zzWv")
+	if err == nil || strings.Contains(err.Error(), "Kq") || strings.Contains(err.Error(), "zzWv") {
+		t.Fatalf("err = %v", err)
 	}
 }

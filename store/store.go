@@ -85,6 +85,13 @@ type Store interface {
 	Close() error
 }
 
+// ChosenFact ends the name of a fact (Info.Facts) that says a server
+// setting was asked as the value that lets the server choose (PostgreSQL's
+// -1 for wal_buffers, autovacuum_work_mem and others whose minimum is -1):
+// the fact holds what was asked, and Options the value the server chose,
+// which is no sign that the setting did not apply.
+const ChosenFact = ".chosen_by_server"
+
 // Session is one client's handle on a store. It is used by one goroutine.
 type Session interface {
 	// Insert adds one row; it returns only once the store has accepted it

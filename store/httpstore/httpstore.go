@@ -103,11 +103,19 @@ func open(spec store.Spec, tc *tls.Config) (*Store, error) {
 	s.timeout = d
 	example := spec.Driver + "://127.0.0.1:3001"
 	if !strings.HasPrefix(spec.Target, "//") {
-		return nil, fmt.Errorf("%s: target %q: want //HOST:PORT[/PREFIX], e.g. %s", spec.Driver, spec.Target, example)
+		return nil, fmt.Errorf("%s: target %s: want //HOST:PORT[/PREFIX], e.g. %s", spec.Driver, store.RedactTarget(spec.Target), example)
 	}
 	u, err := url.Parse(spec.Driver + ":" + spec.Target)
 	if err != nil || u.Host == "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%s: target %q is not an address such as %s", spec.Driver, spec.Target, example)
+		// The target is shown without its password, and what is wrong
+		// said without quoting it (url's message would).
+		what := ""
+		if err != nil {
+			if w := store.AddressProblem(spec.Target); w != "" {
+				what = " (" + w + ")"
+			}
+		}
+		return nil, fmt.Errorf("%s: target %s is not an address such as %s%s", spec.Driver, store.RedactTarget(spec.Target), example, what)
 	}
 	s.user = u.User
 	s.secrets = httpload.UserSecrets(nil, u.User)

@@ -475,8 +475,13 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 	// on the database may own a kurabe schema made for it
 	// (CREATE SCHEMA kurabe AUTHORIZATION app), and the server refuses
 	// even CREATE SCHEMA IF NOT EXISTS to such a user.
-	var hasSchema bool
-	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", schema).Scan(&hasSchema); err != nil {
+	// Its owner, and whether this user may create in it, say what to ask
+	// for when it may not: the owner's grant, not CREATE on the database.
+	var hasSchema, mayCreate bool
+	var owner string
+	if err := tx.QueryRow(ctx, `SELECT count(*) > 0, coalesce(max(pg_catalog.pg_get_userbyid(nspowner)), ''),
+		coalesce(bool_and(pg_catalog.has_schema_privilege(oid, 'USAGE') AND pg_catalog.has_schema_privilege(oid, 'CREATE')), false)
+		FROM pg_catalog.pg_namespace WHERE nspname = $1`, schema).Scan(&hasSchema, &owner, &mayCreate); err != nil {
 		return s.fail(fmt.Errorf("postgres: %s: looking up schema %s: %w", s.target, schema, err))
 	}
 	// A table of someone else's by kurabe_meta's name is not kurabe's
@@ -506,7 +511,11 @@ func (s *Store) Setup(ctx context.Context, tables []*store.Table) error {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			hint := ""
 			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+			switch {
+			case !errors.As(err, &pe) || pe.Code != "42501": // insufficient_privilege
+			case hasSchema && !mayCreate:
+				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s, which %s owns and this user may not create in: have %s grant it (GRANT USAGE, CREATE ON SCHEMA %s TO %s), or point kurabe at another database", schema, owner, owner, schema, s.cfg.User)
+			default:
 				hint = fmt.Sprintf("; kurabe keeps its tables in the schema %s: have it made for this user (CREATE SCHEMA %s AUTHORIZATION %s), or grant the user CREATE on the database", schema, schema, s.cfg.User)
 			}
 			return s.fail(fmt.Errorf("postgres: %s: %s: %w%s", s.target, q, err, hint))
@@ -794,9 +803,16 @@ func (s *Store) Info(ctx context.Context) store.Info {
 			if _, err := strconv.ParseFloat(st.value, 64); err != nil {
 				continue
 			}
-			var v, unit *string
-			if err := c.QueryRow(ctx, "SELECT setting, unit FROM pg_settings WHERE name = $1", st.name).Scan(&v, &unit); err != nil || v == nil {
+			var v, unit, minVal *string
+			if err := c.QueryRow(ctx, "SELECT setting, unit, min_val FROM pg_settings WHERE name = $1", st.name).Scan(&v, &unit, &minVal); err != nil || v == nil {
 				continue // not in pg_settings (a custom option): SHOW's value stands
+			}
+			if minVal != nil && *minVal == "-1" && isMinusOne(st.value) {
+				// -1 is the server's "choose for me" (wal_buffers,
+				// autovacuum_work_mem, …): SHOW's value, with its unit
+				// (512kB), is what it chose, and it is noted as chosen.
+				info.Facts[st.name+store.ChosenFact] = st.value
+				continue
 			}
 			info.Options[st.name] = *v
 			if unit != nil && *unit != "" {
@@ -811,6 +827,12 @@ func (s *Store) Info(ctx context.Context) store.Info {
 		}
 	}
 	return info
+}
+
+// isMinusOne says whether a bare number asked is -1.
+func isMinusOne(v string) bool {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return err == nil && f == -1
 }
 
 // Close closes the pool and stops a managed server. It is safe to call

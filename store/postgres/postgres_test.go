@@ -445,6 +445,41 @@ func TestSetupInSchemaMadeForUser(t *testing.T) {
 	}
 }
 
+// A user with CREATE on the database, where another user owns the schema
+// kurabe, is told to have the owner grant rights on the schema: CREATE on
+// the database, which it has, does not help.
+func TestSetupInSchemaOfAnotherUser(t *testing.T) {
+	dsn := sharedDSN(t, "kurabe")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	execAll(t, c, "CREATE ROLE kschemaowner LOGIN", "CREATE ROLE kcreator LOGIN", "CREATE DATABASE owned", "GRANT CREATE ON DATABASE owned TO kcreator, kschemaowner")
+	base := strings.TrimSuffix(dsn, "/postgres")
+	owner, err := pgx.Connect(ctx, strings.Replace(base, "//kurabe@", "//kschemaowner@", 1)+"/owned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close(ctx)
+	execAll(t, owner, "CREATE SCHEMA kurabe")
+	creator := strings.Replace(base, "//kurabe@", "//kcreator@", 1) + "/owned"
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	st := open(t, creator, store.Env{})
+	err = st.Setup(ctx, []*store.Table{posts})
+	if err == nil || !strings.Contains(err.Error(), "which kschemaowner owns") || !strings.Contains(err.Error(), "GRANT USAGE, CREATE ON SCHEMA kurabe TO kcreator") ||
+		strings.Contains(err.Error(), "CREATE on the database") {
+		t.Fatalf("Setup in another user's schema = %v; want the owner's grant on the schema", err)
+	}
+	// With the grant it says, Setup goes through.
+	execAll(t, owner, "GRANT USAGE, CREATE ON SCHEMA kurabe TO kcreator")
+	st = open(t, creator, store.Env{})
+	if err := st.Setup(ctx, []*store.Table{posts}); err != nil {
+		t.Fatalf("Setup after the grant: %v", err)
+	}
+}
+
 // freshDB makes a database of its own on the shared server and returns
 // kurabe's address of it and a connection to it as its owner.
 func freshDB(t *testing.T, name string) (string, *pgx.Conn) {
