@@ -497,16 +497,9 @@ func (m *managed) death() *store.Death {
 	if m.proc == nil {
 		return nil
 	}
-	select {
-	case <-m.proc.Died():
-	default:
-		return nil
-	}
-	sig, status, core, _ := m.proc.ExitState()
-	d := &store.Death{Server: m.driver, Signal: int(sig), SignalName: server.SignalName(sig), Status: status, CoreDumped: core,
-		LogTail: m.proc.LogLines(store.DeathTail)}
+	log := ""
 	if m.keep {
-		d.Log = m.proc.Log
+		log = m.proc.Log
 	}
-	return d
+	return m.proc.Death(m.driver, log)
 }

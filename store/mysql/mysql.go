@@ -1310,8 +1310,6 @@ func (s *Store) analyze(ctx context.Context, c *sql.Conn, ours map[string]bool) 
 	return nil
 }
 
-// Close closes the store's connections and stops a managed server
-// (SIGTERM, then SIGKILL after 30 s). It is safe to call twice.
 // Died is store.Mortal's: a managed server's exit that kurabe did not ask
 // for.
 func (s *Store) Died() <-chan struct{} {
@@ -1333,6 +1331,8 @@ func (s *Store) Death() *store.Death {
 	return s.m.death()
 }
 
+// Close closes the store's connections and stops a managed server
+// (SIGTERM, then SIGKILL after 30 s). It is safe to call twice.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {

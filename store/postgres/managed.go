@@ -279,16 +279,9 @@ func (m *managed) death() *store.Death {
 	if m.proc == nil {
 		return nil
 	}
-	select {
-	case <-m.proc.Died():
-	default:
-		return nil
-	}
-	sig, status, core, _ := m.proc.ExitState()
-	d := &store.Death{Server: "postgres", Signal: int(sig), SignalName: server.SignalName(sig), Status: status, CoreDumped: core,
-		LogTail: m.proc.LogLines(store.DeathTail)}
+	log := ""
 	if m.keep {
-		d.Log = m.log
+		log = m.log
 	}
-	return d
+	return m.proc.Death("postgres", log)
 }

@@ -835,8 +835,6 @@ func isMinusOne(v string) bool {
 	return err == nil && f == -1
 }
 
-// Close closes the pool and stops a managed server. It is safe to call
-// more than once.
 // Died is store.Mortal's: a managed server's exit that kurabe did not ask
 // for.
 func (s *Store) Died() <-chan struct{} {
@@ -858,6 +856,8 @@ func (s *Store) Death() *store.Death {
 	return s.managed.death()
 }
 
+// Close closes the pool and stops a managed server. It is safe to call
+// more than once.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

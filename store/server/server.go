@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"kurabe/store"
 )
 
 // Find returns the path of a server program: from PATH, or from one of the
@@ -354,6 +356,21 @@ func children(pid int) []int {
 }
 
 // Exited reports whether the server has exited.
+// Death is how p ended when it died without being asked to (Died is
+// closed), for driver's store.Death; nil while it runs. log names the
+// server's log file in it, "" when the file goes with kurabe's temporary
+// directory.
+func (p *Process) Death(driver, log string) *store.Death {
+	select {
+	case <-p.Died():
+	default:
+		return nil
+	}
+	sig, status, core, _ := p.ExitState()
+	return &store.Death{Server: driver, Signal: int(sig), SignalName: SignalName(sig), Status: status, CoreDumped: core,
+		Log: log, LogTail: p.LogLines(store.DeathTail)}
+}
+
 func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
