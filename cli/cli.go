@@ -235,11 +235,19 @@ func StoppingLine(args []string, getenv func(string) string) string {
 	case "capture":
 		return "\nkurabe: stopping: the command gets the interrupt, then the server stops and the log of what ran is saved; press Ctrl-C again to stop at once without saving it\n"
 	case "clean":
-		return "\nkurabe: stopping the clean; press Ctrl-C again to stop at once\n"
+		return "\nkurabe: " + report.Sprintf(lang, "clean.stopping") + "\n"
 	case "probe":
 		return "\nkurabe: stopping the probe; it measures nothing and removes its files; press Ctrl-C again to stop at once\n"
 	case "report", "compare":
 		key = "stopping.report"
+	case "http":
+		// No --grace: -s bounds each request (docs/http.md).
+		key = "stopping.http"
+		if _, ok := flagValue(args[1:], "flow"); ok {
+			key = "stopping.http.flow"
+		}
+	case "replay":
+		key = "stopping.replay"
 	}
 	return "\nkurabe: " + report.Sprintf(lang, key) + "\n"
 }
@@ -253,7 +261,7 @@ func commandLang(args []string, getenv func(string) string) string {
 		return report.English
 	}
 	switch args[0] {
-	case "run", "http", "replay", "report", "compare":
+	case "run", "http", "replay", "report", "compare", "clean":
 		if v, ok := flagValue(args[1:], "lang"); ok && report.CheckLang(v) == nil {
 			return v
 		}

@@ -76,7 +76,7 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&f.d, "d", "", "the same as -t")
 	fs.StringVar(&f.postFile, "p", "", "POST the contents of this file (with -T)")
 	fs.StringVar(&f.putFile, "u", "", "PUT the contents of this file (with -T)")
-	fs.StringVar(&f.ctype, "T", "", "Content-Type of -p and -u bodies (default text/plain, as ab) and of URL file bodies (default application/x-www-form-urlencoded, as siege)")
+	fs.StringVar(&f.ctype, "T", "", "Content-Type of -p and -u bodies (default text/plain, as ab), and of URL file bodies and flow steps' bodies that name none (default application/x-www-form-urlencoded, as siege)")
 	fs.Var(&f.headers, "H", `a header sent with every request, "Name: value"; repeat for more`)
 	fs.Var(&f.cookies, "C", `a cookie sent with every request, "name=value"; repeat for more`)
 	fs.StringVar(&f.auth, "A", "", "basic authentication, user:password")
@@ -156,6 +156,15 @@ func (a *App) http(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := w.Preflight(ctx); err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	// Each request is bounded by -s (the watchdog), also at -t's end and
+	// at Ctrl-C: the engine's grace, which would cut an operation off
+	// sooner and blame run's --grace, is set past the longest an
+	// operation can take, a whole pass of a flow.
+	steps := 1
+	if cfg.Flow != nil {
+		steps = len(cfg.Flow.Steps)
+	}
+	ecfg.Grace = time.Duration(steps)*(cfg.Timeout+100*time.Millisecond) + time.Second // a watchdog tick is at most 100 ms
 	if ecfg.Seed == 0 {
 		var b [8]byte
 		crand.Read(b[:])
@@ -307,6 +316,10 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 	if !flow.ValidHeaderValue(f.ctype) {
 		return bad("-T %s: a Content-Type has no control character (a CR, LF or NUL)", httpload.Quote(f.ctype))
 	}
+	if f.ctype != "" && given["content-type"] {
+		// -H would win, and -T be dropped without a word.
+		return bad("-T and -H \"Content-Type: ...\" both give the Content-Type; give one of them")
+	}
 	if f.method != "" && !flow.ValidToken(f.method) {
 		return bad("-m %s: a method is one word of letters, digits and !#$%%&'*+-.^_`|~, such as GET or DELETE; no space or control character", httpload.Quote(f.method))
 	}
@@ -355,7 +368,14 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		case f.random:
 			return bad("--random is for URL lists; a flow runs its steps in order")
 		}
-		opt := flow.Options{Expect: exp}
+		// A step's body that names no Content-Type gets -T's (or
+		// -H's, which every step carries), else a form's, as URL files.
+		opt := flow.Options{Expect: exp, ContentType: f.ctype}
+		for _, h := range cfg.Headers {
+			if strings.EqualFold(h.Name, "Content-Type") {
+				opt.ContentType = h.Value
+			}
+		}
 		// The values of variables named like secrets stay out of messages.
 		var secrets []string
 		for _, kv := range f.sets {
@@ -383,6 +403,9 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		fl, err := flow.ParseFile(f.flowFile, opt)
 		if err != nil {
 			return bad("%s", hide(err))
+		}
+		if f.ctype != "" && !slices.ContainsFunc(fl.Steps, func(s flow.Step) bool { return s.DefaultType }) {
+			return bad("-T %s: no step of %s sends a body without a Content-Type of its own, so -T would change nothing; a step's Content-Type goes in its headers (or the flow's)", httpload.Quote(f.ctype), f.flowFile)
 		}
 		cfg.Flow = fl
 		return cfg, ecfg, cfg.Validate()
@@ -443,6 +466,9 @@ func (f *httpFlags) config(urls []string, set map[string]bool) (httpload.Config,
 		for i := range cfg.Targets {
 			cfg.Targets[i].Method = method
 		}
+	}
+	if f.ctype != "" && !slices.ContainsFunc(cfg.Targets, func(t httpload.Target) bool { return t.Body != nil }) {
+		return bad("-T %s gives the Content-Type of bodies, and no request sends one; give the body with -p FILE (POST) or -u FILE (PUT), or on a URL file's line (URL POST name=value&...)", httpload.Quote(f.ctype))
 	}
 	return cfg, ecfg, cfg.Validate()
 }

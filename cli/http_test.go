@@ -219,7 +219,7 @@ steps:
 	// A flow error names the file and line, on one line, exit 2.
 	os.WriteFile(fl, []byte("steps:\n  - url: /x\n    heders: {}\n"), 0o644)
 	_, errs, code = httpCLI(t, "--flow", fl, ts.URL)
-	if code != ExitUsage || !strings.Contains(errs, "flow.yaml:3: unknown field \"heders\" in a step") || strings.Count(errs, "\n") != 1 {
+	if code != ExitUsage || !strings.Contains(errs, "flow.yaml:3:5: unknown field \"heders\" in a step") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
 }
@@ -344,6 +344,10 @@ func TestHTTPBadFlags(t *testing.T) {
 		// Two headers of one name, from two flags.
 		{[]string{"-A", "u:SECRETVAL", "-H", "authorization: Bearer zz", "http://h/"}, "-A and -H \"Authorization: ...\" would send two Authorization headers"},
 		{[]string{"-C", "a=1", "-H", "Cookie: b=2", "http://h/"}, "-C and -H \"Cookie: ...\" would send two Cookie headers"},
+		// -T is never dropped without a word: with no body to type, or
+		// beside -H's Content-Type, which would win.
+		{[]string{"-T", "application/json", "http://h/"}, "-T \"application/json\" gives the Content-Type of bodies, and no request sends one"},
+		{[]string{"-T", "application/json", "-H", "Content-Type: text/plain", "-p", "/dev/null", "http://h/"}, "-T and -H \"Content-Type: ...\" both give the Content-Type"},
 		{[]string{"-p", "a", "-u", "b", "http://h/"}, "not both"},
 		{[]string{"-p", "/nonexistent/post.txt", "http://h/"}, "-p"},
 		{[]string{"--expect-status", "2xx", "http://h/"}, "--expect-status"},
@@ -1054,5 +1058,122 @@ func TestHTTPMarkdownOpenLoopNested(t *testing.T) {
 	want := regexp.MustCompile(`(?m)^- Open loop: .*\n  - latency from the scheduled start \(corrected\): .*\n  - service time from the actual start \(uncorrected\): `)
 	if !want.MatchString(md) || regexp.MustCompile(`(?m)^- (latency from the scheduled|service time from)`).MatchString(md) {
 		t.Errorf("the open loop's lines are not nested under its note:\n%s", md)
+	}
+}
+
+// TestHTTPInterruptIsBoundedByTheTimeout: at Ctrl-C a request in flight
+// is held up to -s by a server that does not answer, and then fails as a
+// timeout of -s. Before, the engine's grace of kurabe run (5 s, which
+// kurabe http has no flag for) cut it off and its message blamed --grace.
+func TestHTTPInterruptIsBoundedByTheTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	asked := make(chan struct{}, 1) // a request arrived, to be left unanswered
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() {
+				if n, _ := c.Read(make([]byte, 4096)); n > 0 {
+					select {
+					case asked <- struct{}{}:
+					default:
+					}
+				}
+			}()
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-asked
+		cancel() // Ctrl-C
+	}()
+	app := &App{Terminal: func(io.Writer) bool { return false }}
+	var out, errb bytes.Buffer
+	err = app.Run(ctx, []string{"http", "-s", "7", "-n", "1", "--format", "text", "http://" + ln.Addr().String() + "/"}, &out, &errb)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitInterrupted {
+		t.Fatalf("got %v, want exit %d\n%s%s", err, ExitInterrupted, out.String(), errb.String())
+	}
+	report := out.String()
+	if !strings.Contains(report, "timeout: 1") || !strings.Contains(report, "no response within the timeout of 7s (-s)") || strings.Contains(report, "grace") {
+		t.Fatalf("the request should have timed out after -s, not been cut off by a grace period:\n%s", report)
+	}
+}
+
+// TestHTTPFlowBodyContentType: a flow step's body that names no
+// Content-Type goes out as a form (as a URL file's bodies do), so kurabe
+// serve's login written the obvious way succeeds; -T gives the type of
+// such steps instead, and is refused where it would change nothing. Before,
+// such a body went out as application/octet-stream, which serve refused,
+// and -T was dropped without a word.
+func TestHTTPFlowBodyContentType(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "postal.db")
+	base, _, _ := startServe(t, testApp(), "--store", "sqlite:"+db+"?synchronous=off", "--dataset", "postal", "--dataset-rows", "100", "--password", "secret", "--listen", "127.0.0.1:0")
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	login := write("login.yaml", "steps:\n  - name: login\n    method: POST\n    url: /api/login\n    body: user=kurabe&password={{password}}\n    vars: {password: {choice: [secret]}}\n")
+	out, errs, code := httpCLI(t, "--flow", login, "-n", "3", "--format", "text", base)
+	if code != 0 || !strings.Contains(out, "Status codes: 200 × 3") {
+		t.Fatalf("a form body without a Content-Type: exit %d\n%s%s", code, out, errs)
+	}
+
+	// What each step sent, echoed back.
+	var mu sync.Mutex
+	types := map[string]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		types[r.URL.Path] = r.Header.Get("Content-Type")
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	fl := write("mixed.yaml", "headers: {Accept: '*/*'}\nsteps:\n  - {name: form, method: POST, url: /form, body: a=b}\n"+
+		"  - {name: own, method: POST, url: /own, body: '<x/>', headers: {content-type: application/xml}}\n  - {name: none, url: /none}\n")
+	for _, c := range []struct {
+		args []string
+		form string // the Content-Type the step without one sent
+	}{
+		{nil, "application/x-www-form-urlencoded"},
+		{[]string{"-T", "application/json"}, "application/json"},
+		{[]string{"-H", "Content-Type: text/plain"}, "text/plain"},
+	} {
+		clear(types)
+		if out, errs, code := httpCLI(t, append(append([]string{"--flow", fl, "-n", "1"}, c.args...), ts.URL)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, code, out, errs)
+		}
+		// A step's own type wins; a step without a body gets none.
+		if types["/form"] != c.form || types["/own"] != "application/xml" || types["/none"] != "" && !slices.Contains(c.args, "-H") {
+			t.Errorf("%v: sent %q", c.args, types)
+		}
+	}
+	// -T where every body names its type, or no step sends one.
+	own := write("own.yaml", "steps:\n  - {method: POST, url: /own, body: '{}', headers: {Content-Type: application/json}}\n  - {url: /none}\n")
+	_, errs, code = httpCLI(t, "--flow", own, "-T", "text/plain", "-n", "1", ts.URL)
+	if code != ExitUsage || !strings.Contains(errs, "-T \"text/plain\": no step of "+own+" sends a body without a Content-Type of its own, so -T would change nothing") {
+		t.Fatalf("-T that types nothing: exit %d, %q", code, errs)
 	}
 }

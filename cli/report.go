@@ -48,8 +48,13 @@ func readDocs(paths []string) ([]*result.Document, error) {
 	return docs, nil
 }
 
+// langFlag is --lang, whose default comes from the locale. Help says
+// where it comes from rather than what it is in the shell that asked
+// ((default "en") beside "LC_ALL ... chooses" reads as a contradiction).
 func langFlag(fs *flag.FlagSet) *string {
-	return fs.String("lang", report.DefaultLang(os.Getenv), "language of headings, labels and the notes under the tables: "+strings.Join(report.Langs, ", ")+"; when not given, LC_ALL, LC_MESSAGES or LANG chooses")
+	lang := fs.String("lang", report.DefaultLang(os.Getenv), "language of headings, labels and the notes under the tables: "+strings.Join(report.Langs, ", ")+" (default: from LC_ALL, LC_MESSAGES or LANG, the first of them that is set: ja when it starts with ja, else en)")
+	fs.Lookup("lang").DefValue = ""
+	return lang
 }
 
 func (a *App) report(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -482,6 +482,16 @@ func (a *App) planRun(args []string, stderr io.Writer) (*runPlan, error) {
 		}
 		p.specs = append(p.specs, sp)
 	}
+	// An http:// store is a service reached over HTTP already: it runs
+	// once, as it is, beside the stores --via-http puts behind kurabe
+	// serve. With no other store --via-http would do nothing.
+	if len(f.viaHTTP) > 0 && !slices.ContainsFunc(p.specs, func(sp store.Spec) bool { return sp.Driver != "http" && sp.Driver != "https" }) {
+		var names []string
+		for _, sp := range p.specs {
+			names = append(names, sp.String())
+		}
+		return nil, badFlag("via-http", "--via-http with store %s: it is reached over HTTP already, so there is no store for kurabe serve to stand in front of; drop --via-http, or give the store behind that service (sqlite:PATH, postgres://...) and kurabe runs it directly and through kurabe serve", strings.Join(names, ", "))
+	}
 	if p.axes, err = parseVary(f.vary); err != nil {
 		return nil, badFlag("vary", "%v", err)
 	}

@@ -67,7 +67,7 @@ func stoppedAtOnce(command, lang string) string {
 	case "dataset":
 		return "stopped at once; nothing was loaded"
 	case "clean":
-		return "stopped at once; on PostgreSQL nothing was dropped (a clean is one transaction); on MariaDB/MySQL the tables dropped so far are gone, and kurabe_meta lists the others"
+		return report.Sprintf(lang, "clean.stopped")
 	}
 	// run, http, replay: they write their results at the end.
 	return report.Sprintf(lang, "stopped.results")

@@ -16,6 +16,7 @@ package flow
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,10 @@ type Step struct {
 	// failed, provided every variable it uses has a value (a logout after
 	// a failed search, but not after a failed login).
 	Always bool
-	uses   []int
+	// DefaultType says the step sends a body and names no Content-Type
+	// (its headers nor the flow's): Headers carry Options.ContentType.
+	DefaultType bool
+	uses        []int
 }
 
 // Header is one request header whose value is a template.
@@ -103,7 +107,17 @@ type Options struct {
 	// flow-level one for a variable the steps use but no vars section
 	// defines. A name no step uses is an error, as is one a step extracts.
 	Set []Setting
+	// ContentType is sent with the body of a step that names no
+	// Content-Type in its headers or the flow's (kurabe http's -T); empty
+	// is DefaultContentType.
+	ContentType string
 }
+
+// DefaultContentType is the Content-Type of a step's body when neither
+// the file nor Options name one: a form, as siege sends a URL file's
+// bodies (and kurabe http's URL files do), which is what a body written
+// as name=value&... is. A JSON body names its type in the step's headers.
+const DefaultContentType = "application/x-www-form-urlencoded"
 
 // Setting is one variable given from outside the file, NAME=VALUE. The
 // value is used as it is, or, when it is written as a YAML mapping in
@@ -129,11 +143,15 @@ func ParseSetting(s string) (Setting, error) {
 type SyntaxError struct {
 	File string
 	Line int // 0 when the problem concerns the whole file
+	Col  int // 0 when the line alone is known
 	Msg  string
 }
 
 func (e *SyntaxError) Error() string {
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return e.File + ": " + e.Msg
@@ -284,7 +302,7 @@ func Parse(name string, data []byte, opt Options) (*Flow, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&fy); err != nil {
-		pe := p.yamlErr(err)
+		pe := p.yamlErr(err, &p.root)
 		if !onlyUnknownFields(err) {
 			return nil, pe
 		}
@@ -365,7 +383,9 @@ func onlyUnknownFields(err error) bool {
 }
 
 // yamlErr turns the decoder's errors into ours, one per line it names.
-func (p *parser) yamlErr(err error) *ParseError {
+// A value of the wrong type is found in root, the document decoded, so
+// that the message names its key and column and says what to write.
+func (p *parser) yamlErr(err error, root *yaml.Node) *ParseError {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -374,6 +394,7 @@ func (p *parser) yamlErr(err error) *ParseError {
 		msgs = []string{err.Error()}
 	}
 	pe := &ParseError{}
+	used := map[*yaml.Node]bool{} // values already blamed, for two on one line
 	for _, m := range msgs {
 		line := 0
 		if g := lineMsg.FindStringSubmatch(m); g != nil {
@@ -385,12 +406,186 @@ func (p *parser) yamlErr(err error) *ParseError {
 			// line (it omits line 0 of its 0-based count).
 			line = 1
 		}
+		col := 0
 		if f, t, ok := strings.Cut(m, " not found in type "); ok && strings.HasPrefix(f, "field ") {
-			m = fmt.Sprintf("unknown field %q in %s", strings.TrimPrefix(f, "field "), t)
+			name := strings.TrimPrefix(f, "field ")
+			m = fmt.Sprintf("unknown field %q in %s", name, t)
+			col = keyColumn(root, line, name)
 		}
-		pe.Errs = append(pe.Errs, &SyntaxError{File: p.file, Line: line, Msg: typeNames.Replace(m)})
+		if e := p.typeProblem(root, line, m, used); e != nil {
+			pe.Errs = append(pe.Errs, e)
+			continue
+		}
+		pe.Errs = append(pe.Errs, &SyntaxError{File: p.file, Line: line, Col: col, Msg: typeNames.Replace(m)})
 	}
 	return pe
+}
+
+// keyColumn is the column of the mapping key name on line under n, or 0.
+func keyColumn(n *yaml.Node, line int, name string) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Line == line && k.Value == name {
+				return k.Column
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if col := keyColumn(c, line, name); col > 0 {
+			return col
+		}
+	}
+	return 0
+}
+
+// unmarshalMsg is the decoder's message for a value of the wrong type:
+// its tag, the value (cut to 7 characters and "..." past 10) unless it
+// is a list or mapping, and the Go type it should have fitted.
+var unmarshalMsg = regexp.MustCompile("^cannot unmarshal (!![a-z]+)(?: `(.*)`)? into (.+)$")
+
+// typeProblem rewrites the decoder's "cannot unmarshal !!str `maybe` into
+// bool" on line as what to write instead, at the value's line and column:
+// "always: want true or false, not "maybe"". It is nil when m is another
+// message or the value is not found.
+func (p *parser) typeProblem(root *yaml.Node, line int, m string, used map[*yaml.Node]bool) *SyntaxError {
+	g := unmarshalMsg.FindStringSubmatch(m)
+	if g == nil || root == nil {
+		return nil
+	}
+	tag, shown, into := g[1], g[2], g[3]
+	matches := func(n *yaml.Node) bool {
+		if n.Line != line || n.ShortTag() != tag || used[n] {
+			return false
+		}
+		// A list or mapping on the line that has the kind wanted (the
+		// list of steps that starts there) is not the one blamed.
+		switch n.Kind {
+		case yaml.SequenceNode:
+			return !strings.HasPrefix(into, "[]")
+		case yaml.MappingNode:
+			return !strings.HasPrefix(into, "map[") && !strings.HasSuffix(into, "YAML")
+		}
+		cut, ok := strings.CutSuffix(shown, "...")
+		return n.Value == shown || ok && len(n.Value) > 10 && strings.HasPrefix(n.Value, cut)
+	}
+	// Such values in the file's order, each with the key it is the value
+	// of (or the key of the list it is in).
+	type cand struct {
+		n      *yaml.Node
+		key    string
+		inList bool
+	}
+	var cands []cand
+	var walk func(n *yaml.Node, k string, list bool)
+	walk = func(n *yaml.Node, k string, list bool) {
+		if n == nil {
+			return
+		}
+		if matches(n) {
+			cands = append(cands, cand{n, k, list})
+		}
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, k, false)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, k, true)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], n.Content[i].Value, false)
+			}
+		}
+	}
+	walk(root, "", false)
+	if len(cands) == 0 {
+		return nil
+	}
+	// The decoder blames the innermost value: of a list or mapping within
+	// another on one line (steps: [[x]]), the last; of plain values, the
+	// first not yet blamed, as the decoder goes in the file's order.
+	c := cands[0]
+	if k := c.n.Kind; k == yaml.SequenceNode || k == yaml.MappingNode {
+		c = cands[len(cands)-1]
+	}
+	found, key, inList := c.n, c.key, c.inList
+	used[found] = true
+	var given string
+	switch found.Kind {
+	case yaml.SequenceNode:
+		given = "a list"
+	case yaml.MappingNode:
+		given = "a mapping"
+	default:
+		v := found.Value
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:40]) + "…"
+		}
+		given = strconv.Quote(v)
+	}
+	want := wantType(into, key, inList)
+	if into == "string" && found.Kind != yaml.ScalarNode {
+		want += " (YAML reads a value that starts with [ or {, or holds \": \", as a list or a mapping: put it in quotes)"
+	}
+	if inList {
+		given += " in the list"
+	}
+	if key == "" {
+		key = "the file"
+	}
+	return &SyntaxError{File: p.file, Line: found.Line, Col: found.Column, Msg: fmt.Sprintf("%s: want %s, not %s", key, want, given)}
+}
+
+// wantType says what to write where the decoder wanted the Go type into,
+// for the value of key (an item of its list when inList).
+func wantType(into, key string, inList bool) string {
+	example := "[0, 100]"
+	if key == "status" {
+		example = "[200, 302]"
+	}
+	switch into {
+	case "bool":
+		return "true or false"
+	case "int", "int64", "*int", "*int64":
+		switch {
+		case inList:
+			return "whole numbers, such as " + example
+		case key == "status" || key == "int" || key == "seq":
+			// ints: one number, or a list of them.
+			return "a whole number or a list of them, such as " + example
+		}
+		return "a whole number"
+	case "[]int64":
+		return "a whole number or a list of them, such as " + example
+	case "string":
+		return "text"
+	case "[]string":
+		return "a list, such as [10, 100]"
+	case "map[string]string":
+		return "a mapping of names to values, such as {Accept: application/json}"
+	case "map[string]flow.varYAML":
+		return "a mapping of variables, such as {offset: {int: [0, 100]}}"
+	case "map[string]flow.extractYAML":
+		return "a mapping of variables to extractions, such as {token: {json: $.token}}"
+	case "[]flow.stepYAML":
+		return "a list of steps, each a mapping that starts with - (- url: /login)"
+	case "flow.stepYAML":
+		return "a step, a mapping such as {name: login, method: POST, url: /login}"
+	case "flow.varYAML":
+		return "a generator: {int: [LOW, HIGH]}, {choice: [A, B]}, {line: FILE} or {seq: START}"
+	case "flow.extractYAML":
+		return "an extraction: {json: PATH}, {header: NAME} or {regex: RE}"
+	case "flow.expectYAML":
+		return "a mapping such as {status: [200], body: REGEX, length: N}"
+	case "flow.fileYAML":
+		return "a mapping of name, base, headers, vars, expect and steps"
+	}
+	return typeNames.Replace(into)
 }
 
 // node finds the node at path (mapping keys and sequence indexes) under
@@ -588,6 +783,15 @@ func (p *parser) compile(fy *fileYAML) *Flow {
 				st.Body = t
 			}
 		}
+		// A body sent without a type would go out as
+		// application/octet-stream (fasthttp's default), which a form
+		// handler refuses: it gets Options.ContentType.
+		if _, typed := hs["Content-Type"]; body != "" && !typed {
+			ct := cmp.Or(p.opt.ContentType, DefaultContentType)
+			at, _ := slices.BinarySearchFunc(st.Headers, "Content-Type", func(h Header, name string) int { return strings.Compare(h.Name, name) })
+			st.Headers = slices.Insert(st.Headers, at, Header{Name: "Content-Type", Value: literal(ct)})
+			st.DefaultType = true
+		}
 		if sy.Expect != nil {
 			st.Expect = p.expect(sy.Expect, "steps", i, "expect")
 		}
@@ -747,7 +951,9 @@ func (p *parser) compileSet() {
 			dec := yaml.NewDecoder(strings.NewReader(val))
 			dec.KnownFields(true)
 			if err := dec.Decode(&vy); err != nil {
-				if pe := p.yamlErr(err); len(pe.Errs) > 0 {
+				var root yaml.Node
+				yaml.Unmarshal([]byte(val), &root)
+				if pe := p.yamlErr(err, &root); len(pe.Errs) > 0 {
 					p.errorf(0, "--set %s=%s: %s; write a generator as {int: [LOW, HIGH]}, {choice: [A, B]}, {line: FILE} or {seq: START}", st.Name, st.Value, pe.Errs[0].Msg)
 				}
 				continue

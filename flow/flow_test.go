@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -184,7 +185,7 @@ func TestParseErrors(t *testing.T) {
 		{"syntax line 1", "a: b: c\n", 1, "mapping values"},
 		// Strict mode: an unknown field, with the step's friendly name.
 		{"unknown field", "base: http://h\nsteps:\n  - url: /x\n    heders: {A: b}\n", 4, `unknown field "heders" in a step`},
-		{"wrong type", "steps:\n  - url: /x\n    always: maybe\n", 3, "into bool"},
+		{"wrong type", "steps:\n  - url: /x\n    always: maybe\n", 3, `always: want true or false, not "maybe"`},
 		{"duplicate key", "steps: []\nsteps: []\n", 2, "already defined"},
 		{"two documents", "steps: [{url: 'http://h/'}]\n---\nsteps: []\n", 2, "one YAML document"},
 		{"no steps", "name: x\n", 1, "no steps"},
@@ -252,8 +253,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	// An unknown key is listed with the rest, not alone before them.
 	_, err = Parse("f.yaml", []byte("base: http://h\nsteps:\n  - url: /a?{{x}}\n    heders: {A: b}\n  - methd: GET\n    url: /b\n    expect: {status: [999]}\n"), Options{})
 	want = "f.yaml:3: step 1 uses {{x}}, which no vars section defines and no earlier step extracts\n" +
-		"f.yaml:4: unknown field \"heders\" in a step\n" +
-		"f.yaml:5: unknown field \"methd\" in a step\n" +
+		"f.yaml:4:5: unknown field \"heders\" in a step\n" +
+		"f.yaml:5:5: unknown field \"methd\" in a step\n" +
 		"f.yaml:7: expect: status 999 is not an HTTP status (100 to 599)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("unknown keys and other problems: got\n%v\nwant\n%s", err, want)
@@ -263,6 +264,81 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	lines := strings.Split(fmt.Sprint(err), "\n")
 	if len(lines) != 21 || lines[19] != "f.yaml:22: step 20 uses {{x}}, which no vars section defines and no earlier step extracts" || lines[20] != "(and 5 more problems)" {
 		t.Fatalf("25 problems:\n%v", err)
+	}
+}
+
+// TestWrongTypeSaysWhatToWrite: a value of the wrong type is named by
+// its key, at its line and column, with what to write instead. Before,
+// the YAML library's words came through: "cannot unmarshal !!str `maybe`
+// into bool", at the line alone.
+func TestWrongTypeSaysWhatToWrite(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      string
+	}{
+		{"bool", "steps:\n  - url: http://h/\n    always: maybe\n", `f.yaml:3:13: always: want true or false, not "maybe"`},
+		// The decoder shows 7 characters of a long value; the message
+		// quotes it whole.
+		{"long value", "steps:\n  - url: http://h/\n    always: only-after-login\n", `f.yaml:3:13: always: want true or false, not "only-after-login"`},
+		// Two on one line: each at its own column.
+		{"two on a line", "steps:\n  - url: http://h/\n    expect: {status: ok, length: ok}\n",
+			`f.yaml:3:22: status: want a whole number or a list of them, such as [200, 302], not "ok"` + "\n" + `f.yaml:3:34: length: want a whole number, not "ok"`},
+		{"in a list", "vars:\n  n: {int: [a, 3]}\nsteps: [{url: 'http://h/{{n}}'}]\n", `f.yaml:2:13: int: want whole numbers, such as [0, 100], not "a" in the list`},
+		{"list for a mapping", "steps:\n  - url: http://h/\n    headers: [Accept, json]\n", "f.yaml:3:14: headers: want a mapping of names to values, such as {Accept: application/json}, not a list"},
+		{"list for text", "steps:\n  - url: [http://h/]\n", `f.yaml:2:10: url: want text (YAML reads a value that starts with [ or {, or holds ": ", as a list or a mapping: put it in quotes), not a list`},
+		{"step not a mapping", "steps:\n  - http://h/\n", `f.yaml:2:5: steps: want a step, a mapping such as {name: login, method: POST, url: /login}, not "http://h/" in the list`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(c.src), Options{})
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("got\n%v\nwant\n%s", err, c.want)
+			}
+		})
+	}
+	// A generator given with --set is read the same way.
+	_, err := Parse("f.yaml", []byte("steps: [{url: 'http://h/{{n}}'}]\n"), Options{Set: []Setting{{"n", "{int: [a, 3]}"}}})
+	if err == nil || !strings.Contains(err.Error(), `--set n={int: [a, 3]}: int: want whole numbers, such as [0, 100], not "a" in the list`) {
+		t.Fatalf("--set: %v", err)
+	}
+}
+
+// TestBodyContentType: a step that sends a body and names no
+// Content-Type gets Options.ContentType, else a form's, as a URL file's
+// bodies; a type the step or the flow names wins, and a step without a
+// body gets none.
+func TestBodyContentType(t *testing.T) {
+	src := "base: http://h\nsteps:\n  - {name: form, method: POST, url: /a, body: 'a=b', headers: {Accept: x, X-Z: y}}\n" +
+		"  - {name: own, method: POST, url: /b, body: '{}', headers: {content-type: application/json}}\n  - {name: get, url: /c}\n"
+	flowTyped := "base: http://h\nheaders: {Content-Type: text/csv}\nsteps:\n  - {method: POST, url: /a, body: 'a,b'}\n"
+	for _, c := range []struct {
+		name, src, opt string
+		want           []string // each step's Content-Type, "" for none
+	}{
+		{"default", src, "", []string{"application/x-www-form-urlencoded", "application/json", ""}},
+		{"from -T", src, "text/plain", []string{"text/plain", "application/json", ""}},
+		{"the flow's", flowTyped, "text/plain", []string{"text/csv"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Parse("f.yaml", []byte(c.src), Options{ContentType: c.opt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range f.Steps {
+				var got, names []string
+				for _, h := range s.Headers {
+					names = append(names, h.Name)
+					if h.Name == "Content-Type" {
+						got = append(got, h.Value.String())
+					}
+				}
+				if want := c.want[i]; want == "" && len(got) != 0 || want != "" && !slices.Equal(got, []string{want}) {
+					t.Errorf("step %s: Content-Type %q, want %q", s.Name, got, want)
+				}
+				if !slices.IsSorted(names) || s.DefaultType != (i == 0 && c.name != "the flow's") {
+					t.Errorf("step %s: headers %q (sorted by name), default type %v", s.Name, names, s.DefaultType)
+				}
+			}
+		})
 	}
 }
 

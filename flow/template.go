@@ -111,6 +111,11 @@ func validName(s string) bool {
 // String returns the template as written.
 func (t Template) String() string { return t.src }
 
+// literal is a template of text alone, taken as it is ({{ included}}).
+func literal(s string) Template {
+	return Template{src: s, parts: []part{{lit: s, v: -1}}}
+}
+
 // Static reports whether the template has no references.
 func (t Template) Static() bool {
 	for _, p := range t.parts {

@@ -176,6 +176,14 @@ var words = map[string][2]string{
 	"store.not-started": {result.NotStarted, "未開始: 中断されました"},
 	"stopping":          {"stopping after the operations under way (those a server does not answer within --grace, 5s by default, are cut off), then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の操作の後に停止し (サーバーが --grace の時間 (既定 5 秒) 内に応答しない操作は打ち切ります)、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
 
+	// kurabe http's and replay's: they have no --grace. An HTTP request
+	// in flight is bounded by -s only (its watchdog); a flow's pass in
+	// flight runs its remaining steps. A replayed statement is never cut
+	// off: the store finishes it.
+	"stopping.http":      {"stopping after the requests under way (a server that does not answer holds each up to the -s timeout, 30 s by default), then writing the report; press Ctrl-C again to stop at once without writing it", "実行中のリクエストの後に停止し (応答しないサーバーは各リクエストを -s のタイムアウト (既定 30 秒) まで待たせます)、レポートを書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopping.http.flow": {"stopping after the passes under way have run their remaining steps (a server that does not answer holds each request up to the -s timeout, 30 s by default), then writing the report; press Ctrl-C again to stop at once without writing it", "実行中のパスが残りのステップを終えた後に停止し (応答しないサーバーは各リクエストを -s のタイムアウト (既定 30 秒) まで待たせます)、レポートを書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+	"stopping.replay":    {"stopping after the statements under way, which are never cut off (a store that does not finish one holds this up), then writing the results; press Ctrl-C again to stop at once without writing them", "実行中の文の後に停止し (文は打ち切らないため、ストアが終えない文があるとその間待ちます)、結果を書き出します。書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
+
 	// The line at the first Ctrl-C of kurabe report and compare, which
 	// run no operations: they write what is left, then stop.
 	"stopping.report":    {"finishing the report, then stopping; press Ctrl-C again to stop at once without writing the rest", "レポートを書き終えてから停止します。残りを書き出さずにすぐ止めるにはもう一度 Ctrl-C を押してください"},
@@ -195,6 +203,8 @@ var words = map[string][2]string{
 	"clean.notempty":     {"left %s: something else is in it", "%s は残しました。ほかのものが入っています"},
 	"clean.nothing":      {"nothing of kurabe's is here: there is no %s", "kurabe のものはありません (%s がありません)"},
 	"clean.dry":          {"dry run: nothing was changed", "試しに調べただけで、何も変更していません"},
+	"clean.stopping":     {"stopping the clean; press Ctrl-C again to stop at once", "削除を中止します。すぐに止めるにはもう一度 Ctrl-C を押してください"},
+	"clean.stopped":      {"stopped at once; on PostgreSQL nothing was dropped (a clean is one transaction); on MariaDB/MySQL the tables dropped so far are gone, and kurabe_meta lists the others", "すぐに停止しました。PostgreSQL では何も削除していません (削除は 1 つのトランザクションです)。MariaDB/MySQL ではそれまでに削除したテーブルは消え、残りは kurabe_meta に載っています"},
 
 	// compare's notes on a store that failed, and the clients chart's
 	// caption with repeats.

@@ -252,7 +252,8 @@ func storeVersion(s result.Store) string {
 
 // target is where a store lived. With --repeat each repeat opens a fresh
 // store in the data directory, or starts a fresh managed server on a port
-// of its own, and the document keeps the last one's path or address: the
+// of its own, or (--via-http) a fresh kurabe serve on a loopback port of
+// its own, and the document keeps the last one's path or address: the
 // line says so rather than pass it off as every repeat's.
 func target(d *result.Document, s result.Store, l tr) string {
 	t := s.Info.Target
@@ -261,7 +262,7 @@ func target(d *result.Document, s result.Store, l tr) string {
 	}
 	inDir := d.Run.Dir != "" && strings.HasPrefix(t, strings.TrimSuffix(d.Run.Dir, "/")+"/")
 	managed := strings.HasPrefix(t, "managed ") && !strings.HasPrefix(t, "managed (") // "managed 127.0.0.1:PORT", not "managed (not started)"
-	if d.Run.Repeat > 1 && (inDir || managed) {
+	if d.Run.Repeat > 1 && (inDir || managed || s.Via != "") {
 		t += " (" + l.t("the last repeat's; each repeat had its own") + ")"
 	}
 	if d.Run.Isolate && s.Info.Driver == "sqlite" && s.Info.Target != "" {

@@ -266,6 +266,15 @@ func TestStoreLinesDoNotPretend(t *testing.T) {
 		}(), []string{"store postgres:managed: managed 127.0.0.1:41234 (the last repeat's; each repeat had its own)",
 			"store mariadb:managed: managed 127.0.0.1:41235 (the last repeat's; each repeat had its own)",
 			"store postgres://u@h:5432/db: u@h:5432/db", "data /tmp/kurabe-d (removed)"}},
+		// --repeat --via-http: each repeat put a kurabe serve of its own,
+		// on a loopback port of its own, in front of its store.
+		{"repeats via http", func() *result.Document {
+			d := base("sqlite:", "sqlite:")
+			d.Stores[1].Label, d.Stores[1].Via, d.Stores[1].Info.Driver, d.Stores[1].Info.Target = "sqlite via http", "http", "http", "http://127.0.0.1:41236"
+			d.Run.Repeat = 2
+			return d
+		}(), []string{"store sqlite:: /tmp/kurabe-d/1-sqlite/kurabe.db (the last repeat's; each repeat had its own)",
+			"store sqlite via http: http://127.0.0.1:41236 (the last repeat's; each repeat had its own)", "data /tmp/kurabe-d (removed)"}},
 		// MariaDB's sizes read back in bytes are shown in MiB or GiB;
 		// its page size and SQLite's sizes stay as they are.
 		{"sizes", func() *result.Document {
