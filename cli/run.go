@@ -960,6 +960,7 @@ func (a *App) execRun(ctx context.Context, p *runPlan, stdout, stderr io.Writer)
 				// lock, and its connection.
 				if err := locks.take(ctx, o.st, o.spec); err != nil {
 					sr.Error = err.Error()
+					o.st.Close() // opened, and closed here: o.closed is still the last repeat's
 					continue
 				}
 				if o.via != "" {

@@ -521,12 +521,17 @@ func (p *parser) typeProblem(root *yaml.Node, line int, m string, used map[*yaml
 		given = "a list"
 	case yaml.MappingNode:
 		given = "a mapping"
-	default:
-		v := found.Value
-		if r := []rune(v); len(r) > 40 {
-			v = string(r[:40]) + "…"
+	case yaml.ScalarNode:
+		// Quoted only where a number or true/false was due: elsewhere the
+		// value may be a header's or a variable's, and a secret.
+		given = "text"
+		if into == "bool" || strings.HasPrefix(into, "int") || strings.HasPrefix(into, "uint") || strings.HasPrefix(into, "float") {
+			v := found.Value
+			if r := []rune(v); len(r) > 40 {
+				v = string(r[:40]) + "…"
+			}
+			given = strconv.Quote(v)
 		}
-		given = strconv.Quote(v)
 	}
 	want := wantType(into, key, inList)
 	if into == "string" && found.Kind != yaml.ScalarNode {

@@ -286,7 +286,10 @@ func TestWrongTypeSaysWhatToWrite(t *testing.T) {
 		{"in a list", "vars:\n  n: {int: [a, 3]}\nsteps: [{url: 'http://h/{{n}}'}]\n", `f.yaml:2:13: int: want whole numbers, such as [0, 100], not "a" in the list`},
 		{"list for a mapping", "steps:\n  - url: http://h/\n    headers: [Accept, json]\n", "f.yaml:3:14: headers: want a mapping of names to values, such as {Accept: application/json}, not a list"},
 		{"list for text", "steps:\n  - url: [http://h/]\n", `f.yaml:2:10: url: want text (YAML reads a value that starts with [ or {, or holds ": ", as a list or a mapping: put it in quotes), not a list`},
-		{"step not a mapping", "steps:\n  - http://h/\n", `f.yaml:2:5: steps: want a step, a mapping such as {name: login, method: POST, url: /login}, not "http://h/" in the list`},
+		{"step not a mapping", "steps:\n  - http://h/\n", `f.yaml:2:5: steps: want a step, a mapping such as {name: login, method: POST, url: /login}, not text in the list`},
+		// A value where a mapping or text was due may be a secret: it is
+		// not quoted.
+		{"header value as text", "steps:\n  - url: http://h/\n    headers: 'Authorization: Bearer sekrit-token-1234567'\n", "f.yaml:3:14: headers: want a mapping of names to values, such as {Accept: application/json}, not text"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("f.yaml", []byte(c.src), Options{})

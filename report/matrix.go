@@ -97,7 +97,10 @@ func matrix(d *result.Document, l tr) (row, []row, []bool) {
 					if p.Interrupted {
 						cell += "*"
 					}
-					if c := lostCell(p, l); c != "0" && c != "-" {
+					// A LOST, EXTRA or ? of any phase stays: a later
+					// phase's unknown writes (0 (+1 of 2 unknown))
+					// replace only a clean 0.
+					if c := lostCell(p, l); c != "0" && c != "-" && (lost == "" || lost == "0" || lost == "-" || strings.HasPrefix(lost, "0 (")) {
 						lost = c
 					}
 				}

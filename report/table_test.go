@@ -155,6 +155,24 @@ func TestMatrixFailedVariantCountsNothing(t *testing.T) {
 	}
 }
 
+// A variant's lost cell keeps an earlier phase's LOST when a later phase
+// only had writes whose answer was lost: the unknown cell of the later
+// phase had replaced it, and the table said 0 where the notes said LOST.
+func TestMatrixLostOutranksUnknown(t *testing.T) {
+	d := &result.Document{Run: result.RunConfig{Ops: []string{"write", "mix"}, Vary: []result.Axis{{Name: "journal_mode", Values: []string{"wal"}}}},
+		Stores: []result.Store{
+			{Label: "a", Variant: []result.Setting{{Name: "journal_mode", Value: "wal"}}, Info: store.Info{Driver: "sqlite"},
+				Phases: []result.Phase{
+					{Op: "write", OpsPerSec: 100, Verify: []result.Verify{{Table: "posts", Acked: 5, After: 2, Lost: 3}}},
+					{Op: "mix", OpsPerSec: 100, Verify: []result.Verify{{Table: "posts", Acked: 5, After: 6, Unknown: 2, UnknownStored: 1}}},
+				}},
+		}}
+	header, rows, _ := table(d, English)
+	if got := rows[0][len(header)-1]; got != "LOST 3" {
+		t.Errorf("lost cell %q, want LOST 3", got)
+	}
+}
+
 // TestMatrixKeepsRepeatsAndLevels: a --vary run with -c 1,4 and --repeat 2
 // shows a column per client level and a row per variant and repeat, each
 // cell its own phase's figure (it showed the last level and repeat only),

@@ -173,7 +173,7 @@ func TestLoadGivesTheSameTableOnEveryStore(t *testing.T) {
 		if err := st.Setup(ctx, []*store.Table{src.Table()}); err != nil {
 			t.Fatal(err)
 		}
-		n, err := src.Load(ctx, st, 700)
+		n, err := src.LoadTable(ctx, st, src.Table(), 700)
 		if err != nil || n != 3000 {
 			t.Fatalf("loaded %d: %v", n, err)
 		}

@@ -289,17 +289,12 @@ func (s *Source) Iter(from, to int64) func() (store.Row, bool) {
 	}
 }
 
-// Load fills the store's table with every row: through the store's bulk
-// path when it has one (COPY, LOAD DATA, SQLite's insert in one
-// transaction), in batches of batch rows otherwise. It returns the rows
-// loaded. It is for preparing a workload's data, not for measuring a load
-// (that is the load workload's job).
-func (s *Source) Load(ctx context.Context, st store.Store, batch int) (int64, error) {
-	return s.LoadTable(ctx, st, s.table, batch)
-}
-
-// LoadTable is Load into t, a table of the source's shape under a name of
-// its own (one source may fill the tables of several workloads).
+// LoadTable fills t, a table of the source's shape under a name of its
+// own (one source may fill the tables of several workloads), with every
+// row: through the store's bulk path when it has one (COPY, LOAD DATA,
+// SQLite's insert in one transaction), in batches of batch rows
+// otherwise. It returns the rows loaded. It is for preparing a workload's
+// data, not for measuring a load (that is the load workload's job).
 func (s *Source) LoadTable(ctx context.Context, st store.Store, t *store.Table, batch int) (int64, error) {
 	if b, ok := st.(store.BulkLoader); ok {
 		n, err := b.BulkLoad(ctx, t, s.Iter(0, s.rows))

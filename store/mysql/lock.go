@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"sync"
+	"time"
 
 	"kurabe/store"
 )
@@ -48,7 +49,7 @@ func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
 	// is made again in its place.
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(0)
-	l := &myLock{db: db}
+	l := &myLock{db: db, user: s.base.User, name: s.lockName()}
 	if err := l.take(ctx, s); err != nil {
 		db.Close()
 		return nil, err
@@ -61,7 +62,9 @@ func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
 // store of the same namespace took (--repeat, --via-http, --vary), this
 // store's own connection too (store.LockSharer).
 func (s *Store) ShareLock(l io.Closer) {
-	if ml, ok := l.(*myLock); ok {
+	// Another account's store keeps connecting as itself: its tables
+	// must be made and counted as its own.
+	if ml, ok := l.(*myLock); ok && s.base != nil && ml.user == s.base.User {
 		s.mu.Lock()
 		s.lock = ml
 		s.mu.Unlock()
@@ -71,7 +74,9 @@ func (s *Store) ShareLock(l io.Closer) {
 // myLock is kurabe's lock on its database, and the connection that holds
 // it.
 type myLock struct {
-	db *sql.DB
+	db   *sql.DB
+	user string // the account it connects as
+	name string // the GET_LOCK name
 
 	mu     sync.Mutex // one use of the connection at a time
 	c      *sql.Conn  // nil once closed
@@ -166,6 +171,12 @@ func (l *myLock) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.c != nil {
+		// Let go of it first: the server frees a closed connection's
+		// locks only as it notices the close, and a kurabe started
+		// right after this one ends would be refused meanwhile.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		l.c.ExecContext(ctx, "DO RELEASE_LOCK(?)", l.name)
+		cancel()
 		l.c.Close()
 		l.c = nil
 	}

@@ -521,11 +521,17 @@ func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store
 }
 
 func (s *Store) bulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
-	c, done, err := s.own(ctx)
+	// Never the lock's connection (own): the load kind times this call,
+	// and a client that won the kept connection would skip the connect
+	// that the others pay; a load cut off would take the lock with it.
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
+	c, err := s.fresh(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer done()
+	defer c.Close()
 	o, err := s.owner(ctx, c, t.Name)
 	switch {
 	case err != nil:

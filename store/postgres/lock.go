@@ -48,6 +48,10 @@ func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
 	}
 	cfg := s.cfg.Copy()
 	cfg.RuntimeParams["application_name"] = holderName(me)
+	// The server's synchronous_commit: use sets each store's own (a
+	// --vary of it shares the lock), and SET ... TO DEFAULT goes back to
+	// what the connection started with.
+	delete(cfg.RuntimeParams, "synchronous_commit")
 	// Each statement described anew, none cached: the connection
 	// outlives the tables it counts, which Setup drops and makes again.
 	if cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
@@ -65,7 +69,9 @@ func (s *Store) Lock(ctx context.Context, me store.Holder) (io.Closer, error) {
 // of the same namespace took (--repeat, --via-http, --vary), this store's
 // own connection too (store.LockSharer).
 func (s *Store) ShareLock(l io.Closer) {
-	if pl, ok := l.(*pgLock); ok {
+	// Another account's store keeps connecting as itself: its tables
+	// must be made and counted as its own.
+	if pl, ok := l.(*pgLock); ok && pl.cfg.User == s.cfg.User {
 		s.mu.Lock()
 		s.lock = pl
 		s.mu.Unlock()
@@ -105,7 +111,7 @@ func (l *pgLock) take(ctx context.Context, s *Store) error {
 		// server that ends idle sessions would end the lock with it. An
 		// older server without the setting has no such timeout.
 		c.Exec(ctx, "SET idle_session_timeout = 0")
-		l.c, l.syncCommit = c, s.syncCommit
+		l.c, l.syncCommit = c, ""
 		return nil
 	}
 	held := &store.HeldError{
@@ -219,6 +225,12 @@ func (l *pgLock) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.c != nil {
+		// Let go of it first: the server frees a closed connection's
+		// locks only as its process ends, and a kurabe started right
+		// after this one ends would be refused meanwhile.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		l.c.Exec(ctx, "SELECT pg_advisory_unlock($1)", lockKey())
+		cancel()
 		closeConn(l.c)
 		l.c = nil
 	}

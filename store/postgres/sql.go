@@ -328,11 +328,17 @@ func numericInt(b []byte) (int64, bool) {
 // all before BulkLoad returns; the rows stream through a buffer of 64 KiB,
 // so memory does not grow with their number.
 func (s *Store) BulkLoad(ctx context.Context, t *store.Table, next func() (store.Row, bool)) (int64, error) {
-	c, done, err := s.own(ctx)
+	// Never the lock's connection (own): the load kind times this call,
+	// and a client that won the kept connection would skip the connect
+	// that the others pay; a COPY cut off would take the lock with it.
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
+	c, err := s.connectPgx(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer done()
+	defer closeConn(c)
 	if err := s.checkOwned(ctx, c, t); err != nil {
 		return 0, err
 	}

@@ -355,7 +355,6 @@ func children(pid int) []int {
 	return out
 }
 
-// Exited reports whether the server has exited.
 // Death is how p ended when it died without being asked to (Died is
 // closed), for driver's store.Death; nil while it runs. log names the
 // server's log file in it, "" when the file goes with kurabe's temporary
@@ -371,6 +370,7 @@ func (p *Process) Death(driver, log string) *store.Death {
 		Log: log, LogTail: p.LogLines(store.DeathTail)}
 }
 
+// Exited reports whether the server has exited.
 func (p *Process) Exited() bool {
 	select {
 	case <-p.done:
