@@ -1439,3 +1439,29 @@ func TestLockLost(t *testing.T) {
 		}
 	})
 }
+
+// Stores of one namespace share the lock's connection (a --vary of
+// synchronous_commit on a server you run), and each reads back its own
+// setting on it: the connection had started with the first store's
+// value, and SET ... TO DEFAULT goes back to what a connection started
+// with, so a store that left it to the server read back the first's off.
+func TestSharedLockRunsEachStoresSynchronousCommit(t *testing.T) {
+	addr, _ := freshDB(t, "locksync")
+	ctx := context.Background()
+	off := open(t, addr+"?synchronous_commit=off", store.Env{})
+	held, err := off.(store.Locker).Lock(ctx, store.Me("kurabe test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	def := open(t, addr, store.Env{})
+	def.(store.LockSharer).ShareLock(held)
+	for _, c := range []struct {
+		st   store.Store
+		want string
+	}{{off, "off"}, {def, "on"}, {off, "off"}} {
+		if got := c.st.Info(ctx).Options["synchronous_commit"]; got != c.want {
+			t.Errorf("synchronous_commit read back %q on the shared connection, want %q", got, c.want)
+		}
+	}
+}
