@@ -1465,3 +1465,34 @@ func TestSharedLockRunsEachStoresSynchronousCommit(t *testing.T) {
 		}
 	}
 }
+
+// Two stores of one database given with different accounts share the
+// namespace's lock, not its connection: each makes its tables as itself.
+// The second store's Setup had run on the lock's connection, as the first
+// store's account, and its tables were that account's.
+func TestSharedLockKeepsEachAccount(t *testing.T) {
+	addr, owner := freshDB(t, "lockacct")
+	execAll(t, owner, "CREATE ROLE kacct1 LOGIN", "CREATE ROLE kacct2 LOGIN", "CREATE SCHEMA kurabe",
+		"GRANT USAGE, CREATE ON SCHEMA kurabe TO kacct1, kacct2")
+	ctx := context.Background()
+	as := func(user string) string { return strings.Replace(addr, "//kurabe@", "//"+user+"@", 1) }
+	first := open(t, as("kacct1"), store.Env{})
+	held, err := first.(store.Locker).Lock(ctx, store.Me("kurabe test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	second := open(t, as("kacct2"), store.Env{})
+	second.(store.LockSharer).ShareLock(held)
+	posts := &store.Table{Name: "posts", AutoKey: true, Columns: []store.Column{{Name: "id", Kind: store.Int}, {Name: "body", Kind: store.Text}}}
+	if err := second.Setup(ctx, []*store.Table{posts}); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := owner.QueryRow(ctx, "SELECT tableowner FROM pg_tables WHERE schemaname = 'kurabe' AND tablename = 'posts'").Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "kacct2" {
+		t.Errorf("the second store's table is %s's, want kacct2's", got)
+	}
+}
