@@ -54,13 +54,9 @@ Flags:
 	if storeSpec == "" {
 		return usageErr("give the store to clean, e.g. kurabe clean --store postgres://app@db.example/app")
 	}
-	sp, err := store.ParseSpec(storeSpec)
+	sp, drv, err := a.storeOf(storeSpec)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	drv := a.driver(sp.Driver)
-	if drv == nil {
-		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		return err
 	}
 	if sp.Throwaway() {
 		return usageErr("--store %s: kurabe throws that store away with its tables when it stops; there is nothing to clean", sp)

@@ -130,13 +130,9 @@ func (a *App) datasetImport(ctx context.Context, args []string, stdout, stderr i
 	// Open the store before reading, so a bad spec fails at once.
 	var st store.Store
 	if storeSpec != "" {
-		sp, err := store.ParseSpec(storeSpec)
+		sp, drv, err := a.storeOf(storeSpec)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-		drv := a.driver(sp.Driver)
-		if drv == nil {
-			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+			return err
 		}
 		if sp.Throwaway() {
 			return usageErr("--store %s: an import into a store kurabe would throw away at exit is lost; give a path or an address, e.g. %s", sp, importExample(sp.Driver))

@@ -139,13 +139,9 @@ func (a *App) replay(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	var specs []store.Spec
 	for _, s := range f.stores {
-		sp, err := store.ParseSpec(s)
+		sp, drv, err := a.storeOf(s)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-		drv := a.driver(sp.Driver)
-		if drv == nil {
-			return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+			return err
 		}
 		if err := replay.CheckDialect(sp.String(), drv.Dialect, dialect); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}

@@ -1756,6 +1756,21 @@ func skipped(classes []result.ErrorClass) bool {
 	return len(classes) > 0
 }
 
+// storeOf parses a --store spec and finds its driver. A spec that does
+// not parse or names no driver kurabe has is bad input (exit 2), saying
+// what to give.
+func (a *App) storeOf(spec string) (store.Spec, *stores.Entry, error) {
+	sp, err := store.ParseSpec(spec)
+	if err != nil {
+		return sp, nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	drv := a.driver(sp.Driver)
+	if drv == nil {
+		return sp, nil, usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+	}
+	return sp, drv, nil
+}
+
 func (a *App) driver(name string) *stores.Entry {
 	for i := range a.Stores {
 		if a.Stores[i].Driver == name {

@@ -111,13 +111,9 @@ func (a *App) serve(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.cgi && set["sessions"] {
 		return usageErr("--sessions does not apply with --cgi: every request's process opens its own session")
 	}
-	sp, err := store.ParseSpec(f.store)
+	sp, drv, err := a.storeOf(f.store)
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	drv := a.driver(sp.Driver)
-	if drv == nil {
-		return usageErr("store %s: unknown driver %q; choose from %s", sp, sp.Driver, strings.Join(a.driverNames(), ", "))
+		return err
 	}
 	if f.cgi && a.startsServer(sp) {
 		return usageErr("--cgi with store %s: each request's process would start a server of its own, and they cannot share one kurabe starts; give a running server's address, e.g. %s://user@127.0.0.1/db, or drop --cgi", sp, sp.Driver)
