@@ -395,10 +395,16 @@ func TestUnknownWritesAreNotExtra(t *testing.T) {
 							t.Errorf("verify %+v (gained %d, %d ended writes stored, %d deleted): want LOST %d", v, gained, killed, tc.lost, tc.lost-killed)
 						}
 					default:
-						// Every ended write's row is stored: they explain
-						// killed rows, and only the other session's are EXTRA.
-						if v.Lost != 0 || v.UnknownStored != min(killed+tc.extra, v.Unknown) || v.Extra != killed+tc.extra-v.UnknownStored || gained != v.Acked+killed+tc.extra {
-							t.Errorf("verify %+v (gained %d, %d acknowledged, %d ended writes stored, %d rows of another session): want the ended writes' rows stored and explained, EXTRA %d", v, gained, v.Acked, killed, tc.extra, tc.extra)
+						// The ended writes' rows that are stored (each was
+						// committed locally before its wait, but under load
+						// the server may end a session before its commit is
+						// visible: at least one, at most all of them) are
+						// explained by them, and only rows beyond them, the
+						// other session's, are EXTRA.
+						beyond := gained - v.Acked
+						if v.Lost != 0 || beyond < 1+tc.extra || beyond > killed+tc.extra ||
+							v.UnknownStored != min(beyond, v.Unknown) || v.Extra != beyond-v.UnknownStored {
+							t.Errorf("verify %+v (gained %d, %d acknowledged, %d writes ended, %d rows of another session): want the ended writes' stored rows explained, the rest EXTRA", v, gained, v.Acked, killed, tc.extra)
 						}
 						if tc.extra > 0 && v.Extra == 0 {
 							t.Errorf("verify %+v: want the other session's rows EXTRA", v)
